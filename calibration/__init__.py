@@ -1,0 +1,1 @@
+"""Pitwatch package (see README)."""

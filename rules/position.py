@@ -1,0 +1,99 @@
+"""Positions, moves and results: immutable plain data.
+
+They are ``NamedTuple`` s on purpose: creating one is a single C call, which
+keeps random playouts and the referee's searches fast, and they compare and
+hash by value.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .layout import PLAYER_NAMES
+
+if TYPE_CHECKING:
+    from .variant import Variant
+
+
+class Result(NamedTuple):
+    """How a game ended: ``winner`` 0 (South), 1 (North) or ``None`` for a draw."""
+
+    winner: int | None
+    reason: str
+    score: tuple[int, int]
+
+    def to_json(self) -> dict:
+        return {
+            "winner": None if self.winner is None else PLAYER_NAMES[self.winner],
+            "reason": self.reason,
+            "score": {"south": self.score[0], "north": self.score[1]},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Result":
+        winner = data.get("winner")
+        return cls(
+            None if winner is None else PLAYER_NAMES.index(winner),
+            str(data.get("reason", "")),
+            (int(data["score"]["south"]), int(data["score"]["north"])),
+        )
+
+
+class Move(NamedTuple):
+    """One legal move. ``str(move)`` is its text form, which ``parse_move`` reads back.
+
+    ``pit`` is the canonical index of the pit sown from, ``-1`` for a pass.
+    ``direction`` is ``""`` where the variant has one direction, else ``"ccw"``
+    or ``"cw"`` as seen from above (text ``C>`` / ``C<``). ``colours`` is the
+    Pass It On drop order (``"wyy"``); ``penalty`` the chip a passing Pass It On
+    player takes: ``(outbox label, colour)``.
+    """
+
+    pit: int
+    text: str
+    direction: str = ""
+    colours: str = ""
+    penalty: tuple[str, str] | None = None
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def is_pass(self) -> bool:
+        return self.pit < 0
+
+
+class Position(NamedTuple):
+    """A position of one variant.
+
+    ``pits`` holds the count of every pit in canonical order (stores on the
+    track included); ``captured`` the seeds each player keeps aside off the
+    track; ``white`` the white chips per pit (Pass It On only); ``state`` the
+    variant's extra state (hashable, variant-defined); ``result`` is set on the
+    position that ends the game.
+    """
+
+    variant: "Variant"
+    pits: tuple[int, ...]
+    to_move: int
+    captured: tuple[int, int] = (0, 0)
+    white: tuple[int, ...] | None = None
+    state: tuple = ()
+    result: Result | None = None
+
+    @property
+    def is_over(self) -> bool:
+        return self.result is not None
+
+    def count(self, label: str) -> int:
+        """Seeds in the pit called ``label``."""
+        return self.pits[self.variant.layout.index_of(label)]
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented JSON form (see ``docs/position.md``); pits are named by label."""
+        return self.variant.position_to_json(self)
+
+    def __repr__(self) -> str:
+        labels = self.variant.layout.labels
+        pits = " ".join(f"{label}={n}" for label, n in zip(labels, self.pits))
+        return f"<{self.variant.name} {PLAYER_NAMES[self.to_move]} to move: {pits}>"

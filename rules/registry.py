@@ -1,0 +1,54 @@
+"""The registry of variants: names, one-line descriptions, options and presets.
+
+``egyptian`` and ``kalah-3`` are presets: the same rules class as ``kalah``
+registered under their own names with different defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import UnknownVariant
+from .variant import Option, Variant
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    cls: type[Variant]
+    description: str
+    presets: dict[str, Any] = field(default_factory=dict)
+
+    def options(self) -> tuple[Option, ...]:
+        """The options with this entry's preset defaults."""
+        return tuple(
+            Option(o.name, self.presets.get(o.name, o.default), o.description, o.choices, o.bounds)
+            for o in self.cls.OPTIONS
+        )
+
+
+_ENTRIES: dict[str, Entry] = {}
+VARIANTS: dict[str, str] = {}
+
+
+def register(name: str, cls: type[Variant], description: str, **presets: Any) -> None:
+    """Add a variant under ``name``; ``presets`` override the class's option defaults."""
+    _ENTRIES[name] = Entry(name, cls, description, presets)
+    VARIANTS[name] = description
+
+
+def variant(name: str, **options: Any) -> Variant:
+    """The variant ``name`` with ``options`` set; an error lists valid names or options."""
+    try:
+        entry = _ENTRIES[name]
+    except KeyError:
+        raise UnknownVariant(f"unknown variant {name!r}; variants are {', '.join(_ENTRIES)}") from None
+    return entry.cls(name, entry.description, **{**entry.presets, **options})
+
+
+def options_of(name: str) -> tuple[Option, ...]:
+    """The documented options of variant ``name`` with their defaults."""
+    if name not in _ENTRIES:
+        raise UnknownVariant(f"unknown variant {name!r}; variants are {', '.join(_ENTRIES)}")
+    return _ENTRIES[name].options()
