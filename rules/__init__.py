@@ -13,10 +13,11 @@ from .position import Move, Position, Result
 from .reading import BadReading, PitReading, Reading, pit_reading
 from .registry import VARIANTS, options_of, register, variant
 from .variant import Event, Option, Variant
+from .game import Game, score_of
 from . import variants as _variants  # noqa: F401  (registers every variant)
 
 __all__ = [
-    "VARIANTS", "variant", "options_of", "register",
+    "VARIANTS", "variant", "Game", "score_of", "options_of", "register",
     "Variant", "Option", "Event", "Position", "Move", "Result",
     "Layout", "Pit", "two_row_layout", "four_rank_layout", "SOUTH", "NORTH", "PLAYER_NAMES",
     "Reading", "PitReading", "pit_reading", "BadReading",

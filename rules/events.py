@@ -50,3 +50,7 @@ def sweep(label: str, seeds: int, by: int) -> Event:
 
 def game_end(result: Result) -> Event:
     return {"type": "game_end", **result.to_json()}
+
+
+def pass_turn(player: int) -> Event:
+    return {"type": "pass", "player": PLAYER_NAMES[player]}

@@ -85,13 +85,15 @@ class Layout:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_label", {p.label: p.index for p in self.pits})
+        object.__setattr__(self, "_labels", tuple(p.label for p in self.pits))
 
     def __len__(self) -> int:
         return len(self.pits)
 
     @property
     def labels(self) -> tuple[str, ...]:
-        return tuple(p.label for p in self.pits)
+        """Every pit's label in canonical order (computed once: sowing code asks for it on every move)."""
+        return self._labels  # type: ignore[attr-defined]
 
     def index_of(self, label: str) -> int:
         """Canonical index of the pit ``label``; a clear error for an unknown label."""

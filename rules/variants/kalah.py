@@ -1,16 +1,45 @@
 """Kalah (seed 001) and Egyptian (seed 002): stores on the track, extra turns, captures.
 
 Also the presets ``kalah-3`` (3 seeds per house) and ``egyptian`` (the name
-seed 002 gives to the same game).
+seed 002 gives to the same game). ``Kalah`` is the base of the Ethiopian
+variant, which adds a sowing direction.
+
+Speed: the board is a flat list while a move is played; for every player and
+start pit one lap of sowing is precomputed (:func:`rules.sowing.track_path`),
+so a sowing without an event list is a slice and a few additions.
 """
 
 from __future__ import annotations
 
+from functools import partial
+from itertools import compress
+
 from .. import events as ev
+from ..errors import BadPosition
 from ..layout import Layout, two_row_layout
 from ..position import Move, Position, Result
 from ..registry import register
+from ..sowing import Path, sow, track_path
 from ..variant import Event, Option, Variant
+
+
+# ``new_position(fields)`` is ``Position(*fields)`` as one C call (no Python-level
+# ``NamedTuple.__new__``): ``fields`` must hold all seven fields in order. Hot loops use it.
+new_position = partial(tuple.__new__, Position)
+
+
+class QuickPlay:
+    """Mixin for a Variant: ``play(..., events=False, check=False)`` goes straight to ``_apply``.
+
+    Random playouts and the referee's searches call it millions of times; one
+    Python frame less is a tenth of a Kalah move.
+    """
+
+    def play(self, pos: Position, move: Move, *, events: bool = True, check: bool = True
+             ) -> tuple[Position, list[Event]]:
+        if check or events:
+            return super().play(pos, move, events=events, check=check)
+        return self._apply(pos, move, None), []
 
 
 def most_seeds_result(score: tuple[int, int], reason: str) -> Result:
@@ -19,7 +48,7 @@ def most_seeds_result(score: tuple[int, int], reason: str) -> Result:
     return Result(winner, reason, score)
 
 
-class Kalah(Variant):
+class Kalah(QuickPlay, Variant):
     """Kalah: sow CCW into your own store (never the opponent's); last in store moves again;
     last in an empty house of yours captures it with the opposite house."""
 
@@ -40,17 +69,27 @@ class Kalah(Variant):
         self._n = n
         self._stores = (n, 2 * n + 1)
         self._houses = (tuple(range(0, n)), tuple(range(n + 1, 2 * n + 1)))
-        # next pit on each player's track: the opponent's store is skipped
-        self._next = tuple(
-            tuple(((i + 1) % size if (i + 1) % size != self._stores[1 - p] else (i + 2) % size)
-                  for i in range(size))
-            for p in (0, 1)
-        )
+        self._owner = tuple(p.owner if not p.is_store else -1 for p in self.layout.pits)
         self._opposite = self.layout.opposite
+        self._needs_opposite = self.options["capture_needs_opposite"]
+        self._total = 2 * n * self.options["seeds"]
+        # _paths[p][i]: one lap of p's CCW sowing from i (the opponent's store off the track)
+        self._paths = self._track_paths(lambda pit: (pit + 1) % size)
         labels = self.layout.labels
-        self._moves = tuple(
-            tuple(Move(i, labels[i]) for i in range(size)) for _ in (0, 1)
+        self._moves = tuple(Move(i, labels[i]) for i in range(size))
+        self._rows = ((0, n), (n + 1, 2 * n + 1))  # each player's houses as a slice of the pits
+        self._row_moves = tuple(tuple(self._moves[i] for i in self._houses[p]) for p in (0, 1))
+
+    def _track_paths(self, step) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+        """For each player and pit, one lap of sowing with ``step``, skipping the opponent's store."""
+        size = len(self.layout)
+        return tuple(
+            tuple(track_path(step, i, (self._stores[1 - p],)) for i in range(size)) for p in (0, 1)
         )
+
+    @property
+    def total_seeds(self) -> int:
+        return self._total
 
     def start(self) -> Position:
         n, s = self._n, self.options["seeds"]
@@ -60,49 +99,47 @@ class Kalah(Variant):
     def legal_moves(self, pos: Position) -> list[Move]:
         if pos.result is not None:
             return []
-        pits, moves = pos.pits, self._moves[pos.to_move]
-        return [moves[i] for i in self._houses[pos.to_move] if pits[i]]
+        lo, hi = self._rows[pos.to_move]
+        return list(compress(self._row_moves[pos.to_move], pos.pits[lo:hi]))
 
     def _apply(self, pos: Position, move: Move, events: list[Event] | None) -> Position:
         player = pos.to_move
         pits = list(pos.pits)
-        nxt = self._next[player]
-        labels = self.layout.labels
-        i = move.pit
-        seeds = pits[i]
-        pits[i] = 0
-        if events is not None:
-            events.append(ev.lift(labels[i], seeds))
-        while seeds:
-            i = nxt[i]
-            pits[i] += 1
-            seeds -= 1
-            if events is not None:
-                events.append(ev.drop(labels[i], pits[i]))
+        last = sow(pits, move.pit, self._paths[player][move.pit], events, self.layout.labels)
+        return self._finish(pits, player, last, events)
+
+    def _finish(self, pits: list[int], player: int, last: int, events: list[Event] | None) -> Position:
+        """Extra turn or capture by the last seed, then the end check: the rest of a Kalah move."""
         store = self._stores[player]
         to_move = 1 - player
-        if i == store:
+        if last == store:
             to_move = player
-        elif pits[i] == 1 and i in self._houses[player]:
-            opp = self._opposite[i]
+        elif pits[last] == 1 and self._owner[last] == player:
+            opp = self._opposite[last]
             taken = pits[opp]
-            if taken or not self.options["capture_needs_opposite"]:
+            if taken or not self._needs_opposite:
                 pits[store] += taken + 1
                 pits[opp] = 0
-                pits[i] = 0
+                pits[last] = 0
                 if events is not None:
+                    labels = self.layout.labels
                     if taken:
                         events.append(ev.capture(labels[opp], taken, player, labels[store]))
-                    events.append(ev.capture(labels[i], 1, player, labels[store]))
+                    events.append(ev.capture(labels[last], 1, player, labels[store]))
         result = self._end_check(pits, events)
         if result is None and to_move == player and events is not None:
             events.append(ev.extra_turn(player))
-        return Position(self, tuple(pits), to_move, (0, 0), None, (), result)
+        return new_position((self, tuple(pits), to_move, (0, 0), None, (), result))
 
     def _end_check(self, pits: list[int], events: list[Event] | None) -> Result | None:
         """If either side's houses are empty, each side sweeps its houses into its store."""
-        if any(pits[i] for i in self._houses[0]) and any(pits[i] for i in self._houses[1]):
+        (s0, s1), (n0, n1) = self._rows
+        if any(pits[s0:s1]) and any(pits[n0:n1]):
             return None
+        return self._sweep_and_end(pits, events, "a side is empty")
+
+    def _sweep_and_end(self, pits: list[int], events: list[Event] | None, reason: str) -> Result:
+        """Each player puts the seeds of his own houses into his own store; most seeds wins."""
         labels = self.layout.labels
         for player in (0, 1):
             store = self._stores[player]
@@ -112,13 +149,18 @@ class Kalah(Variant):
                         events.append(ev.sweep(labels[i], pits[i], player))
                     pits[store] += pits[i]
                     pits[i] = 0
-        result = most_seeds_result((pits[self._stores[0]], pits[self._stores[1]]), "a side is empty")
+        result = most_seeds_result((pits[self._stores[0]], pits[self._stores[1]]), reason)
         if events is not None:
             events.append(ev.game_end(result))
         return result
 
     def _check_invariants(self, pos: Position) -> None:
-        pass
+        if pos.captured != (0, 0):
+            raise BadPosition(f"{self.name}: seeds are won into the stores S and N, 'captured' must be 0 and 0")
+        ended = self._end_check(list(pos.pits), None) if pos.result is None else None
+        if ended is not None:
+            raise BadPosition(f"{self.name}: the game is over in this position ({ended.reason}) "
+                              "but it carries no result")
 
 
 register("kalah", Kalah, "Kalah: 2 x 6 houses, 4 seeds, stores on the track, extra turns and captures")
