@@ -1,0 +1,432 @@
+"""Game records: a PGN-like text form and a JSON form, both read and written.
+
+Text form (documented in ``docs/referee.md``)::
+
+    [Event "Club night"]
+    [Site "Leiden"]
+    [Date "2026.11.22"]
+    [South "Ada"]
+    [North "Bo"]
+    [Variant "kalah"]
+    [Options "houses=6 seeds=4 capture_needs_opposite=false"]
+    [Result "1-0"]
+
+    1. C F {extra turn, then F} b 2. A ... 1-0
+
+Tag pairs first (``[Name "value"]``, ``\\"`` and ``\\\\`` escape a quote and
+a backslash), then the move list: move numbers (``12.`` before a South turn,
+``12...`` before a North turn), moves in the rules engine's text form
+(``C``, ``C<``, ``c:wyy``, ``pass``), comments in braces ``{...}`` or after
+``;`` to the end of the line, and the result (``1-0`` South won, ``0-1``
+North won, ``1/2-1/2`` drawn, ``*`` not over). Move numbers are decoration:
+the reader checks their form, the moves themselves are checked by the rules.
+``Start`` holds the start position's JSON when it is not the variant's start;
+``Score`` the final score (``south-north``); ``Match`` the Pass It On match
+score after the game. Any other tag is kept as it is.
+
+A malformed record raises :class:`NotationError`, which names the line and
+column. Pure: text in, text out; no files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from .errors import RulesError
+from .game import Game
+from .position import Move, Position, Result
+from .registry import options_of
+from .registry import variant as make_variant
+from .variant import Variant
+
+ROSTER = ("Event", "Site", "Date", "South", "North", "Variant", "Options", "Result")
+DERIVED = ("Variant", "Options", "Start", "Result", "Score", "Match")  # written from the game itself
+UNKNOWN = "?"
+
+_TOKEN = re.compile(r"""
+    (?P<space>\s+)
+  | (?P<tag>\[\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)\s+"(?P<value>(?:[^"\\\n]|\\.)*)"\s*\])
+  | (?P<comment>\{[^}]*\})
+  | (?P<line_comment>;[^\n]*)
+  | (?P<number>\d+\.(?:\.\.)?)(?![^\s{};])
+  | (?P<result>(?:1-0|0-1|1/2-1/2|\*))(?![^\s{};])
+  | (?P<move>[^\s{}\[\];"]+)
+""", re.VERBOSE)
+
+
+class NotationError(RulesError):
+    """A malformed game record; ``line`` and ``column`` (1-based) say where."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(f"line {line}, column {column}: {message}")
+        self.line, self.column, self.reason = line, column, message
+
+
+@dataclass
+class Record:
+    """One game as a record: tags, the start position, the moves, comments, the result.
+
+    ``comments[k]`` are the comments written after the ``k``-th move (``0``:
+    before the first move). ``result`` is ``"1-0"``, ``"0-1"``, ``"1/2-1/2"``
+    or ``"*"``.
+    """
+
+    variant: Variant
+    moves: list[Move]
+    start: Position | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    comments: dict[int, list[str]] = field(default_factory=dict)
+    result: str = "*"
+
+    def __post_init__(self) -> None:
+        if self.start is None:
+            self.start = self.variant.start()
+
+    @property
+    def positions(self) -> list[Position]:
+        """Every position of the game, the start first (the moves replayed, each checked)."""
+        assert self.start is not None
+        positions = [self.start]
+        for move in self.moves:
+            positions.append(self.variant.play(positions[-1], move, events=False)[0])
+        return positions
+
+    def to_game(self) -> Game:
+        """The record as a :class:`rules.Game` (tags kept)."""
+        game = Game(self.variant, self.start, dict(self.tags))
+        for move in self.moves:
+            game.play(move, events=False)
+        if self.result == "1/2-1/2" and game.result is None:
+            game.agree_draw()
+        return game
+
+    @classmethod
+    def from_game(cls, game: Game, comments: dict[int, list[str]] | None = None, **tags: str) -> "Record":
+        """The record of ``game``; ``tags`` (and the game's own tags) fill the tag pairs."""
+        merged = {str(k): str(v) for k, v in {**game.tags, **tags}.items()}
+        return cls(game.variant, list(game.moves), game.positions[0], merged, dict(comments or {}),
+                   result_token(game.result))
+
+    @classmethod
+    def from_moves(cls, variant: Variant | str, texts: list[str], start: Position | None = None,
+                   **tags: str) -> "Record":
+        """A record of ``texts`` played from ``start`` (or the variant's start); illegal moves raise."""
+        game = Game(variant, start)
+        for number, text in enumerate(texts, 1):
+            try:
+                game.play(text, events=False)
+            except RulesError as exc:
+                raise RulesError(f"move {number}: {exc}") from None
+        return cls.from_game(game, **tags)
+
+    # -- text ----------------------------------------------------------------------
+    def all_tags(self) -> dict[str, str]:
+        """The tag pairs in writing order: the roster (Event ... Result), the tags derived from
+        the game (Score, Match, Start), then the rest."""
+        assert self.start is not None
+        tags = {name: self.tags.get(name, UNKNOWN) for name in ROSTER}
+        tags["Variant"] = self.variant.name
+        tags["Options"] = " ".join(f"{k}={_option_text(v)}" for k, v in self.variant.options.items())
+        tags["Result"] = self.result
+        final = self.positions[-1]
+        if final.result is not None:
+            tags["Score"] = f"{final.result.score[0]}-{final.result.score[1]}"
+        match = final.to_json().get("match")
+        if isinstance(match, dict):
+            tags["Match"] = f"{match['south']}-{match['north']}"
+        if self.start != self.variant.start():
+            tags["Start"] = json.dumps(self.start.to_json(), separators=(",", ":"), sort_keys=True)
+        for name, value in self.tags.items():
+            tags.setdefault(name, value)
+        return tags
+
+    def to_text(self, width: int = 79) -> str:
+        """The PGN-like text of this record."""
+        lines = [f'[{name} "{_escape(value)}"]' for name, value in self.all_tags().items()]
+        lines.append("")
+        lines.extend(_wrap(list(self._movetext_tokens()), width))
+        return "\n".join(lines) + "\n"
+
+    def _movetext_tokens(self) -> Iterator[str]:
+        """Moves with turn numbers: ``n.`` starts each South turn, ``n...`` marks North to move
+        where it would be unclear (the first move, after a comment); extra turns follow on."""
+        assert self.start is not None
+        yield from (f"{{{c}}}" for c in self._checked_comments(0))
+        pos, turn, previous, after_comment = self.start, 1, None, False
+        for k, move in enumerate(self.moves, 1):
+            mover = pos.to_move
+            new_turn = mover != previous
+            if new_turn and mover == 0 and k > 1:
+                turn += 1
+            if k == 1 or after_comment or (new_turn and mover == 0):
+                yield f"{turn}." if mover == 0 else f"{turn}..."
+            yield move.text
+            comments = self._checked_comments(k)
+            yield from (f"{{{c}}}" for c in comments)
+            after_comment = bool(comments)
+            pos, previous = self.variant.play(pos, move, events=False)[0], mover
+        yield self.result
+
+    def _checked_comments(self, k: int) -> list[str]:
+        for c in self.comments.get(k, []):
+            if "}" in c:
+                raise ValueError(f"comment after move {k} contains '}}', which would end it early: {c!r}")
+        return self.comments.get(k, [])
+
+    # -- JSON ------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """``{"tags", "variant", "options", "start", "moves", "comments", "result"}``
+        (``start`` is ``null`` for the variant's own start position)."""
+        assert self.start is not None
+        return {
+            "tags": dict(self.tags),
+            "variant": self.variant.name,
+            "options": dict(self.variant.options),
+            "start": None if self.start == self.variant.start() else self.start.to_json(),
+            "moves": [m.text for m in self.moves],
+            "comments": {str(k): list(v) for k, v in sorted(self.comments.items())},
+            "result": self.result,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Record":
+        """Read :meth:`to_json`'s form; errors name the field (and the move) that is wrong."""
+        if not isinstance(data, dict):
+            raise RulesError(f"a game record is a JSON object, not {type(data).__name__}")
+        for key, kind in (("variant", str), ("moves", list)):
+            if not isinstance(data.get(key), kind):
+                raise RulesError(f"a game record needs '{key}' ({kind.__name__})")
+        options = data.get("options") or {}
+        if not isinstance(options, dict):
+            raise RulesError("'options' must be an object of option names and values")
+        variant = make_variant(data["variant"], **options)
+        start = variant.position_from_json(data["start"]) if data.get("start") else None
+        if not all(isinstance(t, str) for t in data["moves"]):
+            raise RulesError("'moves' must be a list of move texts")
+        tags = data.get("tags") or {}
+        if not isinstance(tags, dict):
+            raise RulesError("'tags' must be an object of tag names and values")
+        record = cls.from_moves(variant, data["moves"], start, **{str(k): str(v) for k, v in tags.items()})
+        try:
+            record.comments = {int(k): [str(c) for c in v] for k, v in (data.get("comments") or {}).items()}
+        except (TypeError, ValueError, AttributeError):
+            raise RulesError("'comments' maps move numbers to lists of comments") from None
+        result = data.get("result", "*")
+        _check_result(result, record, lambda message: RulesError(f"'result': {message}"))
+        record.result = result
+        return record
+
+
+def result_token(result: Result | None) -> str:
+    """``1-0`` / ``0-1`` / ``1/2-1/2`` for a game won by South / won by North / drawn, ``*`` if not over."""
+    if result is None:
+        return "*"
+    return {0: "1-0", 1: "0-1", None: "1/2-1/2"}[result.winner]
+
+
+def read(text: str) -> Record:
+    """The one game in ``text``; ``NotationError`` says where it is malformed."""
+    records = read_all(text)
+    if len(records) != 1:
+        raise NotationError(1, 1, f"expected one game, found {len(records)}; use read_all for a match")
+    return records[0]
+
+
+def read_all(text: str) -> list[Record]:
+    """Every game in ``text`` (a Pass It On match is a series of games), in order."""
+    return [_Reader(game_tokens).record() for game_tokens in _games(_tokens(text))]
+
+
+def write_all(records: list[Record]) -> str:
+    """Several games, one after the other (a match)."""
+    return "\n".join(r.to_text() for r in records)
+
+
+# -- reading ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Token:
+    kind: str
+    text: str
+    line: int
+    column: int
+    name: str = ""
+    value: str = ""
+
+
+def _tokens(text: str) -> list[_Token]:
+    out, pos, line, line_start = [], 0, 1, 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        column = pos - line_start + 1
+        if m is None:
+            ch = text[pos]
+            if ch == "{":
+                raise NotationError(line, column, "comment opened with '{' is never closed")
+            if ch == "[":
+                raise NotationError(line, column, 'malformed tag pair: expected [Name "value"]')
+            raise NotationError(line, column, f"unexpected character {ch!r}")
+        kind = m.lastgroup if m.lastgroup not in ("name", "value") else "tag"
+        if m.group("tag"):
+            kind = "tag"
+        if kind != "space":
+            out.append(_Token(kind, m.group(0), line, column, m.group("name") or "",
+                              _unescape(m.group("value")) if m.group("value") is not None else ""))
+        newlines = m.group(0).count("\n")
+        if newlines:
+            line += newlines
+            line_start = m.start() + m.group(0).rindex("\n") + 1
+        pos = m.end()
+    return out
+
+
+def _games(tokens: list[_Token]) -> Iterator[list[_Token]]:
+    """Split a token stream into games: a game ends with its result token."""
+    current: list[_Token] = []
+    for token in tokens:
+        current.append(token)
+        if token.kind == "result":
+            yield current
+            current = []
+    if current:
+        last = current[-1]
+        raise NotationError(last.line, last.column + len(last.text),
+                            "the record ends without a result (1-0, 0-1, 1/2-1/2 or *)")
+
+
+class _Reader:
+    """Turns one game's tokens into a Record, checking every move with the rules."""
+
+    def __init__(self, tokens: list[_Token]) -> None:
+        self.tokens = tokens
+
+    def record(self) -> Record:
+        tags: dict[str, str] = {}
+        tag_tokens: dict[str, _Token] = {}
+        rest = self.tokens
+        while rest and rest[0].kind == "tag":
+            token = rest[0]
+            if token.name in tags:
+                raise NotationError(token.line, token.column, f"tag {token.name} appears twice")
+            tags[token.name] = token.value
+            tag_tokens[token.name] = token
+            rest = rest[1:]
+        first = self.tokens[0]
+        if "Variant" not in tags:
+            raise NotationError(first.line, first.column, "the record has no [Variant \"...\"] tag")
+        variant = self._variant(tags, tag_tokens)
+        start = self._start(variant, tags, tag_tokens)
+        game = Game(variant, start)
+        comments: dict[int, list[str]] = {}
+        for token in rest:
+            if token.kind == "tag":
+                raise NotationError(token.line, token.column, "a tag pair inside the move list")
+            if token.kind == "comment":
+                comments.setdefault(len(game.moves), []).append(token.text[1:-1].strip())
+            elif token.kind == "move":
+                try:
+                    game.play(token.text, events=False)
+                except RulesError as exc:
+                    raise NotationError(token.line, token.column, f"move {len(game.moves) + 1}: {exc}") from None
+            elif token.kind == "result":
+                result_token_seen = token
+        result = result_token_seen.text
+        record = Record(variant, list(game.moves), start,
+                        {k: v for k, v in tags.items() if k not in DERIVED}, comments, result)
+        _check_result(result, record, lambda message: NotationError(
+            result_token_seen.line, result_token_seen.column, message))
+        derived = record.all_tags()
+        for name in DERIVED:
+            if name in tags and name in ("Result", "Score", "Match") and tags[name] != derived.get(name):
+                token = tag_tokens[name]
+                raise NotationError(token.line, token.column, f"the {name} tag says {tags[name]!r} but the "
+                                    f"moves give {derived.get(name, 'none')!r}")
+        return record
+
+    @staticmethod
+    def _variant(tags: dict[str, str], tag_tokens: dict[str, _Token]) -> Variant:
+        token = tag_tokens["Variant"]
+        try:
+            known = {o.name: o for o in options_of(tags["Variant"])}
+        except RulesError as exc:
+            raise NotationError(token.line, token.column, str(exc)) from None
+        options: dict[str, Any] = {}
+        opt_token = tag_tokens.get("Options", token)
+        for item in tags.get("Options", "").split():
+            key, sep, value = item.partition("=")
+            if not sep or key not in known:
+                valid = ", ".join(known) or "none"
+                raise NotationError(opt_token.line, opt_token.column,
+                                    f"option {item!r} is not name=value with a known name ({valid})")
+            options[key] = _option_value(value, known[key].default)
+        try:
+            return make_variant(tags["Variant"], **options)
+        except RulesError as exc:
+            raise NotationError(opt_token.line, opt_token.column, str(exc)) from None
+
+    @staticmethod
+    def _start(variant: Variant, tags: dict[str, str], tag_tokens: dict[str, _Token]) -> Position | None:
+        if "Start" not in tags:
+            return None
+        token = tag_tokens["Start"]
+        try:
+            return variant.position_from_json(json.loads(tags["Start"]))
+        except json.JSONDecodeError as exc:
+            raise NotationError(token.line, token.column, f"the Start tag is not JSON: {exc.msg}") from None
+        except RulesError as exc:
+            raise NotationError(token.line, token.column, f"the Start tag: {exc}") from None
+
+
+def _check_result(result: Any, record: Record, error: Any) -> None:
+    """The result token must be one of the four, and agree with a game the rules ended."""
+    if result not in ("1-0", "0-1", "1/2-1/2", "*"):
+        raise error(f"result {result!r} is not 1-0, 0-1, 1/2-1/2 or *")
+    final = record.positions[-1] if record.moves else record.start
+    assert final is not None
+    if final.result is not None and result != result_token(final.result):
+        raise error(f"the game ended {result_token(final.result)} by the rules ({final.result.reason}), "
+                    f"not {result}")
+    if final.result is None and result in ("1-0", "0-1"):
+        raise error(f"the rules have not ended the game, so it cannot be {result} (use * or 1/2-1/2)")
+    if final.result is None and result == "1/2-1/2" and not getattr(record.variant, "draw_by_agreement", False):
+        raise error(f"{record.variant.name} has no draw by agreement and the rules have not ended the game")
+
+
+# -- small helpers -------------------------------------------------------------------------
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def _option_text(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _option_value(text: str, default: Any) -> Any:
+    """An option's text read as its default's type (``true``/``false``, whole numbers, words)."""
+    if isinstance(default, bool):
+        return {"true": True, "false": False}.get(text.lower(), text)
+    if isinstance(default, int):
+        try:
+            return int(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _wrap(tokens: list[str], width: int) -> list[str]:
+    lines, line = [], ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > width:
+            lines.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    if line:
+        lines.append(line)
+    return lines

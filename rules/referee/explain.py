@@ -1,0 +1,176 @@
+"""Candidate explanations of a board: moves, sequences, takebacks, moves in progress, fours left.
+
+Everything here asks the rules engine (``legal_moves`` / ``play``) and never
+re-implements a rule, so every variant is explained by its own rules as soon
+as it is registered. The :class:`Explorer` caches the legal successors of
+positions: the live session judges the same position many times (every stable
+Reading until a move is committed), and sequence searches share prefixes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Callable, Iterator, Sequence
+
+from ..layout import PLAYER_NAMES
+from ..position import Move, Position
+from ..variant import Event
+
+Board = tuple[tuple[int, ...], "tuple[int, ...] | None"]
+Sequence_ = tuple[tuple[Move, ...], Position]
+
+
+def board_of(pos: Position) -> Board:
+    """What a camera can see of a position: the pit counts and the white chips."""
+    return pos.pits, pos.white
+
+
+def state_key(pos: Position) -> tuple:
+    """A position's identity within one variant, hashed without the Variant object (faster)."""
+    return pos[1:]
+
+
+class Explorer:
+    """Legal successors of positions, cached (least recently used first out)."""
+
+    def __init__(self, cache_size: int = 2048) -> None:
+        self._cache: OrderedDict[tuple, tuple[tuple[Move, Position], ...]] = OrderedDict()
+        self._size = cache_size
+
+    def successors(self, pos: Position) -> tuple[tuple[Move, Position], ...]:
+        """Every legal move of ``pos`` with the position it leads to (none once the game is over)."""
+        # a cached entry keeps its variant alive (its positions refer to it), so ids stay unique;
+        # a game-over entry holds no position, but a game-over position has no successors anyway
+        key = (id(pos.variant), pos[1:])
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        if pos.result is not None:
+            found: tuple[tuple[Move, Position], ...] = ()
+        else:
+            play = pos.variant.play
+            found = tuple((m, play(pos, m, events=False, check=False)[0]) for m in pos.variant.legal_moves(pos))
+        self._cache[key] = found
+        if len(self._cache) > self._size:
+            self._cache.popitem(last=False)
+        return found
+
+    def extend(self, level: list[Sequence_], budget: int,
+               rank: Callable[[Position], float]) -> tuple[list[Sequence_], bool]:
+        """Every sequence one legal move longer than those of ``level``, one per resulting position.
+
+        Exhaustive while it needs at most ``budget`` engine calls (estimated from
+        the first few positions); past that, only the best-ranked positions of
+        ``level`` are expanded (a beam) and the second value is ``False``.
+        """
+        if not level:
+            return [], True
+        sample = level[:8]
+        branching = max(1.0, sum(len(self.successors(p)) for _, p in sample) / len(sample))
+        exhaustive = len(level) * branching <= budget
+        if not exhaustive:
+            level = sorted(level, key=lambda s: rank(s[1]), reverse=True)[:max(1, int(budget / branching))]
+        seen: set[tuple] = set()
+        longer: list[Sequence_] = []
+        for moves, p in level:
+            for m, q in self.successors(p):
+                key = q[1:]
+                if key not in seen:
+                    seen.add(key)
+                    longer.append((moves + (m,), q))
+        return longer, exhaustive
+
+
+def takebacks(positions: Sequence[Position]) -> Iterator[tuple[int, Position]]:
+    """Earlier positions of the game, nearest first, as ``(moves to undo, position)``, one per board."""
+    seen = {board_of(positions[-1])}
+    for undo in range(1, len(positions)):
+        pos = positions[-1 - undo]
+        board = board_of(pos)
+        if board not in seen:
+            seen.add(board)
+            yield undo, pos
+
+
+def sowing_boards(pos: Position, move: Move, events: Sequence[Event]) -> tuple[list[tuple[int, Board]], Board]:
+    """The boards seen while ``move`` is played, replayed from its events.
+
+    Returns ``(partial, settled)``: ``partial`` is the board after every
+    lift and every drop that leaves seeds in the hand, as ``(seeds in hand,
+    board)``; ``settled`` is the board once the sowing and its captures are
+    done but before an end-of-game sweep or a Nam Nam round set-up (players
+    sweep and refill by hand after the move). ``lift``/``lap`` take seeds
+    into the hand, ``drop`` puts one down, ``capture`` moves seeds to a
+    store, off the board or into the hand; Pass It On chips are dropped in
+    the move's colour order.
+    """
+    layout = pos.variant.layout
+    index = {label: i for i, label in enumerate(layout.labels)}
+    pits = list(pos.pits)
+    white = list(pos.white) if pos.white is not None else None
+    hand = dropped = 0
+    partial: list[tuple[int, Board]] = []
+
+    def board() -> Board:
+        return tuple(pits), (tuple(white) if white is not None else None)
+
+    for event in events:
+        kind = event.get("type")
+        if kind in ("lift", "lap"):
+            i = index[event["pit"]]
+            pits[i] -= event["seeds"]
+            hand += event["seeds"]
+            if white is not None:
+                white[i] = 0
+        elif kind == "drop":
+            i = index[event["pit"]]
+            pits[i] += 1
+            hand -= 1
+            if white is not None and dropped < len(move.colours) and move.colours[dropped] == "w":
+                white[i] += 1
+            dropped += 1
+        elif kind == "capture" and event.get("pit") in index:
+            i = index[event["pit"]]
+            pits[i] -= event["seeds"]
+            if event.get("to") in index:
+                pits[index[event["to"]]] += event["seeds"]
+            if event.get("to") != "hand":
+                continue
+            hand += event["seeds"]  # captured into the hand, to be sown on (Bao la Kujifunza)
+        elif kind == "penalty" and event.get("outbox") in index:
+            i = index[event["outbox"]]
+            pits[i] -= 1
+            if white is not None and event.get("colour") in ("w", "white"):
+                white[i] -= 1
+            continue
+        elif kind in ("sweep", "round_end", "setup", "game_end"):
+            break
+        else:
+            continue
+        if hand > 0:
+            partial.append((hand, board()))
+    return partial, board()
+
+
+def fours_left(pos: Position, move: Move, after: Position, events: Sequence[Event]) -> Iterator[tuple[str, Position]]:
+    """Nam Nam: the positions where the owner of a hollow that reached 4 in the middle of
+    ``move`` left the four on the board (RULES.md: the chance is lost, the position is
+    accepted). A mid-sowing capture is one with drops after it; the last seed's 4 is the mover's."""
+    layout = pos.variant.layout
+    if any(e.get("type") in ("round_end", "setup") for e in events):
+        return
+    for k, e in enumerate(events):
+        if e.get("type") != "capture" or e.get("seeds") != 4 or e.get("pit") not in layout.labels:
+            continue
+        later = events[k + 1:]
+        if not any(x.get("type") == "drop" for x in later) or e.get("by") not in PLAYER_NAMES:
+            continue  # the last seed's capture: the mover's, not the owner's
+        if any(x.get("pit") == e["pit"] for x in later):
+            continue  # the sowing came back to it: leaving it would have changed the move
+        i, owner = layout.index_of(e["pit"]), PLAYER_NAMES.index(e["by"])
+        pits = list(after.pits)
+        pits[i] += 4
+        captured = list(after.captured)
+        captured[owner] -= 4
+        yield e["pit"], after._replace(pits=tuple(pits), captured=(captured[0], captured[1]))
