@@ -56,6 +56,7 @@ class Game:
         self.events: list[list[Event]] = []
         self.tags: dict[str, Any] = dict(tags or {})
         self._agreed: Result | None = None
+        self._observed: dict[int, Position] = {}  # ply -> accepted position that differs from the engine's
 
     # -- the present -------------------------------------------------------
     @property
@@ -77,10 +78,15 @@ class Game:
         return [] if self.is_over else self.variant.legal_moves(self.position)
 
     # -- changing it ----------------------------------------------------------
-    def play(self, move: Move | str, *, events: bool = True) -> list[Event]:
+    def play(self, move: Move | str, *, events: bool = True,
+             observed: Position | None = None) -> list[Event]:
         """Play ``move`` (a Move or its text form) and return its events.
 
         ``IllegalMove`` says why a move cannot be played and lists the legal ones.
+        ``observed`` is the position the players actually left when the referee
+        accepted a board that differs from the engine's result (a Nam Nam owner who
+        let a four stand loses that capture, RULES.md): it replaces the engine's
+        result, after the variant's own validation.
         """
         pos = self.position
         if self._agreed is not None:
@@ -89,6 +95,10 @@ class Game:
         if isinstance(move, str):
             move = self.variant.parse_move(pos, move)
         new, log = self.variant.play(pos, move, events=events)
+        if observed is not None and observed != new:
+            self.variant.validate(observed)
+            self._observed[len(self.moves)] = observed
+            new = observed
         self.positions.append(new)
         self.moves.append(move)
         self.events.append(log)
@@ -99,6 +109,7 @@ class Game:
         if not self.moves:
             raise RulesError(f"{self.variant.name}: there is no move to take back")
         self._agreed = None
+        self._observed.pop(len(self.moves) - 1, None)
         self.positions.pop()
         self.events.pop()
         return self.moves.pop()
@@ -114,7 +125,9 @@ class Game:
 
     # -- JSON -----------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        """``{"variant", "options", "tags", "start": position JSON, "moves": [text], "agreed_draw"}``."""
+        """``{"variant", "options", "tags", "start": position JSON, "moves": [text], "agreed_draw",
+        "observed": {ply: position JSON}}`` (``observed``: positions accepted in place of the
+        engine's result, see :meth:`play`)."""
         return {
             "variant": self.variant.name,
             "options": dict(self.variant.options),
@@ -122,6 +135,7 @@ class Game:
             "start": self.positions[0].to_json(),
             "moves": [m.text for m in self.moves],
             "agreed_draw": self._agreed is not None,
+            "observed": {str(ply): pos.to_json() for ply, pos in self._observed.items()},
         }
 
     @classmethod
@@ -132,9 +146,10 @@ class Game:
         variant = make_variant(data["variant"], **data.get("options", {}))
         start = variant.position_from_json(data["start"]) if data.get("start") else None
         game = cls(variant, start, data.get("tags"))
+        observed = {int(ply): variant.position_from_json(pos) for ply, pos in data.get("observed", {}).items()}
         for number, text in enumerate(data.get("moves", []), 1):
             try:
-                game.play(text)
+                game.play(text, observed=observed.get(number - 1))
             except IllegalMove as exc:
                 raise IllegalMove(f"move {number}: {exc}") from None
         if data.get("agreed_draw"):

@@ -200,6 +200,13 @@ def test_nam_nam_four_left_for_its_owner_is_accepted_and_recorded() -> None:
             assert any(f"hollow {capture['pit']} holds 4" in n for n in verdict.notes)
             assert capture not in verdict.captures
             variant.validate(verdict.position)
+            game = rules.Game(variant, pos)
+            game.play(verdict.moves[0], observed=verdict.position)
+            assert game.position == verdict.position  # the four stays on the board, uncaptured
+            replayed = rules.Game.from_json(json.loads(json.dumps(game.to_json())))
+            assert replayed.positions == game.positions
+            game.undo()
+            assert game.position == pos and game.to_json()["observed"] == {}
             return
     pytest.fail("no mid-sowing capture of four found in the sample game")
 
