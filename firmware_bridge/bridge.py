@@ -1,0 +1,461 @@
+"""The host side of the serial link: finds the board, keeps it connected, never blocks its caller.
+
+Two layers, each with one job:
+
+* :class:`Link` - stop-and-wait delivery of host commands: one command in
+  flight, retried with the same sequence number until acknowledged, then
+  reported as failed. Never more than one frame travels towards the device,
+  so the host cannot stream into it while it is busy writing the LEDs.
+* :class:`Bridge` - the connection's life: discovery (``list_ports`` plus
+  the handshake) or a given port, ``serial.threaded.ReaderThread`` for
+  input, reconnection with back-off after an unplug, re-sending the pit
+  count and the LED frame to a rebooted device, and status callbacks.
+
+Callbacks run on the bridge's threads; keep them short (hand the data to a
+queue). An exception in a callback is logged, never allowed to kill the link.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Callable, Sequence
+
+import serial
+import serial.threaded
+from serial.tools import list_ports
+
+from . import protocol as p
+
+log = logging.getLogger(__name__)
+
+BAUDRATE = 115200
+HANDSHAKE_SECONDS = 3.0  # an Uno resets when the port opens; its bootloader takes up to 2 s
+SILENCE_SECONDS = 0.5  # the device reports 20 times a second: this much quiet means trouble
+BACKOFF_MIN, BACKOFF_MAX = 0.1, 2.0
+
+
+class LinkLost(Exception):
+    """The port failed or the device stopped answering; the text says which and where."""
+
+
+class CommandFailed(LinkLost):
+    """A command was not acknowledged after every attempt."""
+
+
+class CommandRejected(Exception):
+    """The device understood a command and refused it (the ACK's status says why)."""
+
+
+class Link:
+    """Stop-and-wait delivery of host commands over any byte writer.
+
+    ``write`` sends bytes; the owner feeds every received frame to
+    :meth:`frame_received`. ``command()`` blocks its (bridge) thread until
+    the answer comes, so it is never called from the application's thread.
+    """
+
+    def __init__(self, write: Callable[[bytes], None], *, ack_timeout: float = 0.1, attempts: int = 4) -> None:
+        self._write = write
+        self.ack_timeout = ack_timeout
+        self.attempts = attempts
+        self._one_at_a_time = threading.Lock()
+        self._answered = threading.Condition()
+        self._waiting_for: int | None = None
+        self._answer: p.Message | None = None
+        self._seq = 0
+        self.sent = 0
+        self.retries = 0
+        self.failed = 0
+
+    def command(self, message: p.Message) -> p.Message:
+        """Send ``message`` until it is answered; the ACK (or INFO for HELLO) is returned.
+
+        Raises :class:`CommandFailed` when every attempt timed out and
+        :class:`CommandRejected` when the device answered with an error status.
+        """
+        with self._one_at_a_time:
+            self._seq = (self._seq + 1) & 0xFF
+            frame = message.frame(self._seq)
+            for attempt in range(self.attempts):
+                with self._answered:
+                    self._waiting_for, self._answer = self._seq, None
+                try:
+                    self._write(frame)
+                except (serial.SerialException, OSError) as error:
+                    raise LinkLost(f"writing to the port failed: {error}") from None
+                self.sent += 1
+                with self._answered:
+                    self._answered.wait_for(lambda: self._answer is not None, self.ack_timeout)
+                    answer, self._waiting_for = self._answer, None
+                if answer is not None:
+                    if isinstance(answer, p.Ack) and answer.status != p.Status.OK:
+                        reason = getattr(answer.status, "name", f"status {answer.status}")
+                        raise CommandRejected(f"device refused {message.TYPE.name}: {reason}")
+                    return answer
+                if attempt + 1 < self.attempts:
+                    self.retries += 1
+            self.failed += 1
+            raise CommandFailed(f"{message.TYPE.name} not acknowledged after {self.attempts} attempts")
+
+    def frame_received(self, message: p.Message) -> None:
+        """Offer a received message: an ACK or HELLO reply completes the command in flight."""
+        seq = message.seq if isinstance(message, p.Ack) else getattr(message, "reply_to", None)
+        with self._answered:
+            if seq is not None and seq == self._waiting_for:
+                self._answer = message
+                self._answered.notify_all()
+
+
+class State(str, Enum):
+    STOPPED = "stopped"
+    SEARCHING = "searching"  # looking for the board or opening its port
+    CONNECTED = "connected"
+    DISCONNECTED = "disconnected"  # lost it; retrying after a back-off
+
+
+@dataclass(frozen=True)
+class BridgeStatus:
+    """Everything the app shows about the link; ``message`` is for people."""
+
+    state: State = State.STOPPED
+    message: str = "not started"
+    port: str | None = None
+    device: p.Info | None = None
+    bad_frames: int = 0  # frames from the device rejected by framing or checksum
+    device_bad_frames: int = 0  # frames the device rejected (from its ERROR reports)
+    retries: int = 0
+    failed_commands: int = 0
+    reconnects: int = 0
+
+    @property
+    def connected(self) -> bool:
+        return self.state == State.CONNECTED
+
+
+@dataclass(frozen=True)
+class SensorFrame:
+    """One sensor report: the raw ADC value of every pit, canonical order.
+
+    ``received`` is the host's ``time.time()`` when the frame arrived;
+    ``device_ms`` the device's uptime when it was sent.
+    """
+
+    raw: tuple[int, ...]
+    device_ms: int
+    received: float
+    buttons_down: int = 0
+
+
+@dataclass
+class _Session:
+    """One open port: the serial object, its reader thread and its link."""
+
+    port: str
+    reader: serial.threaded.ReaderThread
+    link: Link
+    lost: threading.Event = field(default_factory=threading.Event)
+    lost_reason: str = ""
+    rebooted: threading.Event = field(default_factory=threading.Event)
+    last_frame: float = field(default_factory=time.monotonic)
+    presses: list[int] | None = None
+    uptime_ms: int = 0
+
+    def close(self) -> None:
+        try:
+            self.reader.close()
+        except Exception as error:  # closing a vanished port may fail: it is gone either way
+            log.debug("closing %s: %s", self.port, error)
+
+
+def serial_ports() -> list[str]:
+    """Candidate ports for discovery: every serial port the OS lists, USB ones first."""
+    ports = list_ports.comports()
+    return [info.device for info in sorted(ports, key=lambda info: info.vid is None)]
+
+
+class Bridge:
+    """The board as the application sees it: readings and button presses in, LED frames out.
+
+    ``port``: a device path or pyserial URL; ``None`` = find the board by
+    trying every serial port (``candidates()``) with the handshake.
+    ``pit_count``: sent to the device after every handshake; ``set_leds``
+    frames must have that many entries.
+    """
+
+    def __init__(self, port: str | None = None, *,
+                 on_reading: Callable[[SensorFrame], None] | None = None,
+                 on_button: Callable[[p.Button], None] | None = None,
+                 on_status: Callable[[BridgeStatus], None] | None = None,
+                 pit_count: int | None = None, baudrate: int = BAUDRATE,
+                 ack_timeout: float = 0.1, attempts: int = 4,
+                 candidates: Callable[[], Sequence[str]] = serial_ports) -> None:
+        if pit_count is not None and not 1 <= pit_count <= p.MAX_PITS:
+            raise ValueError(f"pit_count must be 1..{p.MAX_PITS}, not {pit_count}")
+        self.port = port
+        self.pit_count = pit_count
+        self.baudrate = baudrate
+        self.ack_timeout, self.attempts = ack_timeout, attempts
+        self.candidates = candidates
+        self._on_reading, self._on_button, self._on_status = on_reading, on_button, on_status
+        self._status = BridgeStatus()
+        self._status_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._earlier_retries = self._earlier_failures = 0  # from sessions already closed
+        self._failed_callbacks: set[Callable] = set()
+        self._wanted_leds: tuple[p.Led, ...] | None = None
+        self._confirmed_leds: tuple[p.Led, ...] | None = None
+
+    # ------------------------------------------------------------ the application's side
+
+    def start(self) -> "Bridge":
+        """Start connecting in the background; returns at once."""
+        if self._thread is None or not self._thread.is_alive():
+            self._stopping.clear()
+            self._thread = threading.Thread(target=self._run, name="Bridge", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Close the port and stop the threads (waits at most ``timeout`` seconds)."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._update(State.STOPPED, "stopped")
+
+    def __enter__(self) -> "Bridge":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def set_leds(self, frame: Sequence[p.Led]) -> None:
+        """Show ``frame`` (one :class:`Led` per pit, canonical order); returns at once.
+
+        The newest frame wins: if frames come faster than the device
+        acknowledges them, the ones in between are skipped, never queued. A
+        frame that cannot be delivered is re-sent after reconnecting.
+        """
+        frame = tuple(frame)
+        if not all(isinstance(led, p.Led) for led in frame):
+            raise TypeError("set_leds takes a sequence of firmware_bridge.Led, one per pit")
+        expected = self.pit_count or p.MAX_PITS
+        if not 1 <= len(frame) <= p.MAX_PITS or (self.pit_count and len(frame) != expected):
+            raise ValueError(f"an LED frame has one Led per pit: expected {expected}, got {len(frame)}")
+        self._wanted_leds = frame
+        self._wake.set()
+
+    @property
+    def status(self) -> BridgeStatus:
+        with self._status_lock:
+            return self._status
+
+    @property
+    def confirmed_leds(self) -> tuple[p.Led, ...] | None:
+        """The last LED frame the device acknowledged."""
+        return self._confirmed_leds
+
+    # ------------------------------------------------------------ the bridge's thread
+
+    def _run(self) -> None:
+        backoff = BACKOFF_MIN
+        while not self._stopping.is_set():
+            try:
+                self._serve(self._connect())
+                backoff = BACKOFF_MIN
+            except LinkLost as error:
+                self._update(State.DISCONNECTED, f"{error}; retrying in {backoff:.1f} s",
+                             reconnects=self.status.reconnects + 1)
+                self._stopping.wait(backoff)
+                backoff = min(backoff * 2, BACKOFF_MAX)
+            except Exception as error:  # a bug must not leave the app without a status
+                log.exception("bridge thread")
+                self._update(State.DISCONNECTED, f"internal error: {error!r}; retrying")
+                self._stopping.wait(BACKOFF_MAX)
+
+    def _connect(self) -> _Session:
+        """Open the given port or find the board; returns a session that has shaken hands."""
+        ports = [self.port] if self.port else list(self.candidates())
+        if not ports:
+            raise LinkLost("no serial ports found: is the board plugged in?")
+        problems = []
+        for port in ports:
+            self._update(State.SEARCHING, f"trying {port}", port=port)
+            try:
+                return self._handshake(port)
+            except LinkLost as error:
+                problems.append(f"{port}: {error}")
+        raise LinkLost("; ".join(problems))
+
+    def _handshake(self, port: str) -> _Session:
+        try:
+            ser = serial.serial_for_url(port, baudrate=self.baudrate, timeout=1, write_timeout=1)
+        except (serial.SerialException, OSError, ValueError) as error:
+            raise LinkLost(f"cannot open: {error}") from None
+        ser.reset_input_buffer()
+        holder: dict[str, _Session] = {}
+        reader = serial.threaded.ReaderThread(ser, lambda: p.FrameReader(
+            lambda frame: self._on_frame(holder["session"], frame),
+            lambda error: self._on_bad_frame(holder["session"], error),
+            lambda exc: self._on_lost(holder["session"], exc)))
+        link = Link(reader.write, ack_timeout=0.25, attempts=max(1, int(HANDSHAKE_SECONDS / 0.25)))
+        session = holder["session"] = _Session(port, reader, link)
+        reader.start()
+        try:
+            info = link.command(p.Hello())
+            if not isinstance(info, p.Info):
+                raise LinkLost(f"answered HELLO with {type(info).__name__}, not INFO: not a Pitwatch board")
+            if info.protocol != p.PROTOCOL_VERSION:
+                raise LinkLost(f"the board speaks protocol v{info.protocol}; "
+                               f"this Pitwatch speaks v{p.PROTOCOL_VERSION}: update the firmware")
+            link.ack_timeout, link.attempts = self.ack_timeout, self.attempts
+            self._configure(session)
+        except (LinkLost, CommandRejected) as error:
+            session.close()
+            raise LinkLost(str(error)) from None
+        self._update(State.CONNECTED, f"connected to {port}: firmware {'.'.join(map(str, info.firmware))}, "
+                     f"{self.pit_count or info.pit_count} pits", port=port, device=info)
+        return session
+
+    def _configure(self, session: _Session) -> None:
+        """Tell a (possibly freshly booted) device the pit count and the LED frame."""
+        session.rebooted.clear()
+        if self.pit_count is not None:
+            session.link.command(p.SetPits(self.pit_count))
+        self._confirmed_leds = None
+        self._send_leds(session)
+
+    def _send_leds(self, session: _Session) -> None:
+        wanted, confirmed = self._wanted_leds, self._confirmed_leds
+        if wanted is None or wanted == confirmed:
+            return
+        changed = [i for i in range(len(wanted)) if confirmed is None or len(confirmed) != len(wanted)
+                   or wanted[i] != confirmed[i]]
+        try:
+            if len(changed) == 1:  # 9 bytes on the wire instead of up to 137: a quicker answer
+                session.link.command(p.SetLed(changed[0], wanted[changed[0]]))
+            else:
+                session.link.command(p.SetLeds(wanted))
+        except CommandRejected:
+            if session.rebooted.is_set():
+                return  # refused by a board that rebooted meanwhile: _configure sends it again
+            if self._wanted_leds is wanted:  # not retried forever; a newer frame still goes out
+                self._wanted_leds = confirmed
+            raise
+        self._confirmed_leds = wanted
+
+    def _serve(self, session: _Session) -> None:
+        """Keep one session going until the port is lost or the bridge stops."""
+        try:
+            while not self._stopping.is_set():
+                self._wake.wait(SILENCE_SECONDS / 2)
+                self._wake.clear()
+                if session.lost.is_set():
+                    raise LinkLost(session.lost_reason)
+                try:
+                    if session.rebooted.is_set():
+                        self._configure(session)
+                    self._send_leds(session)
+                    if time.monotonic() - session.last_frame > SILENCE_SECONDS:
+                        session.link.command(p.Ping())
+                except CommandRejected as error:
+                    self._update(State.CONNECTED, str(error))
+                finally:
+                    self._count_retries(session)
+        except CommandFailed as error:
+            raise LinkLost(f"{session.port}: {error}") from None
+        finally:
+            self._count_retries(session)
+            self._earlier_retries += session.link.retries
+            self._earlier_failures += session.link.failed
+            session.close()
+
+    def _count_retries(self, session: _Session) -> None:
+        self._update(self.status.state, self.status.message,
+                     retries=self._earlier_retries + session.link.retries,
+                     failed_commands=self._earlier_failures + session.link.failed)
+
+    # ------------------------------------------------------------ the reader thread
+
+    def _on_frame(self, session: _Session, frame: p.Frame) -> None:
+        session.last_frame = time.monotonic()
+        if frame.type not in p.Message._by_type:
+            log.debug("%s: ignoring message type %#04x from a newer firmware", session.port, frame.type)
+            return
+        try:
+            message = p.decode_message(frame)
+        except p.ProtocolError as error:
+            self._on_bad_frame(session, error)
+            return
+        session.link.frame_received(message)
+        if isinstance(message, p.Report):
+            if message.uptime_ms < session.uptime_ms:  # the clock went back: a reboot whose banner was lost
+                self._rebooted(session, "its clock restarted")
+            session.uptime_ms = message.uptime_ms
+            self._count_presses(session, message.presses)
+            self._call(self._on_reading, SensorFrame(message.raw, message.uptime_ms, time.time(),
+                                                     message.buttons_down))
+        elif isinstance(message, p.ButtonEvent):
+            if message.pressed:
+                presses = list(session.presses or [0] * p.BUTTONS)
+                presses[message.button] = message.presses
+                self._count_presses(session, tuple(presses))
+        elif isinstance(message, p.Info) and message.is_boot:
+            session.uptime_ms = 0
+            self._rebooted(session, message.reset_cause.name.lower().replace("_", " "), message)
+        elif isinstance(message, p.ErrorReport):
+            self._update(self.status.state, self.status.message, device_bad_frames=message.count)
+
+    def _rebooted(self, session: _Session, why: str, info: p.Info | None = None) -> None:
+        """The device started afresh: its press counters are zero and it needs its settings again."""
+        session.presses = [0] * p.BUTTONS
+        session.rebooted.set()
+        self._update(self.status.state, f"the board on {session.port} restarted ({why}); restoring its settings",
+                     device=info or self.status.device)
+        self._wake.set()
+
+    def _count_presses(self, session: _Session, presses: tuple[int, ...]) -> None:
+        """Turn the device's press counters into one callback per press, each exactly once."""
+        if session.presses is None:  # first report: presses before we connected are history
+            session.presses = list(presses)
+            return
+        for button, count in enumerate(presses):
+            for _ in range((count - session.presses[button]) & 0xFF):
+                self._call(self._on_button, p.Button(button))
+            session.presses[button] = count
+
+    def _on_bad_frame(self, session: _Session, error: p.ProtocolError) -> None:
+        log.debug("%s: rejected frame: %s", session.port, error)
+        self._update(self.status.state, self.status.message, bad_frames=self.status.bad_frames + 1)
+
+    def _on_lost(self, session: _Session, exc: Exception | None) -> None:
+        if exc is not None:
+            session.lost_reason = f"lost {session.port}: {exc}"
+        else:
+            session.lost_reason = f"closed {session.port}"
+        session.lost.set()
+        self._wake.set()
+
+    def _call(self, callback: Callable | None, argument: object) -> None:
+        if callback is None:
+            return
+        try:
+            callback(argument)
+        except Exception:
+            if callback not in self._failed_callbacks:  # the traceback once, not 20 times a second
+                self._failed_callbacks.add(callback)
+                log.exception("bridge callback %r failed (later failures of it are not logged)", callback)
+
+    def _update(self, state: State, message: str, **changes) -> None:
+        with self._status_lock:
+            old = self._status
+            self._status = replace(old, state=state, message=message, **changes)
+            new = self._status
+        if new != old:
+            self._call(self._on_status, new)

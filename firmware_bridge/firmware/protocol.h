@@ -1,0 +1,27 @@
+/* Pitwatch serial protocol, version 1: the device's copy of the constants.
+ * The reference is firmware_bridge/protocol.py and docs/protocol.md; the
+ * conformance tests hold this firmware and the Python emulator to the same
+ * behaviour. Frames: COBS(type, seq, payload, crc16 LE) followed by 0x00. */
+#ifndef PITWATCH_PROTOCOL_H
+#define PITWATCH_PROTOCOL_H
+
+#define PROTOCOL_VERSION 1
+#define MAX_PITS 32
+#define BUTTONS 2
+#define MAX_BODY (2 + 1 + 4 * MAX_PITS + 2) /* a whole-board LED frame with its CRC */
+#define MAX_ENCODED (MAX_BODY + MAX_BODY / 254 + 1)
+
+enum message_type {
+    MSG_HELLO = 0x01, MSG_SET_PITS = 0x02, MSG_SET_LEDS = 0x03, MSG_PING = 0x04, MSG_SET_LED = 0x05,
+    MSG_ACK = 0x80, MSG_INFO = 0x81, MSG_REPORT = 0x82, MSG_BUTTON = 0x83, MSG_ERROR = 0x84,
+};
+
+enum status { ST_OK = 0, ST_BAD_LENGTH = 1, ST_BAD_VALUE = 2, ST_UNKNOWN_TYPE = 3 };
+enum error_code { ERR_BAD_FRAME = 1, ERR_TOO_LONG = 2 };
+enum led_mode { LED_OFF = 0, LED_ON = 1, LED_BLINK = 2, LED_PULSE = 3 };
+enum capability { CAP_SENSORS = 1, CAP_LEDS = 2, CAP_BUTTONS = 4 };
+enum reset_cause { RC_UNKNOWN = 0, RC_POWER_ON = 1, RC_EXTERNAL = 2, RC_BROWN_OUT = 3, RC_WATCHDOG = 4 };
+
+#define INFO_BOOT 0xFFFF /* reply_to of the INFO sent unasked at boot */
+
+#endif

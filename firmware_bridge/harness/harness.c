@@ -1,0 +1,406 @@
+/* pitwatch-harness: the Pitwatch firmware on simavr, wired like the real board.
+ *
+ *   pitwatch-harness <mcu> <firmware.elf>
+ *
+ * - The firmware's UART is on a pseudo-terminal that pyserial opens like a USB port.
+ * - Emulated time is paced to the wall clock, so baud rates and timeouts are real.
+ * - The chip is held in reset until told to run, so a test sees the boot banner.
+ * - Pit sensor voltages are fed through the 74HC4067 select pins when the ADC samples.
+ * - The WS2812 data line is decoded into LED colours from the pin's cycle timestamps.
+ *
+ * Control: one command per line on stdin, events one per line on stdout.
+ *   run | reset | mv <pit> <millivolts> | press <n> <ms> | peek <address> | quit
+ *   events: "pty <path>", "leds <n> <rrggbb>...", "pressed <n>", "peek <address> <value>",
+ *   "error <text>"
+ * "press" holds a button for <ms> of emulated time, lets go, and after as long again
+ * (so the firmware's debounce has seen the release) reports "pressed <n>": a press
+ * that a busy test machine cannot shorten to nothing.
+ * (firmware_bridge/harness/simboard.py is the Python side.)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <avr_adc.h>
+#include <avr_extint.h>
+#include <avr_ioport.h>
+#include <avr_uart.h>
+#include <sim_avr.h>
+#include <sim_elf.h>
+#include <sim_irq.h>
+
+#define MAX_PITS 32
+#define F_CPU 16000000UL
+#define WS2812_ONE_CYCLES 9     /* a high pulse longer than 0.56 us is a 1 bit */
+/* WS2812B datasheet: T0H 0.4 us and T1H 0.8 us, each +-150 ns: in cycles at 16 MHz */
+#define WS2812_T0H_MIN 4
+#define WS2812_T0H_MAX 8
+#define WS2812_T1H_MIN 11
+#define WS2812_T1H_MAX 15
+#define WS2812_LATCH_CYCLES 800 /* 50 us low: the chain shows what it received */
+#define QUEUE_SIZE 4096
+#define SLICE_NS 250000L        /* pacing granularity: emulated time runs at most this far ahead */
+
+/* The board wiring, mirrored from firmware/board.h. */
+struct wiring {
+    const char *mcu;
+    char mux_port;
+    int mux_shift;
+    char led_port;
+    int led_bit;
+    char button_port;
+    int button_shift;
+};
+
+static const struct wiring boards[] = {
+    {"atmega328p", 'D', 4, 'B', 0, 'B', 1},
+    {"atmega2560", 'A', 0, 'A', 4, 'A', 5},
+};
+
+static avr_t *avr;
+static const struct wiring *board;
+static int pty_master = -1;
+static int pit_mv[MAX_PITS];
+static int running;
+
+/* host -> device bytes waiting for room in the UART's input FIFO */
+static uint8_t queue[QUEUE_SIZE];
+static size_t queue_head, queue_tail;
+static int uart_xoff;
+
+/* WS2812 decoder state */
+static avr_cycle_count_t led_rise, led_fall;
+static int led_level;
+static uint8_t led_bits[MAX_PITS * 3 + 3];
+static int led_bit_count;
+static char last_frame[MAX_PITS * 7 + 32];
+
+/* ------------------------------------------------------------------ UART <-> pty */
+
+static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq; (void)param;
+    uint8_t byte = (uint8_t)value;
+    if (write(pty_master, &byte, 1) < 0 && errno != EAGAIN)
+        perror("pty write");  /* nobody reading: a real USB bridge drops too */
+}
+
+static void uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq; (void)value; (void)param;
+    uart_xoff = 0;
+}
+
+static void uart_xoff_irq(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq; (void)value; (void)param;
+    uart_xoff = 1;
+}
+
+static void feed_uart(void)
+{
+    avr_irq_t *input = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+    while (!uart_xoff && queue_tail != queue_head) {
+        avr_raise_irq(input, queue[queue_tail]);
+        queue_tail = (queue_tail + 1) % QUEUE_SIZE;
+    }
+}
+
+static void read_pty(void)
+{
+    uint8_t buf[512];
+    ssize_t n = read(pty_master, buf, sizeof buf);
+    for (ssize_t i = 0; i < n; i++) {
+        size_t next = (queue_head + 1) % QUEUE_SIZE;
+        if (next == queue_tail)
+            break;  /* the host ignored flow control: drop, as a full buffer would */
+        queue[queue_head] = buf[i];
+        queue_head = next;
+    }
+}
+
+/* ------------------------------------------------------------------ sensors */
+
+static uint8_t port_value(char name)
+{
+    avr_ioport_state_t state;
+    if (avr_ioctl(avr, AVR_IOCTL_IOPORT_GETSTATE(name), &state) != 0)
+        return 0;
+    return state.port;
+}
+
+/* Called when the firmware reads a conversion result: feed the voltage of the pit
+ * that the multiplexer's select pins (and the ADC channel) point at. */
+static void adc_trigger(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq; (void)param;
+    union { avr_adc_mux_t mux; uint32_t v; } e = {.v = value};
+    if (e.mux.kind != ADC_MUX_SINGLE || e.mux.src > 1)
+        return;
+    int select = (port_value(board->mux_port) >> board->mux_shift) & 0x0F;
+    int pit = e.mux.src * 16 + select;
+    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0 + e.mux.src), pit_mv[pit]);
+}
+
+/* ------------------------------------------------------------------ LEDs */
+
+static void led_latch(void)
+{
+    int leds = led_bit_count / 24;
+    char text[sizeof last_frame];
+    int len = snprintf(text, sizeof text, "leds %d", leds);
+    for (int i = 0; i < leds; i++) {
+        uint8_t *grb = led_bits + 3 * i;
+        len += snprintf(text + len, sizeof text - len, " %02x%02x%02x", grb[1], grb[0], grb[2]);
+    }
+    led_bit_count = 0;
+    memset(led_bits, 0, sizeof led_bits);
+    if (strcmp(text, last_frame) != 0) {  /* report changes, not every animation refresh */
+        strcpy(last_frame, text);
+        printf("%s\n", text);
+        fflush(stdout);
+    }
+}
+
+static void led_pin(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq; (void)param;
+    int level = value != 0;
+    if (level == led_level)
+        return;
+    led_level = level;
+    if (level) {
+        if (led_bit_count && avr->cycle - led_fall > WS2812_LATCH_CYCLES)
+            led_latch();
+        led_rise = avr->cycle;
+        return;
+    }
+    led_fall = avr->cycle;
+    avr_cycle_count_t high = led_fall - led_rise;
+    int one = high > WS2812_ONE_CYCLES;
+    if (one ? high < WS2812_T1H_MIN || high > WS2812_T1H_MAX : high < WS2812_T0H_MIN || high > WS2812_T0H_MAX) {
+        printf("error ws2812 %d bit held high for %llu cycles: outside the datasheet's window\n", one,
+               (unsigned long long)high);
+        fflush(stdout);
+    }
+    if (led_bit_count < (int)sizeof led_bits * 8) {
+        if (one)
+            led_bits[led_bit_count / 8] |= 0x80 >> (led_bit_count % 8);
+        led_bit_count++;
+    }
+}
+
+/* ------------------------------------------------------------------ control */
+
+static void set_button(int button, int pressed)
+{
+    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(board->button_port), board->button_shift + button),
+                  pressed ? 0 : 1);
+}
+
+static int press_ms[2];
+
+static avr_cycle_count_t press_done(avr_t *a, avr_cycle_count_t when, void *param)
+{
+    (void)a; (void)when;
+    printf("pressed %d\n", (int)(intptr_t)param);
+    fflush(stdout);
+    return 0;
+}
+
+static avr_cycle_count_t press_release(avr_t *a, avr_cycle_count_t when, void *param)
+{
+    (void)when;
+    int button = (int)(intptr_t)param;
+    set_button(button, 0);
+    avr_cycle_timer_register_usec(a, press_ms[button] * 1000, press_done, param);
+    return 0;
+}
+
+static void after_reset(void)
+{
+    /* simavr 1.6 crawls at real speed while INT0/INT1 pins are low unless this is off. */
+    avr_extint_set_strict_lvl_trig(avr, 0, 0);
+    avr_extint_set_strict_lvl_trig(avr, 1, 0);
+    uint32_t flags = 0;  /* no console echo of the UART, no sleeping in UART polls */
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
+    for (int b = 0; b < 2; b++)  /* buttons released (the pull-ups hold them high) */
+        set_button(b, 0);
+    led_bit_count = 0;
+    led_level = 0;  /* a reset drops the pin whatever it was doing */
+}
+
+static void no_sleep(avr_t *a, avr_cycle_count_t how_long)
+{
+    (void)a; (void)how_long;  /* the main loop paces emulated time against the wall clock */
+}
+
+/* simavr logs to stdout by default; stdout is our event channel, so its messages go to stderr. */
+static void log_to_stderr(avr_t *a, const int level, const char *format, va_list ap)
+{
+    (void)a;
+    if (level <= LOG_WARNING)
+        vfprintf(stderr, format, ap);
+}
+
+static double wall(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int command(char *line, double *epoch, avr_cycle_count_t *cycle0)
+{
+    int a, b;
+    int reset = strncmp(line, "reset", 5) == 0;
+    if (reset || strncmp(line, "run", 3) == 0) {
+        if (reset) {
+            avr_reset(avr);
+            after_reset();
+        }
+        running = 1;
+        *epoch = wall();
+        *cycle0 = avr->cycle;
+    } else if (sscanf(line, "mv %d %d", &a, &b) == 2 && a >= 0 && a < MAX_PITS) {
+        pit_mv[a] = b;
+    } else if (sscanf(line, "press %d %d", &a, &b) == 2 && a >= 0 && a < 2 && b > 0) {
+        press_ms[a] = b;
+        set_button(a, 1);
+        avr_cycle_timer_register_usec(avr, b * 1000, press_release, (void *)(intptr_t)a);
+    } else if (sscanf(line, "peek %i", &a) == 1 && a >= 0 && a <= avr->ramend) {
+        printf("peek %d %d\n", a, avr->data[a]);  /* a register or RAM byte, for tests */
+        fflush(stdout);
+    } else if (strncmp(line, "quit", 4) == 0) {
+        return 0;
+    } else {
+        printf("error unknown command: %s\n", line);
+        fflush(stdout);
+    }
+    return 1;
+}
+
+static int read_commands(double *epoch, avr_cycle_count_t *cycle0)
+{
+    static char buf[1024];
+    static size_t len;
+    ssize_t n = read(STDIN_FILENO, buf + len, sizeof buf - 1 - len);
+    if (n <= 0)
+        return 0;  /* the controlling process went away: stop */
+    len += n;
+    buf[len] = 0;
+    char *start = buf, *end;
+    while ((end = strchr(start, '\n')) != NULL) {
+        *end = 0;
+        if (!command(start, epoch, cycle0))
+            return 0;
+        start = end + 1;
+    }
+    len -= start - buf;
+    memmove(buf, start, len);
+    return 1;
+}
+
+static int open_pty(void)
+{
+    int slave;
+    char name[256];
+    if (openpty(&pty_master, &slave, name, NULL, NULL) < 0) {
+        perror("openpty");
+        return -1;
+    }
+    struct termios raw;
+    tcgetattr(slave, &raw);
+    cfmakeraw(&raw);  /* a plain byte pipe: no echo, no line editing */
+    tcsetattr(slave, TCSANOW, &raw);
+    fcntl(pty_master, F_SETFL, fcntl(pty_master, F_GETFL) | O_NONBLOCK);
+    printf("pty %s\n", name);
+    fflush(stdout);
+    return slave;  /* kept open so that reads of the master never fail with EIO */
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s <atmega328p|atmega2560> <firmware.elf>\n", argv[0]);
+        return 2;
+    }
+    for (size_t i = 0; i < sizeof boards / sizeof boards[0]; i++)
+        if (strcmp(argv[1], boards[i].mcu) == 0)
+            board = &boards[i];
+    if (!board) {
+        fprintf(stderr, "unknown mcu %s: atmega328p or atmega2560\n", argv[1]);
+        return 2;
+    }
+    avr_global_logger_set(log_to_stderr);
+    elf_firmware_t firmware = {0};
+    if (elf_read_firmware(argv[2], &firmware) != 0) {
+        fprintf(stderr, "cannot read firmware %s\n", argv[2]);
+        return 2;
+    }
+    avr = avr_make_mcu_by_name(argv[1]);
+    if (!avr) {
+        fprintf(stderr, "simavr has no core %s\n", argv[1]);
+        return 2;
+    }
+    avr_init(avr);
+    avr->frequency = F_CPU;
+    avr->vcc = avr->avcc = avr->aref = 5000;
+    avr->sleep = no_sleep;
+    avr_load_firmware(avr, &firmware);
+    avr->frequency = F_CPU;
+
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_output, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), uart_xon, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), uart_xoff_irq, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER), adc_trigger, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(board->led_port), board->led_bit), led_pin, NULL);
+    after_reset();
+
+    int slave = open_pty();
+    if (slave < 0)
+        return 1;
+
+    double epoch = wall();
+    avr_cycle_count_t cycle0 = avr->cycle;
+    for (;;) {
+        struct timespec timeout = {0, 50000000L};  /* held in reset: only commands to wait for */
+        if (running) {
+            /* run until emulated time has caught up with the wall clock plus one slice */
+            avr_cycle_count_t target = cycle0 + (avr_cycle_count_t)((wall() - epoch + SLICE_NS * 1e-9) * F_CPU);
+            while (running && avr->cycle < target) {
+                int state = avr_run(avr);
+                if (state == cpu_Done || state == cpu_Crashed) {
+                    printf("error firmware stopped (state %d)\n", state);
+                    fflush(stdout);
+                    running = 0;
+                }
+            }
+            if (led_bit_count && !led_level && avr->cycle - led_fall > WS2812_LATCH_CYCLES)
+                led_latch();
+            timeout.tv_nsec = SLICE_NS;
+        }
+        struct pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {pty_master, POLLIN, 0}};
+        if (ppoll(fds, 2, &timeout, NULL) < 0 && errno != EINTR)
+            break;
+        if (fds[0].revents & (POLLIN | POLLHUP) && !read_commands(&epoch, &cycle0))
+            break;
+        if (fds[1].revents & POLLIN)
+            read_pty();
+        if (running)
+            feed_uart();
+    }
+    close(slave);
+    close(pty_master);
+    return 0;
+}

@@ -1,0 +1,503 @@
+"""The Pitwatch serial protocol, version 1: framing, checksum and messages.
+
+One module shared by the host bridge, the Python device emulator and the
+tests, so that both ends of the wire speak from the same definitions; the AVR
+firmware mirrors them in ``firmware/protocol.h``. ``docs/protocol.md`` is the
+prose version.
+
+Framing, chosen so that a receiver can always resynchronise::
+
+    frame   = COBS(body + crc16_le(body)) + b"\\x00"
+    body    = type:u8  seq:u8  payload...
+
+COBS removes every zero byte from the frame, so ``0x00`` only ever marks the
+end of a frame: after garbage, a dropped byte or a truncated frame the
+receiver throws away at most the frame in progress and is in step again at
+the next zero. The checksum is CRC-16/CCITT-FALSE (polynomial 0x1021, initial
+value 0xFFFF) because both ends have it ready-made: ``binascii.crc_hqx`` here,
+avr-libc's ``_crc_xmodem_update`` on the device. Every payload also has a
+fixed or self-described length that is checked, as a second line of defence.
+
+Multi-byte integers are little-endian (the AVR's own order).
+"""
+
+from __future__ import annotations
+
+import binascii
+import struct
+from dataclasses import dataclass, fields
+from enum import IntEnum
+from typing import Callable, ClassVar
+
+from serial.threaded import Packetizer
+
+PROTOCOL_VERSION = 1
+MAX_PITS = 32  # build-time maximum of the firmware: Bao la Kujifunza has 32 pits
+BUTTONS = 2  # confirm, undo
+DELIMITER = b"\x00"
+MAX_BODY = 2 + 1 + 4 * MAX_PITS + 2  # largest body with CRC: a whole-board LED frame
+MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1  # COBS adds one byte per 254
+
+
+class ProtocolError(ValueError):
+    """A frame or message that does not follow the protocol; the text says what is wrong."""
+
+
+class FrameTooLong(ProtocolError):
+    """More bytes than the longest frame without a delimiter: garbage or a lost zero."""
+
+
+class BadValue(ProtocolError):
+    """A well-formed message carrying a value out of range (answered with Status.BAD_VALUE)."""
+
+
+class MessageType(IntEnum):
+    """Host commands are below 0x80, device messages from 0x80 up."""
+
+    HELLO = 0x01
+    SET_PITS = 0x02
+    SET_LEDS = 0x03
+    PING = 0x04
+    SET_LED = 0x05
+    ACK = 0x80
+    INFO = 0x81
+    REPORT = 0x82
+    BUTTON = 0x83
+    ERROR = 0x84
+
+
+class Status(IntEnum):
+    """The verdict in an ACK: anything but OK means the command was not applied."""
+
+    OK = 0
+    BAD_LENGTH = 1
+    BAD_VALUE = 2
+    UNKNOWN_TYPE = 3
+    BAD_VERSION = 4
+
+
+class ErrorCode(IntEnum):
+    """Why the device threw away incoming bytes (sent in an ERROR message)."""
+
+    BAD_FRAME = 1  # COBS or CRC check failed: corrupted or truncated frame
+    TOO_LONG = 2  # no delimiter within MAX_ENCODED bytes: garbage or a lost zero
+
+
+class LedMode(IntEnum):
+    OFF = 0
+    ON = 1
+    BLINK = 2  # 1 Hz, on for the first half second
+    PULSE = 3  # brightness ramps up and down over 2 s
+
+
+class Capability(IntEnum):
+    """Bits of ``Info.capabilities``."""
+
+    SENSORS = 0x01
+    LEDS = 0x02
+    BUTTONS = 0x04
+
+
+class Button(IntEnum):
+    CONFIRM = 0
+    UNDO = 1
+
+
+class ResetCause(IntEnum):
+    """Why the device last started (from the AVR's MCUSR)."""
+
+    UNKNOWN = 0
+    POWER_ON = 1
+    EXTERNAL = 2
+    BROWN_OUT = 3
+    WATCHDOG = 4
+
+
+# ---------------------------------------------------------------- framing
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE of ``data``."""
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+def cobs_encode(data: bytes) -> bytes:
+    """Consistent Overhead Byte Stuffing: ``data`` rewritten without any zero byte.
+
+    Each block starts with a code byte: the distance to the next (removed)
+    zero, or 0xFF for a run of 254 non-zero bytes with no zero after it.
+    """
+    out = bytearray(1)
+    code_at, code = 0, 1
+    for byte in data:
+        if byte:
+            out.append(byte)
+            code += 1
+        if not byte or code == 0xFF:
+            out[code_at] = code
+            code_at, code = len(out), 1
+            out.append(0)
+    out[code_at] = code
+    return bytes(out)
+
+
+def cobs_decode(data: bytes) -> bytes:
+    """Undo :func:`cobs_encode`; ``ProtocolError`` if the stuffing is inconsistent."""
+    out = bytearray()
+    i = 0
+    while i < len(data):
+        code = data[i]
+        if code == 0 or i + code > len(data):
+            raise ProtocolError(f"COBS block at byte {i} runs past the end of the frame")
+        out += data[i + 1 : i + code]
+        i += code
+        if code != 0xFF and i < len(data):
+            out.append(0)
+    return bytes(out)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A checked frame: its message type (an int: unknown types are legal frames), seq and payload."""
+
+    type: int
+    seq: int
+    payload: bytes
+
+
+def encode_frame(type_: int, seq: int, payload: bytes = b"") -> bytes:
+    """The bytes on the wire for one frame, delimiter included."""
+    body = bytes((type_, seq & 0xFF)) + payload
+    if len(body) + 2 > MAX_BODY:
+        raise ProtocolError(f"frame body of {len(body) + 2} bytes exceeds the {MAX_BODY}-byte maximum")
+    return cobs_encode(body + struct.pack("<H", crc16(body))) + DELIMITER
+
+
+def decode_frame(packet: bytes) -> Frame:
+    """Check one packet (the bytes between two delimiters) and split it into a Frame."""
+    if len(packet) > MAX_ENCODED:
+        raise FrameTooLong(f"frame of {len(packet)} bytes is longer than the {MAX_ENCODED}-byte maximum")
+    raw = cobs_decode(packet)
+    if len(raw) < 4:
+        raise ProtocolError(f"frame of {len(raw)} bytes is too short (type, seq and CRC take 4)")
+    body, (crc,) = raw[:-2], struct.unpack("<H", raw[-2:])
+    if crc16(body) != crc:
+        raise ProtocolError(f"checksum mismatch: frame says {crc:#06x}, content gives {crc16(body):#06x}")
+    return Frame(body[0], body[1], bytes(body[2:]))
+
+
+# ---------------------------------------------------------------- messages
+
+
+@dataclass(frozen=True)
+class Led:
+    """One pit's light: a colour (0-255 per channel) and a mode."""
+
+    red: int = 0
+    green: int = 0
+    blue: int = 0
+    mode: LedMode = LedMode.ON
+
+    def __post_init__(self) -> None:
+        for name in ("red", "green", "blue"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or not 0 <= value <= 255:
+                raise ProtocolError(f"Led.{name} must be an integer 0-255, not {value!r}")
+        object.__setattr__(self, "mode", LedMode(self.mode))
+
+    @property
+    def colour(self) -> tuple[int, int, int]:
+        return (self.red, self.green, self.blue)
+
+    def shown(self, uptime_ms: int) -> tuple[int, int, int]:
+        """The colour this LED displays at device time ``uptime_ms`` (mirrors the firmware)."""
+        return tuple(c * brightness(self.mode, uptime_ms) // 255 for c in self.colour)  # type: ignore[return-value]
+
+
+OFF = Led(0, 0, 0, LedMode.OFF)
+
+
+def brightness(mode: LedMode, uptime_ms: int) -> int:
+    """Brightness 0-255 of a mode at device time ``uptime_ms``; same formula as the firmware."""
+    if mode == LedMode.ON:
+        return 255
+    if mode == LedMode.BLINK:
+        return 255 if uptime_ms % 1000 < 500 else 0
+    if mode == LedMode.PULSE:
+        phase = uptime_ms % 2000  # triangle 0 -> 255 -> 0, never fully dark
+        level = phase if phase < 1000 else 2000 - phase
+        return 16 + level * 239 // 1000
+    return 0
+
+
+class Message:
+    """Base of all messages: ``TYPE`` plus ``pack()`` / ``unpack(payload)``."""
+
+    TYPE: ClassVar[MessageType]
+    _by_type: ClassVar[dict[int, type["Message"]]] = {}
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "TYPE" in cls.__dict__:  # a concrete message, not a helper base
+            Message._by_type[cls.TYPE] = cls
+
+    def pack(self) -> bytes:
+        raise NotImplementedError
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "Message":
+        raise NotImplementedError
+
+    def frame(self, seq: int) -> bytes:
+        return encode_frame(self.TYPE, seq, self.pack())
+
+
+def _unpack(fmt: str, payload: bytes, what: str) -> tuple:
+    if len(payload) != struct.calcsize(fmt):
+        raise ProtocolError(f"{what} payload is {len(payload)} bytes, expected {struct.calcsize(fmt)}")
+    return struct.unpack(fmt, payload)
+
+
+class _Fixed(Message):
+    """A message whose payload is its fields packed with ``_FORMAT``, in field order."""
+
+    _FORMAT: ClassVar[str]
+
+    def pack(self) -> bytes:
+        return struct.pack(self._FORMAT, *(getattr(self, f.name) for f in fields(self)))
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "Message":
+        return cls(*_unpack(cls._FORMAT, payload, cls.TYPE.name))
+
+
+@dataclass(frozen=True)
+class Hello(_Fixed):
+    """Host -> device: start of the handshake; the device answers with :class:`Info`."""
+
+    TYPE: ClassVar = MessageType.HELLO
+    _FORMAT: ClassVar = "<B"
+    version: int = PROTOCOL_VERSION
+
+
+@dataclass(frozen=True)
+class SetPits(_Fixed):
+    """Host -> device: how many pits the board has (1..MAX_PITS); a runtime setting."""
+
+    TYPE: ClassVar = MessageType.SET_PITS
+    _FORMAT: ClassVar = "<B"
+    count: int
+
+
+@dataclass(frozen=True)
+class SetLeds(Message):
+    """Host -> device: the whole board's lights in one frame, in canonical pit order."""
+
+    TYPE: ClassVar = MessageType.SET_LEDS
+    leds: tuple[Led, ...]
+
+    def pack(self) -> bytes:
+        out = bytearray((len(self.leds),))
+        for led in self.leds:
+            out += bytes((led.mode, led.red, led.green, led.blue))
+        return bytes(out)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "SetLeds":
+        if not payload or len(payload) != 1 + 4 * payload[0]:
+            raise ProtocolError(f"SET_LEDS payload of {len(payload)} bytes does not match its pit count")
+        try:
+            leds = tuple(Led(payload[i + 1], payload[i + 2], payload[i + 3], LedMode(payload[i]))
+                         for i in range(1, len(payload), 4))
+        except ValueError as error:
+            raise BadValue(f"SET_LEDS: {error}") from None
+        return cls(leds)
+
+
+@dataclass(frozen=True)
+class SetLed(Message):
+    """Host -> device: one pit's light; the short form for when a single pit changes."""
+
+    TYPE: ClassVar = MessageType.SET_LED
+    pit: int
+    led: Led
+
+    def pack(self) -> bytes:
+        return bytes((self.pit, self.led.mode, self.led.red, self.led.green, self.led.blue))
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "SetLed":
+        pit, mode, red, green, blue = _unpack("<BBBBB", payload, "SET_LED")
+        try:
+            return cls(pit, Led(red, green, blue, LedMode(mode)))
+        except ValueError as error:
+            raise BadValue(f"SET_LED: {error}") from None
+
+
+@dataclass(frozen=True)
+class Ping(_Fixed):
+    """Host -> device: are you there? Answered by an ACK."""
+
+    TYPE: ClassVar = MessageType.PING
+    _FORMAT: ClassVar = "<"
+
+
+@dataclass(frozen=True)
+class Ack(Message):
+    """Device -> host: the verdict on the host command with sequence number ``seq``."""
+
+    TYPE: ClassVar = MessageType.ACK
+    seq: int
+    command: int
+    status: Status = Status.OK
+
+    def pack(self) -> bytes:
+        return struct.pack("<BBB", self.seq, self.command, self.status)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "Ack":
+        seq, command, status = _unpack("<BBB", payload, "ACK")
+        return cls(seq, command, Status(status) if status in Status._value2member_map_ else status)
+
+
+@dataclass(frozen=True)
+class Info(Message):
+    """Device -> host: who the device is; the reply to HELLO, and sent unasked at every boot."""
+
+    TYPE: ClassVar = MessageType.INFO
+    reply_to: int  # seq of the HELLO answered, or BOOT
+    protocol: int
+    firmware: tuple[int, int, int]
+    device_id: int
+    max_pits: int
+    pit_count: int
+    capabilities: int
+    adc_bits: int
+    report_hz: int
+    reset_cause: ResetCause
+
+    BOOT: ClassVar[int] = 0xFFFF
+    _FMT: ClassVar[str] = "<HBBBBIBBBBBB"
+
+    def pack(self) -> bytes:
+        return struct.pack(self._FMT, self.reply_to, self.protocol, *self.firmware, self.device_id,
+                           self.max_pits, self.pit_count, self.capabilities, self.adc_bits,
+                           self.report_hz, self.reset_cause)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "Info":
+        f = _unpack(cls._FMT, payload, "INFO")
+        cause = ResetCause(f[11]) if f[11] in ResetCause._value2member_map_ else ResetCause.UNKNOWN
+        return cls(f[0], f[1], (f[2], f[3], f[4]), f[5], f[6], f[7], f[8], f[9], f[10], cause)
+
+    @property
+    def is_boot(self) -> bool:
+        return self.reply_to == self.BOOT
+
+
+@dataclass(frozen=True)
+class Report(Message):
+    """Device -> host: the raw value of every pit, on change and at least 20 times a second.
+
+    ``presses`` counts presses of each button since boot (wrapping at 256), so
+    a host that lost a BUTTON message still sees the press in the next report.
+    """
+
+    TYPE: ClassVar = MessageType.REPORT
+    uptime_ms: int
+    buttons_down: int
+    presses: tuple[int, ...]
+    raw: tuple[int, ...]
+
+    def pack(self) -> bytes:
+        return struct.pack(f"<IB{BUTTONS}BB{len(self.raw)}H", self.uptime_ms, self.buttons_down,
+                           *self.presses, len(self.raw), *self.raw)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "Report":
+        head = 5 + BUTTONS + 1
+        if len(payload) < head or len(payload) != head + 2 * payload[head - 1]:
+            raise ProtocolError(f"REPORT payload of {len(payload)} bytes does not match its pit count")
+        n = payload[head - 1]
+        f = struct.unpack(f"<IB{BUTTONS}BB{n}H", payload)
+        return cls(f[0], f[1], tuple(f[2 : 2 + BUTTONS]), tuple(f[3 + BUTTONS :]))
+
+
+@dataclass(frozen=True)
+class ButtonEvent(Message):
+    """Device -> host: a button went down (``pressed``) or up, sent at once."""
+
+    TYPE: ClassVar = MessageType.BUTTON
+    button: int
+    pressed: bool
+    presses: int
+    uptime_ms: int
+
+    def pack(self) -> bytes:
+        return struct.pack("<BBBI", self.button, self.pressed, self.presses, self.uptime_ms)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "ButtonEvent":
+        button, pressed, presses, uptime = _unpack("<BBBI", payload, "BUTTON")
+        if button >= BUTTONS:
+            raise ProtocolError(f"BUTTON names button {button}; the device has {BUTTONS}")
+        return cls(button, bool(pressed), presses, uptime)
+
+
+@dataclass(frozen=True)
+class ErrorReport(_Fixed):
+    """Device -> host: incoming bytes were thrown away; ``count`` is the running total."""
+
+    TYPE: ClassVar = MessageType.ERROR
+    _FORMAT: ClassVar = "<BH"
+    code: int
+    count: int
+
+
+def decode_message(frame: Frame) -> Message:
+    """The message in a checked frame; ``ProtocolError`` for an unknown type or a bad payload."""
+    cls = Message._by_type.get(frame.type)
+    if cls is None:
+        raise ProtocolError(f"unknown message type {frame.type:#04x}")
+    return cls.unpack(frame.payload)
+
+
+class FrameReader(Packetizer):
+    """A ``serial.threaded`` protocol that turns the byte stream into checked frames.
+
+    Calls ``on_frame(frame)`` for every good frame and ``on_bad_frame(error)``
+    for every rejected one. The buffer is bounded: a run of more than
+    ``MAX_ENCODED`` bytes without a delimiter is dropped as one bad frame.
+    """
+
+    def __init__(self, on_frame: Callable[[Frame], None], on_bad_frame: Callable[[ProtocolError], None],
+                 on_lost: Callable[[Exception | None], None] = lambda exc: None) -> None:
+        super().__init__()
+        self.on_frame, self.on_bad_frame, self.on_lost = on_frame, on_bad_frame, on_lost
+        self.overlong = False
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if len(self.buffer) > MAX_ENCODED:
+            self.buffer.clear()
+            if not self.overlong:  # one error per run of garbage, not per chunk of it
+                self.on_bad_frame(FrameTooLong(f"more than {MAX_ENCODED} bytes without a frame delimiter"))
+            self.overlong = True
+
+    def handle_packet(self, packet: bytes) -> None:
+        if self.overlong:  # the tail of an over-long run: already reported
+            self.overlong = False
+            return
+        if not packet:
+            return  # two delimiters in a row: an idle line, not an error
+        try:
+            frame = decode_frame(bytes(packet))
+        except ProtocolError as error:
+            self.on_bad_frame(error)
+            return
+        self.on_frame(frame)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        # Not Packetizer's version: it re-raises ``exc`` in the reader thread.
+        self.transport = None
+        self.on_lost(exc)

@@ -1,0 +1,166 @@
+"""Calibration files, discovery, and the Mega 2560 build."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import serial
+
+import rules
+from firmware_bridge import Bridge, CalibrationError, EmulatedBoard, Led, SensorCalibration, State
+from firmware_bridge import protocol as p
+from firmware_bridge.harness import SimavrBoard
+
+LABELS = rules.variant("kalah").layout.labels
+START = list(rules.variant("kalah").start().pits)
+
+
+def calibration() -> SensorCalibration:
+    empty = [[100 + i + (k % 2) for i in range(14)] for k in range(4)]
+    start = [[100 + i + 40 * n + (k % 2) for i, n in enumerate(START)] for k in range(4)]
+    return SensorCalibration.fit(LABELS, empty, start, START)
+
+
+def test_calibration_round_trips_and_reads_counts(tmp_path):
+    cal = calibration()
+    cal.save(tmp_path / "sensors.json")
+    loaded = SensorCalibration.load(tmp_path / "sensors.json")
+    raw = [100 + i + 40 * n for i, n in enumerate([0, 5, 5, 5, 5, 4, 1, 4, 4, 4, 4, 4, 4, 0])]
+    reading = loaded.to_reading(raw)
+    assert [reading.pits[label].most_likely for label in LABELS] == [0, 5, 5, 5, 5, 4, 1, 4, 4, 4, 4, 4, 4, 0]
+    assert reading.pits["S"].probability(1) > 0.9  # the store's gain was borrowed from the pits
+
+
+def test_learning_a_confirmed_position_gives_the_store_its_own_gain(tmp_path):
+    cal = calibration()  # the stores start empty: their gain is borrowed (40 per seed)
+    counts = [0, 5, 5, 5, 5, 4, 1, 4, 4, 4, 4, 4, 4, 0]
+    counts[6] = 15
+    raw = [100 + i + 40 * n for i, n in enumerate(counts)]
+    raw[6] = 100 + 6 + 46 * 15  # this store's sensor is steeper than the others
+    assert cal.to_reading(raw).pits["S"].most_likely != 15
+    learned = cal.learn([raw], counts)
+    assert learned.to_reading(raw).pits["S"].most_likely == 15
+    assert learned.pits[0] == cal.pits[0]  # an empty pit teaches nothing about its gain
+    learned.save(tmp_path / "sensors.json")
+    assert SensorCalibration.load(tmp_path / "sensors.json").pits[6].evidence == 225
+
+
+def test_a_broken_sensor_reads_unseen_not_wrong():
+    raw = [100 + i + 40 * n for i, n in enumerate(START)]
+    raw[2] = 5  # far below the empty value: a disconnected sensor
+    reading = calibration().to_reading(raw)
+    assert reading.pits["C"] is None and "C" in reading.status
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{not json", "not valid JSON at line 1"),
+    ('{"format": "something else"}', "not a Pitwatch sensor calibration"),
+    ('{"format": "pitwatch-sensor-calibration", "version": 1, "max_count": 48, "spread": 0.05, '
+     '"pits": [{"label": "A", "offset": 100, "gain": "heavy", "noise": 1}]}', "pit A: 'gain' must be a number"),
+    ('{"format": "pitwatch-sensor-calibration", "version": 1, "max_count": 48, "spread": 0.05, "pits": []}',
+     "'pits' must be a non-empty list"),
+])
+def test_a_malformed_calibration_file_gets_a_clear_error(tmp_path, content, message):
+    path = tmp_path / "sensors.json"
+    path.write_text(content)
+    with pytest.raises(CalibrationError) as caught:
+        SensorCalibration.load(path)
+    assert message in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_missing_calibration_file(tmp_path):
+    with pytest.raises(CalibrationError, match="cannot read"):
+        SensorCalibration.load(tmp_path / "nope.json")
+
+
+def test_fit_refuses_a_dead_sensor():
+    empty = [[100] * 14]
+    start = [[100 + 40 * n for n in START]]
+    start[0][0] = 100
+    with pytest.raises(CalibrationError, match="pit A"):
+        SensorCalibration.fit(LABELS, empty, start, START)
+
+
+def test_discovery_finds_the_board_among_other_ports(tmp_path):
+    """The port list is injected (ptys never appear in list_ports); the handshake does the finding."""
+    with EmulatedBoard(14) as board:
+        bridge = Bridge(None, pit_count=14, candidates=lambda: [str(tmp_path / "ttyGone"), board.port])
+        bridge.start()
+        deadline = time.monotonic() + 5
+        while not bridge.status.connected and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert bridge.status.connected and bridge.status.port == board.port
+        bridge.stop()
+
+
+def test_no_board_is_a_status_not_an_exception(tmp_path):
+    statuses = []
+    bridge = Bridge(str(tmp_path / "ttyNothing"), on_status=statuses.append).start()
+    time.sleep(0.3)
+    bridge.stop()
+    assert any(s.state == State.DISCONNECTED and "cannot open" in s.message for s in statuses)
+
+
+def test_mega_2560_firmware_handshakes_and_lights_leds(built, tmp_path):
+    harness, firmware = built
+    with SimavrBoard(harness, firmware["atmega2560"], "atmega2560") as board:
+        bridge = Bridge(board.port, pit_count=32, ack_timeout=0.3).start()
+        bridge.set_leds([Led(1, 2, 3)] * 32)
+        assert board.wait_for_leds(lambda s: list(s) == [(1, 2, 3)] * 32, 5) is not None
+        deadline = time.monotonic() + 2
+        while not bridge.status.connected and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert bridge.status.device.max_pits == 32
+        bridge.stop()
+
+
+def test_firmware_held_in_reset_boots_with_a_banner_when_released(built):
+    """The harness holds the chip in reset (a pty has no DTR line to reset it) until told to run."""
+    harness, firmware = built
+    board = SimavrBoard(harness, firmware["atmega328p"]).start(run=False)
+    try:
+        port = serial.Serial(board.port, 115200, timeout=0.3)
+        assert port.read(64) == b"", "the chip spoke while held in reset"
+        board.run()
+        assert port.read(1) == b"\x00", "the banner starts with a delimiter (ends any frame cut off)"
+        info = p.decode_message(p.decode_frame(port.read_until(b"\x00")[:-1]))
+        assert isinstance(info, p.Info) and info.is_boot and info.protocol == p.PROTOCOL_VERSION
+        port.close()
+    finally:
+        board.stop()
+
+
+@pytest.mark.parametrize("mcu", ["atmega328p", "atmega2560"])
+def test_firmware_runs_with_its_watchdog_armed(built, mcu):
+    """WDTCSR (data address 0x60 on both chips): WDE set, prescaler for 250 ms (WDP2)."""
+    harness, firmware = built
+    with SimavrBoard(harness, firmware[mcu], mcu) as board:
+        time.sleep(0.1)
+        wdtcsr = board.peek(0x60)
+        assert wdtcsr & 0x08, f"watchdog off: WDTCSR = {wdtcsr:#04x}"
+        assert wdtcsr & 0x27 == 0x04, f"watchdog timeout is not 250 ms: WDTCSR = {wdtcsr:#04x}"
+        time.sleep(0.6)  # host silent for longer than the watchdog period: no reboot
+        port = serial.Serial(board.port, 115200, timeout=0.2)
+        port.read_until(b"\x00")  # align on a frame boundary
+        reports = [p.decode_message(p.decode_frame(port.read_until(b"\x00")[:-1])) for _ in range(3)]
+        port.close()
+        assert all(isinstance(m, p.Report) and m.uptime_ms > 600 for m in reports), reports
+
+
+def test_a_failing_callback_does_not_break_the_link():
+    def broken(frame):
+        raise RuntimeError("app bug")
+
+    presses = []
+    with EmulatedBoard(14) as board:
+        bridge = Bridge(board.port, pit_count=14, on_reading=broken, on_button=presses.append).start()
+        deadline = time.monotonic() + 5
+        while not bridge.status.connected and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # several reports, each making the callback raise
+        board.press(0)
+        while not presses and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert presses == [0] and bridge.status.connected
+        bridge.stop()

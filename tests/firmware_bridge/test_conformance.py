@@ -1,0 +1,288 @@
+"""One conformance suite, run against the Python emulator and the real firmware on simavr.
+
+The firmware cases drive the compiled AVR image through a pty exactly as a
+real board is driven through USB; LED colours are decoded from the WS2812
+pin. Nothing here is mocked.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import serial
+
+import rules
+from firmware_bridge import OFF, Bridge, Button, Led, LedMode, SensorCalibration, SensorModel, State
+from firmware_bridge import protocol as p
+from firmware_bridge.emulator import adc_value
+
+
+def wait_until(condition, timeout: float = 3.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.005)
+    return condition()
+
+
+KALAH = rules.variant("kalah")
+LABELS = KALAH.layout.labels
+START = list(KALAH.start().pits)
+
+
+class RawPort:
+    """The device's port opened directly: frames out, decoded messages in."""
+
+    def __init__(self, port: str) -> None:
+        self.serial = serial.Serial(port, 115200, timeout=0.05)
+        self.messages: list[p.Message] = []
+        self.bad: list[p.ProtocolError] = []
+        self.reader = p.FrameReader(lambda f: self.messages.append(p.decode_message(f)), self.bad.append)
+
+    def send(self, data: bytes) -> None:
+        self.serial.write(data)
+
+    def wait_for(self, predicate, timeout: float = 2.0) -> p.Message | None:
+        deadline = time.monotonic() + timeout
+        seen = 0
+        while time.monotonic() < deadline:
+            self.reader.data_received(self.serial.read(512))
+            for message in self.messages[seen:]:
+                if predicate(message):
+                    return message
+            seen = len(self.messages)
+        return None
+
+    def ack(self, seq: int, timeout: float = 2.0) -> p.Ack | None:
+        return self.wait_for(lambda m: isinstance(m, p.Ack) and m.seq == seq, timeout)
+
+    def hello(self, seq: int = 0x77) -> p.Info | None:
+        """The handshake as the bridge does it: HELLO again until answered (bytes sent while
+        the chip boots are lost, as on a real board)."""
+        for _ in range(8):
+            self.send(p.Hello().frame(seq))
+            info = self.wait_for(lambda m: isinstance(m, p.Info) and m.reply_to == seq, 0.25)
+            if info is not None:
+                return info
+        return None
+
+    def close(self) -> None:
+        self.serial.close()
+
+
+@pytest.fixture
+def raw(device):
+    port = RawPort(device.port)
+    assert port.hello() is not None, "the device never answered HELLO"
+    yield port
+    port.close()
+
+
+class Recorder:
+    """A Bridge with everything it reports collected for the test to look at."""
+
+    def __init__(self, port: str, pit_count: int = 14) -> None:
+        self.frames, self.buttons, self.statuses = [], [], []
+        self.pit_count = pit_count
+        self.bridge = Bridge(port, pit_count=pit_count, on_reading=self.frames.append,
+                             on_button=self.buttons.append, on_status=self.statuses.append, ack_timeout=0.3)
+
+    def __enter__(self) -> "Recorder":
+        self.bridge.start()
+        assert wait_until(lambda: self.bridge.status.connected, 5), self.bridge.status
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bridge.stop()
+
+    def raw_after(self, since: float, n: int = 5) -> list[tuple[int, ...]]:
+        """``n`` raw frames received after time ``since`` (waits for them)."""
+        assert wait_until(lambda: sum(f.received > since for f in self.frames) >= n, 3)
+        return [f.raw for f in self.frames if f.received > since][:n]
+
+    def settled(self, unlike: tuple[int, ...] | None = None, n: int = 3) -> list[tuple[int, ...]]:
+        """The first ``n`` identical frames in a row that differ from ``unlike`` (the state before
+        a change): the board has taken the change in, however late a busy machine delivers it."""
+        def run() -> list[tuple[int, ...]] | None:
+            frames = [f.raw for f in self.frames if len(f.raw) == self.pit_count]
+            for i in range(len(frames) - n + 1):
+                if frames[i] != unlike and len(set(frames[i : i + n])) == 1:
+                    return frames[i : i + n]
+            return None
+
+        assert wait_until(lambda: run() is not None, 5), "the sensor frames never settled"
+        return run()
+
+
+def test_handshake_reports_identity_and_capabilities(device, raw):
+    info = raw.hello(7)
+    assert info is not None
+    assert info.protocol == p.PROTOCOL_VERSION and info.max_pits == p.MAX_PITS
+    assert info.capabilities == p.Capability.SENSORS | p.Capability.LEDS | p.Capability.BUTTONS
+    assert info.adc_bits == 10 and info.report_hz >= 20
+
+
+def test_boot_banner_after_reset(device, raw):
+    device.reset()
+    info = raw.wait_for(lambda m: isinstance(m, p.Info) and m.is_boot)
+    assert info is not None and info.pit_count == p.MAX_PITS
+
+
+def test_reports_at_least_twenty_times_a_second(device, raw):
+    raw.send(p.SetPits(14).frame(1))
+    assert raw.ack(1).status == p.Status.OK
+    first = raw.wait_for(lambda m: isinstance(m, p.Report) and len(m.raw) == 14)
+    last = raw.wait_for(lambda m: isinstance(m, p.Report) and m.uptime_ms >= first.uptime_ms + 1000, 5)
+    assert last is not None, "reports stopped"
+    reports = [m for m in raw.messages if isinstance(m, p.Report) and first.uptime_ms <= m.uptime_ms
+               <= first.uptime_ms + 1000]
+    # Counted in device time, so a busy test machine cannot fake a slow device; the
+    # emulator's device time is the wall clock, hence a little slack for its thread.
+    assert len(reports) >= 19, f"{len(reports)} reports in one second of device time"
+    gaps = sorted(b.uptime_ms - a.uptime_ms for a, b in zip(reports, reports[1:]))
+    assert gaps[int(len(gaps) * 0.9)] <= 50, gaps
+
+
+def test_all_32_pits_are_read_through_both_multiplexers(device, raw):
+    raw.send(p.SetPits(32).frame(1))
+    assert raw.ack(1).status == p.Status.OK
+    counts = [(7 * i) % 30 for i in range(32)]
+    device.set_counts(counts)
+    expected = [adc_value(SensorModel().millivolts(i, n)) for i, n in enumerate(counts)]
+
+    def shows_counts(m):
+        return isinstance(m, p.Report) and len(m.raw) == 32 and all(
+            abs(a - b) <= 1 for a, b in zip(m.raw, expected))
+
+    assert raw.wait_for(shows_counts) is not None, [m.raw for m in raw.messages if isinstance(m, p.Report)][-1:]
+
+
+def test_seeds_added_and_removed_are_read_through_calibration(device):
+    with Recorder(device.port) as rec:
+        device.set_counts([0] * 14)
+        empty = rec.settled(n=5)
+        device.set_counts(START)
+        start = rec.settled(unlike=empty[0], n=5)
+        calibration = SensorCalibration.fit(LABELS, empty, start, START)
+        after_move = list(KALAH.play(KALAH.start(), KALAH.legal_moves(KALAH.start())[2])[0].pits)
+        rec.frames.clear()
+        device.set_counts(after_move)  # seeds sown from C: some pits gain, C is emptied
+        moved = rec.settled(unlike=start[0])[0]
+        reading = calibration.to_reading(moved)
+        assert [reading.pits[label].most_likely for label in LABELS] == after_move
+        assert reading.status == "ok" and reading.source == "sensors"
+        rec.frames.clear()
+        device.set_counts([0] * 14)  # everything lifted off again
+        reading = calibration.to_reading(rec.settled(unlike=moved)[0])
+        assert all(reading.pits[label].most_likely == 0 for label in LABELS)
+
+
+def frame_of(colours, mode=LedMode.ON):
+    return [Led(*c, mode) for c in colours]
+
+
+def test_led_frames_reach_the_leds(device):
+    colours = [(10 * i, 255 - 10 * i, i) for i in range(14)]
+    with Recorder(device.port) as rec:
+        rec.bridge.set_leds(frame_of(colours))
+        assert device.wait_shown(lambda shown: list(shown) == colours) is not None, (device.shown(), rec.bridge.status)
+        assert wait_until(lambda: rec.bridge.confirmed_leds == tuple(frame_of(colours)))
+        colours[3] = (1, 2, 3)  # one pit changes: the short SET_LED command
+        rec.bridge.set_leds(frame_of(colours))
+        assert device.wait_shown(lambda shown: list(shown) == colours) is not None
+        rec.bridge.set_leds([OFF] * 14)
+        assert device.wait_shown(lambda shown: list(shown) == [(0, 0, 0)] * 14) is not None
+    assert device.pin_errors == []
+
+
+def test_blink_and_pulse_animate(device):
+    with Recorder(device.port) as rec:
+        rec.bridge.set_leds([Led(200, 0, 0, LedMode.BLINK)] + [Led(0, 0, 240, LedMode.PULSE)] * 13)
+        # Whole 14-LED frames only: a chain that latched early would show as shorter ones.
+        assert device.wait_shown(lambda s: len(s) == 14 and s[0] == (200, 0, 0)) is not None
+        assert device.wait_shown(lambda s: len(s) == 14 and s[0] == (0, 0, 0), timeout=1.5) is not None
+        dim = device.wait_shown(lambda s: len(s) == 14 and s[1][2] < 60, timeout=2.5)
+        bright = device.wait_shown(lambda s: len(s) == 14 and s[1][2] > 200, timeout=2.5)
+        assert dim is not None and bright is not None
+        assert set(dim[1:]) == {dim[1]} and set(bright[1:]) == {bright[1]}, "pulsing pits out of step"
+    assert device.pin_errors == []
+
+
+def test_buttons_are_reported_once_per_press(device):
+    with Recorder(device.port) as rec:
+        device.press(Button.CONFIRM)
+        device.press(Button.UNDO)
+        device.press(Button.CONFIRM)
+        assert wait_until(lambda: len(rec.buttons) >= 3)
+        time.sleep(0.2)  # later reports carry the same counters: no double counting
+        assert rec.buttons == [Button.CONFIRM, Button.UNDO, Button.CONFIRM]
+
+
+def test_garbage_and_broken_frames_are_rejected_and_the_stream_resynchronises(device, raw):
+    good = p.Ping().frame(1)
+    flipped = bytearray(p.Ping().frame(2))
+    flipped[1] ^= 0x40
+    truncated = p.SetLeds((OFF,) * 32).frame(3)[:20] + b"\x00"
+    raw.send(b"\x17\x42garbage\xff\x00" + bytes(flipped) + truncated + good)
+    assert raw.ack(1) is not None, "the good frame after the junk was not understood"
+    assert raw.ack(2, timeout=0.2) is None and raw.ack(3, timeout=0.1) is None
+    errors = [m for m in raw.messages if isinstance(m, p.ErrorReport)]
+    assert len(errors) == 3 and all(e.code == p.ErrorCode.BAD_FRAME for e in errors)
+    raw.send(bytes(range(1, 256)) * 2 + b"\x00" + p.Ping().frame(4))  # a long run with no delimiter
+    assert raw.ack(4) is not None
+    assert any(isinstance(m, p.ErrorReport) and m.code == p.ErrorCode.TOO_LONG for m in raw.messages)
+
+
+def test_bad_commands_are_answered_with_an_error_status(device, raw):
+    raw.send(p.SetPits(14).frame(1))
+    assert raw.ack(1).status == p.Status.OK
+    raw.send(p.SetLeds((OFF,) * 13).frame(2))  # 13 LEDs for 14 pits
+    assert raw.ack(2).status == p.Status.BAD_VALUE
+    raw.send(p.encode_frame(p.MessageType.SET_LED, 3, bytes((0, 9, 1, 2, 3))))  # mode 9
+    assert raw.ack(3).status == p.Status.BAD_VALUE
+    raw.send(p.encode_frame(p.MessageType.SET_PITS, 4, bytes((0,))))
+    assert raw.ack(4).status == p.Status.BAD_VALUE
+    raw.send(p.encode_frame(p.MessageType.PING, 5, b"x"))
+    assert raw.ack(5).status == p.Status.BAD_LENGTH
+    raw.send(p.encode_frame(0x42, 6))
+    assert raw.ack(6).status == p.Status.UNKNOWN_TYPE
+    raw.send(p.encode_frame(p.MessageType.HELLO, 7, b""))
+    assert raw.ack(7).status == p.Status.BAD_LENGTH
+
+
+def show(rec: Recorder, device, colour: tuple[int, int, int]) -> list[tuple[int, int, int]]:
+    """Light every pit in ``colour`` through the bridge and see it on the LEDs."""
+    colours = [colour] * 14
+    rec.bridge.set_leds(frame_of(colours))
+    assert device.wait_shown(lambda s: list(s) == colours) is not None
+    return colours
+
+
+def test_bridge_restores_the_leds_after_a_device_reset(device):
+    with Recorder(device.port) as rec:
+        colours = show(rec, device, (0, 90, 0))
+        reset_at, reset_wall = time.monotonic(), time.time()
+        device.reset()  # the device forgets its pit count and LEDs
+        assert device.wait_shown(lambda s: list(s) == colours, since=reset_at) is not None, (
+            device.shown(), [s.message for s in rec.statuses], rec.bridge.status)
+        assert wait_until(lambda: "restarted" in " ".join(s.message for s in rec.statuses))
+        assert rec.bridge.status.connected
+        pit_counts = {len(raw) for raw in rec.raw_after(reset_wall + 0.3, 3)}
+        assert pit_counts == {14}, "the pit count was not restored after the reset"
+
+
+def test_unplug_and_replug_through_the_bridge(device):
+    with Recorder(device.port) as rec:
+        show(rec, device, (5, 6, 7))
+        device.unplug()
+        assert wait_until(lambda: rec.bridge.status.state == State.DISCONNECTED), rec.bridge.status
+        rec.bridge.set_leds(frame_of([(9, 9, 9)] * 14))  # changed while unplugged: must not be lost
+        time.sleep(0.3)
+        device.replug()
+        assert wait_until(lambda: rec.bridge.status.connected, 5), rec.bridge.status
+        assert device.wait_shown(lambda s: list(s) == [(9, 9, 9)] * 14) is not None
+        device.press(Button.UNDO)
+        assert wait_until(lambda: rec.buttons == [Button.UNDO])
+        assert rec.bridge.status.reconnects >= 1
