@@ -39,7 +39,7 @@ class Device:
         """WS2812 timing outside the datasheet, as measured at the pin (firmware only)."""
         return list(self.board.errors) if isinstance(self.board, SimavrBoard) else []
 
-    def wait_shown(self, predicate: Callable[[Colours], bool], timeout: float = 3.0,
+    def wait_shown(self, predicate: Callable[[Colours], bool], timeout: float = 10.0,
                    since: float = 0.0) -> Colours | None:
         """Wait until the LEDs show a frame satisfying ``predicate`` (at the pin for the firmware;
         only frames latched after ``time.monotonic()`` = ``since``)."""

@@ -18,7 +18,7 @@ from firmware_bridge import protocol as p
 from firmware_bridge.emulator import adc_value
 
 
-def wait_until(condition, timeout: float = 3.0) -> bool:
+def wait_until(condition, timeout: float = 10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
@@ -281,7 +281,7 @@ def test_unplug_and_replug_through_the_bridge(device):
         rec.bridge.set_leds(frame_of([(9, 9, 9)] * 14))  # changed while unplugged: must not be lost
         time.sleep(0.3)
         device.replug()
-        assert wait_until(lambda: rec.bridge.status.connected, 5), rec.bridge.status
+        assert wait_until(lambda: rec.bridge.status.connected, 15), rec.bridge.status
         assert device.wait_shown(lambda s: list(s) == [(9, 9, 9)] * 14) is not None
         device.press(Button.UNDO)
         assert wait_until(lambda: rec.buttons == [Button.UNDO])
