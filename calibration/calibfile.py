@@ -1,0 +1,203 @@
+"""The calibration file: everything the reader needs to know about one board set-up.
+
+A calibration is made once per set-up (board, camera placement, lamp, seeds)
+by ``pitwatch calibrate`` and read back for every frame. It is JSON, versioned
+and validated: a malformed or mismatched file is refused with an error that
+names the field. Format (version 1)::
+
+    {"format": "pitwatch-calibration", "version": 1,
+     "board": "2x6+stores",            # board profile (calibration.profiles)
+     "variant": "kalah",               # the variant whose start position taught the seeds, or null
+     "px_per_mm": 1.5,                 # scale of the rectified top-down view
+     "corners": null,                  # 8 numbers (image x,y of the board corners) if the board has no markers
+     "hollows": {"A": {"centre": [x, y], "axes": [a, b], "angle": 0.0}, ...},   # rectified px
+     "seed": {"area": 210.0,           # rectified px covered by one lone seed
+              "white_area": 230.0},    # px of one white chip (chip boards only), else null
+     "empty": "<base64 PNG>"}          # the empty board, rectified: what "no seeds" looks like here
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .profiles import BoardProfile, UnknownBoard, board_profile
+
+FORMAT = "pitwatch-calibration"
+VERSION = 1
+
+
+class CalibrationError(ValueError):
+    """A calibration file or calibration input that cannot be used; the message names the field."""
+
+
+@dataclass(frozen=True)
+class HollowFit:
+    """Where one hollow was found in the rectified view (px), as an ellipse."""
+
+    centre: tuple[float, float]
+    axes: tuple[float, float]
+    angle: float = 0.0  # degrees
+
+    def to_json(self) -> dict[str, Any]:
+        return {"centre": [round(v, 2) for v in self.centre], "axes": [round(v, 2) for v in self.axes], "angle": round(self.angle, 2)}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A board set-up: profile, rectified scale, hollows found, what one seed looks like, the empty board."""
+
+    board: str
+    variant: str | None
+    px_per_mm: float
+    hollows: dict[str, HollowFit]
+    seed_area: float
+    white_area: float | None
+    empty: np.ndarray  # rectified empty board, uint8 BGR
+    corners: tuple[float, ...] | None = None
+
+    @property
+    def profile(self) -> BoardProfile:
+        return board_profile(self.board)
+
+    def to_json(self) -> dict[str, Any]:
+        ok, png = cv2.imencode(".png", self.empty)
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "board": self.board,
+            "variant": self.variant,
+            "px_per_mm": self.px_per_mm,
+            "corners": list(self.corners) if self.corners else None,
+            "hollows": {label: fit.to_json() for label, fit in self.hollows.items()},
+            "seed": {"area": round(self.seed_area, 2), "white_area": None if self.white_area is None else round(self.white_area, 2)},
+            "empty": base64.b64encode(png.tobytes()).decode("ascii"),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Calibration":
+        """Validate and parse; :class:`CalibrationError` names the first wrong field."""
+        if not isinstance(data, dict):
+            raise CalibrationError("calibration: expected a JSON object")
+        if data.get("format") != FORMAT:
+            raise CalibrationError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
+        if data.get("version") != VERSION:
+            raise CalibrationError(f"version: this Pitwatch reads version {VERSION}, the file is version {data.get('version')!r}")
+        board = data.get("board")
+        try:
+            profile = board_profile(board) if isinstance(board, str) else None
+        except UnknownBoard as error:
+            raise CalibrationError(f"board: {error}") from None
+        if profile is None:
+            raise CalibrationError(f"board: expected a board name, got {board!r}")
+        variant = data.get("variant")
+        if variant is not None and not isinstance(variant, str):
+            raise CalibrationError(f"variant: expected a variant name or null, got {variant!r}")
+        px_per_mm = _number(data.get("px_per_mm"), "px_per_mm", 0.3, 10.0)
+        corners = data.get("corners")
+        if corners is not None:
+            if not isinstance(corners, list) or len(corners) != 8:
+                raise CalibrationError("corners: expected null or 8 numbers (x,y of near-left, near-right, far-right, far-left)")
+            corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
+        hollows = _hollows(data.get("hollows"), profile, px_per_mm)
+        seed = data.get("seed")
+        if not isinstance(seed, dict):
+            raise CalibrationError("seed: expected an object with 'area' and 'white_area'")
+        seed_area = _number(seed.get("area"), "seed.area", 1.0, 1e5)
+        white_area = seed.get("white_area")
+        if white_area is not None:
+            white_area = _number(white_area, "seed.white_area", 1.0, 1e5)
+        if profile.chips and white_area is None:
+            raise CalibrationError(f"seed.white_area: a {profile.name} board has white chips; the file gives no white chip size")
+        empty = _image(data.get("empty"), profile, px_per_mm)
+        return cls(profile.name, variant, px_per_mm, hollows, seed_area, white_area, empty, corners)
+
+
+def _number(value: Any, field: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise CalibrationError(f"{field}: expected a number, got {value!r}")
+    if not low <= value <= high:
+        raise CalibrationError(f"{field}: {value} is outside {low}..{high}")
+    return float(value)
+
+
+def _pair(value: Any, field: str) -> tuple[float, float]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise CalibrationError(f"{field}: expected two numbers, got {value!r}")
+    return (_number(value[0], f"{field}[0]", -1e5, 1e5), _number(value[1], f"{field}[1]", -1e5, 1e5))
+
+
+def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, HollowFit]:
+    if not isinstance(data, dict):
+        raise CalibrationError("hollows: expected an object mapping pit labels to ellipses")
+    labels = set(profile.layout.labels)
+    unknown = sorted(set(data) - labels)
+    if unknown:
+        raise CalibrationError(f"hollows: {', '.join(unknown)} are not pits of a {profile.name} board")
+    missing = [label for label in profile.layout.labels if label not in data]
+    if missing:
+        raise CalibrationError(f"hollows: no ellipse for pit(s) {', '.join(missing)}")
+    width, height = profile.size[0] * px_per_mm, profile.size[1] * px_per_mm
+    fits = {}
+    for label in profile.layout.labels:
+        item = data[label]
+        where = f"hollows.{label}"
+        if not isinstance(item, dict):
+            raise CalibrationError(f"{where}: expected an object with centre, axes, angle")
+        centre = _pair(item.get("centre"), f"{where}.centre")
+        if not (0 <= centre[0] <= width and 0 <= centre[1] <= height):
+            raise CalibrationError(f"{where}.centre: {list(centre)} lies outside the {width:.0f}x{height:.0f} px board")
+        axes = _pair(item.get("axes"), f"{where}.axes")
+        if min(axes) <= 0:
+            raise CalibrationError(f"{where}.axes: both semi-axes must be positive, got {list(axes)}")
+        fits[label] = HollowFit(centre, axes, _number(item.get("angle", 0.0), f"{where}.angle", -360, 360))
+    return fits
+
+
+def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:
+    if not isinstance(data, str):
+        raise CalibrationError("empty: expected the rectified empty board as a base64 PNG string")
+    try:
+        raw = np.frombuffer(base64.b64decode(data, validate=True), np.uint8)
+    except (ValueError, TypeError):
+        raise CalibrationError("empty: not valid base64") from None
+    image = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
+    if image is None:
+        raise CalibrationError("empty: not a PNG image")
+    expected = (int(round(profile.size[1] * px_per_mm)), int(round(profile.size[0] * px_per_mm)))
+    if image.shape[:2] != expected:
+        raise CalibrationError(f"empty: image is {image.shape[1]}x{image.shape[0]} px, a {profile.name} board at {px_per_mm} px/mm needs {expected[1]}x{expected[0]}")
+    return image
+
+
+def save_calibration(calibration: Calibration, path: str | Path) -> None:
+    """Write ``calibration`` as JSON (atomically: a crash never leaves half a file)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(calibration.to_json(), indent=1))
+    tmp.replace(path)
+
+
+def load_calibration(path: str | Path) -> Calibration:
+    """Read and validate a calibration file; :class:`CalibrationError` says what is wrong and where."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise CalibrationError(f"{path}: cannot read calibration file ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise CalibrationError(f"{path}: not a calibration file (not JSON text)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise CalibrationError(f"{path}: not JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    try:
+        return Calibration.from_json(data)
+    except CalibrationError as error:
+        raise CalibrationError(f"{path}: {error}") from None

@@ -1,0 +1,125 @@
+"""The vision subcommands of ``pitwatch``: ``calibrate``, ``read`` and ``markers``.
+
+``add_vision_commands(subparsers)`` registers them; each sets ``func`` to a
+handler taking the parsed arguments and returning the exit code (0, or 2
+after a one-line error on stderr for bad input: a missing file, a board not
+found, a malformed calibration). ``pitwatch.cli`` runs ``sys.exit(args.func(args))``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from calibration.calibfile import load_calibration, save_calibration
+from calibration.calibrate import calibrate
+from calibration.markersheet import render_marker_sheet
+from vision.camera import first_frame, open_source
+from vision.markers import parse_corners
+from vision.reader import BoardReader, FrameResult
+
+# Bad input: CalibrationError, SourceError and UnknownBoard are ValueErrors; OSError for files.
+USER_ERRORS = (ValueError, OSError)
+
+
+def add_vision_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``calibrate``, ``read`` and ``markers`` on a ``pitwatch`` subparsers object."""
+    cal = subparsers.add_parser("calibrate", help="learn a board set-up from an empty board and the start position",
+                                description="Find the hollows on the empty board and learn what a seed looks like from the start position.")
+    cal.add_argument("--variant", required=True, help="variant (kalah, oware, pass-it-on, ...) or board (2x6+stores, 4x8, ...)")
+    cal.add_argument("--empty", required=True, help="picture (or camera source) of the empty board")
+    cal.add_argument("--start", required=True, help="picture (or camera source) of the variant's start position")
+    cal.add_argument("--corners", help="board without markers: x,y of the near-left, near-right, far-right, far-left corners")
+    cal.add_argument("-o", "--output", required=True, help="calibration file to write (JSON)")
+    cal.set_defaults(func=_guarded("calibrate", _calibrate))
+
+    read = subparsers.add_parser("read", help="read every pit of pictures of a calibrated board")
+    read.add_argument("--calibration", required=True, help="calibration file from `pitwatch calibrate`")
+    read.add_argument("images", nargs="+", metavar="IMAGE", help="pictures, folders of pictures, videos or camera sources")
+    read.add_argument("--json", action="store_true", help="print one JSON object per picture")
+    read.set_defaults(func=_guarded("read", _read))
+
+    markers = subparsers.add_parser("markers", help="print the four board markers at true size")
+    markers.add_argument("-o", "--output", required=True, help="sheet.png or sheet.pdf")
+    markers.set_defaults(func=_guarded("markers", _markers))
+
+
+def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except USER_ERRORS as error:
+            print(f"pitwatch {name}: error: {error}", file=sys.stderr)
+            return 2
+    return run
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    corners = parse_corners(args.corners) if args.corners else None
+    calibration = calibrate(args.variant, first_frame(args.empty), first_frame(args.start), corners)
+    save_calibration(calibration, args.output)
+    print(f"calibrated a {calibration.board} board: {len(calibration.hollows)} pits, "
+          f"one seed = {calibration.seed_area:.0f} px; written to {args.output}")
+    return 0
+
+
+def _frames(spec: str) -> Iterator[tuple[str, np.ndarray | None, str]]:
+    """(name, picture or None, status) for every picture a source gives (one for a live camera)."""
+    source = open_source(spec)
+    try:
+        for frame in source:
+            yield frame.origin or f"{spec}#{frame.index}", frame.image, frame.status
+            if source.live:
+                break
+    finally:
+        source.close()
+
+
+def pit_summary(result: FrameResult) -> dict[str, Any]:
+    """Per pit: most likely count, its probability, and the white/yellow split where it applies."""
+    pits: dict[str, Any] = {}
+    for label, pit in result.reading.pits.items():
+        if pit is None:
+            pits[label] = None
+            continue
+        count = pit.most_likely
+        item: dict[str, Any] = {"count": count, "p": round(pit.counts[count], 4), "set95": pit.credible_set(0.95)}
+        if pit.white is not None:
+            white = min(pit.most_likely_white or 0, count)
+            item.update(white=white, yellow=count - white, p_white=round(pit.white_probability(white), 4))
+        pits[label] = item
+    return pits
+
+
+def _read(args: argparse.Namespace) -> int:
+    reader = BoardReader(load_calibration(args.calibration))
+    for spec in args.images:
+        for name, image, status in _frames(spec):
+            if image is None:
+                record: dict[str, Any] = {"image": name, "status": {"board_found": False, "message": status}, "pits": None}
+            else:
+                result = reader.read(image)
+                record = {"image": name, "status": result.status.to_json(), "pits": pit_summary(result)}
+            print(json.dumps(record) if args.json else _text(record))
+    return 0
+
+
+def _text(record: dict[str, Any]) -> str:
+    lines = [f"{record['image']}: {record['status']['message']}"]
+    for label, pit in (record["pits"] or {}).items():
+        if pit is None:
+            lines.append(f"  {label}: unseen")
+        else:
+            colours = f" ({pit['white']} white, {pit['yellow']} yellow)" if "white" in pit else ""
+            lines.append(f"  {label}: {pit['count']}{colours}  p={pit['p']:.2f}")
+    return "\n".join(lines)
+
+
+def _markers(args: argparse.Namespace) -> int:
+    path = render_marker_sheet(args.output)
+    print(f"marker sheet written to {path}; print at actual size and check the 100 mm ruler")
+    return 0

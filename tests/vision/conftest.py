@@ -1,0 +1,39 @@
+"""Shared fixtures for the vision tests: rendered, calibrated board set-ups.
+
+Rendering and calibrating cost about a second per set-up, so each set-up is
+made once per test process (an in-memory cache: parallel-safe).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+from calibration.calibfile import Calibration
+from calibration.calibrate import calibrate
+from calibration.profiles import board_profile, start_counts
+from vision.render import Scene, random_scene, random_shot, render
+
+
+@functools.lru_cache(maxsize=None)
+def calibrated(board: str, seed: int = 7, kind: str | None = None) -> tuple[Scene, Calibration]:
+    """A random set-up of ``board`` and its calibration from an easy empty and start frame."""
+    rng = np.random.default_rng([seed, len(board)])
+    scene = random_scene(board, rng, kind)
+    empty = render(scene, {h.label: 0 for h in board_profile(board).hollows}, None, random_shot(rng, hard=False, hand=False))
+    counts, white = start_counts(board)
+    start = render(scene, counts, white, random_shot(rng, hard=False, hand=False))
+    return scene, calibrate(board, empty.image, start.image)
+
+
+@pytest.fixture(scope="session")
+def kalah_setup() -> tuple[Scene, Calibration]:
+    return calibrated("kalah")
+
+
+@pytest.fixture(scope="session")
+def setup_of():
+    """``setup_of(board, seed=7, kind=None)`` -> (scene, calibration), cached."""
+    return calibrated

@@ -1,0 +1,64 @@
+"""The calibration file: versioned, validated, and every error names its field."""
+
+import json
+
+import pytest
+
+from calibration.calibfile import CalibrationError, load_calibration, save_calibration
+
+
+@pytest.fixture()
+def saved(tmp_path, kalah_setup):
+    path = tmp_path / "board.json"
+    save_calibration(kalah_setup[1], path)
+    return path
+
+
+def test_round_trip_keeps_everything(saved, kalah_setup):
+    loaded = load_calibration(saved)
+    original = kalah_setup[1]
+    assert loaded.board == "2x6+stores" and loaded.variant == "kalah"
+    assert loaded.hollows.keys() == original.hollows.keys()
+    assert abs(loaded.seed_area - original.seed_area) < 0.01
+    assert (loaded.empty == original.empty).all()
+
+
+def _broken(saved, change):
+    data = json.loads(saved.read_text())
+    change(data)
+    saved.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError) as error:
+        load_calibration(saved)
+    return str(error.value)
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda d: d.update(version=99), "version"),
+    (lambda d: d.update(format="other"), "format"),
+    (lambda d: d.update(board="3x7"), "board"),
+    (lambda d: d.update(px_per_mm="big"), "px_per_mm"),
+    (lambda d: d["hollows"].pop("C"), "hollows: no ellipse for pit(s) C"),
+    (lambda d: d["hollows"].update(Z=d["hollows"]["A"]), "hollows: Z"),
+    (lambda d: d["hollows"]["B"].update(axes=[3, -1]), "hollows.B.axes"),
+    (lambda d: d["hollows"]["B"].update(centre=[1e4, 5]), "hollows.B.centre"),
+    (lambda d: d["seed"].update(area=None), "seed.area"),
+    (lambda d: d.update(empty="not base64!"), "empty"),
+    (lambda d: d.update(corners=[1, 2, 3]), "corners"),
+    (lambda d: d.update(board="2x8+stores"), "hollows: no ellipse for pit(s) G, H"),  # file of another board
+])
+def test_malformed_file_names_the_field(saved, change, field):
+    message = _broken(saved, change)
+    assert field in message and str(saved) in message
+
+
+def test_not_json_and_missing_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{oops")
+    with pytest.raises(CalibrationError, match="not JSON"):
+        load_calibration(bad)
+    with pytest.raises(CalibrationError, match="cannot read"):
+        load_calibration(tmp_path / "missing.json")
+    binary = tmp_path / "image.json"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    with pytest.raises(CalibrationError, match="not a calibration file"):
+        load_calibration(binary)

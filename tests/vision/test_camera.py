@@ -1,0 +1,67 @@
+"""Camera sources: folders, single images, videos, devices that are not there, the synthetic board."""
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.camera import SourceError, first_frame, open_source
+
+
+def _write(path, value):
+    image = np.full((48, 64, 3), value, np.uint8)
+    image[10:20, 10:30] = 255 - value
+    cv2.imwrite(str(path), image)
+
+
+def test_folder_gives_its_images_in_name_order_with_statuses(tmp_path):
+    _write(tmp_path / "b.png", 120)
+    _write(tmp_path / "a.jpg", 90)
+    (tmp_path / "c.png").write_bytes(b"not an image")
+    cv2.imwrite(str(tmp_path / "d.png"), np.zeros((48, 64, 3), np.uint8))
+    (tmp_path / "notes.txt").write_text("ignored")
+    frames = list(open_source(str(tmp_path)))
+    assert [f.origin.rsplit("/", 1)[-1] for f in frames] == ["a.jpg", "b.png", "c.png", "d.png"]
+    assert [f.status for f in frames][:2] == ["ok", "ok"] and frames[0].ok
+    assert frames[2].image is None and "cannot read image" in frames[2].status
+    assert frames[3].image is None and frames[3].status == "black frame"
+
+
+def test_video_file_plays_then_ends(tmp_path):
+    path = tmp_path / "clip.avi"
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for k in range(3):
+        writer.write(np.full((48, 64, 3), 60 + 40 * k, np.uint8))
+    writer.release()
+    source = open_source(str(path))
+    frames = list(source)
+    assert sum(f.ok for f in frames) == 3 and frames[-1].status == "end of video"
+    source.close()
+    assert source.read().status == "closed"
+
+
+def test_missing_device_reports_camera_lost_without_raising():
+    source = open_source("97")
+    frames = [source.read() for _ in range(3)]
+    assert all(f.image is None and "camera lost" in f.status for f in frames)
+    source.close()
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("/no/such/thing.jpg", "no such file"),
+    ("synthetic:", "expected synthetic:VARIANT"),
+    ("synthetic:chess", "unknown variant or board"),
+    ("synthetic:kalah:x", "not a whole number"),
+])
+def test_bad_specs_are_named(spec, message):
+    with pytest.raises(SourceError, match=message):
+        open_source(spec)
+
+
+def test_empty_folder_and_first_frame(tmp_path):
+    with pytest.raises(SourceError, match="holds no images"):
+        open_source(str(tmp_path))
+    _write(tmp_path / "x.png", 100)
+    assert first_frame(str(tmp_path / "x.png")).shape == (48, 64, 3)
+    cv2.imwrite(str(tmp_path / "y.png"), np.zeros((8, 8, 3), np.uint8))
+    with pytest.raises(SourceError, match="black frame"):
+        first_frame(str(tmp_path / "y.png"))

@@ -1,0 +1,93 @@
+"""The vision subcommands, run in-process through argparse as ``pitwatch`` runs them."""
+
+import argparse
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.profiles import start_counts
+from pitwatch.vision_commands import add_vision_commands
+from vision.synthetic import SyntheticCamera
+
+
+def run(*argv):
+    parser = argparse.ArgumentParser(prog="pitwatch")
+    add_vision_commands(parser.add_subparsers())
+    args = parser.parse_args([str(a) for a in argv])
+    return args.func(args)
+
+
+@pytest.fixture(scope="module")
+def pictures(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("pictures")
+    camera = SyntheticCamera("2x5+outboxes", lambda: ({}, None), rng_seed=5)
+    cv2.imwrite(str(folder / "empty.png"), camera.frame_of({}))
+    counts, white = start_counts("2x5+outboxes")
+    cv2.imwrite(str(folder / "start.png"), camera.frame_of(counts, white))
+    game = dict(counts, A=0, B=4, C=4, D=4, N=1)
+    game_white = dict(white, A=0, N=1)
+    cv2.imwrite(str(folder / "game.jpg"), camera.frame_of(game, game_white))
+    return folder, game, game_white
+
+
+def test_calibrate_then_read_json(pictures, tmp_path, capsys):
+    folder, game, game_white = pictures
+    board = tmp_path / "board.json"
+    assert run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board) == 0
+    assert json.loads(board.read_text())["version"] == 1
+    capsys.readouterr()
+    assert run("read", "--calibration", board, folder / "game.jpg", folder / "empty.png", "--json") == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    first = json.loads(lines[0])
+    assert first["status"]["board_found"] and first["status"]["markers_seen"] == [0, 1, 2, 3]
+    assert {label: pit["count"] for label, pit in first["pits"].items()} == game
+    assert first["pits"]["N"]["white"] == 1 and first["pits"]["N"]["yellow"] == 0
+    assert first["pits"]["B"]["yellow"] == 4 and 0 < first["pits"]["B"]["p"] <= 1
+    assert all(pit["count"] == 0 for pit in json.loads(lines[1])["pits"].values())
+
+
+def test_read_plain_text(pictures, tmp_path, capsys):
+    folder, _, _ = pictures
+    board = tmp_path / "board.json"
+    run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board)
+    capsys.readouterr()
+    assert run("read", "--calibration", board, folder / "game.jpg") == 0
+    out = capsys.readouterr().out
+    assert "game.jpg: ok" in out and "B: 4 (0 white, 4 yellow)" in out
+
+
+def test_markers_png_and_pdf(tmp_path, capsys):
+    assert run("markers", "-o", tmp_path / "sheet.png") == 0
+    png = (tmp_path / "sheet.png").read_bytes()
+    assert b"pHYs" in png[:100]  # true size: 300 dpi recorded in the file
+    image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert image.shape == (3508, 2480)
+    found = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)).detectMarkers(image)[1]
+    assert sorted(found.ravel()) == [0, 1, 2, 3]
+    assert run("markers", "-o", tmp_path / "sheet.pdf") == 0
+    pdf = (tmp_path / "sheet.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF") and b"/MediaBox [0 0 595.276 841.890]" in pdf
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["markers", "-o", "sheet.svg"], "written as .png or .pdf"),
+    (["calibrate", "--variant", "chess", "--empty", "x.png", "--start", "y.png", "-o", "b.json"], "no such file"),
+    (["read", "--calibration", "missing.json", "x.png"], "cannot read calibration file"),
+])
+def test_bad_input_is_one_line_and_exit_code_2(argv, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run(*argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_calibrate_errors_name_the_problem(pictures, tmp_path, capsys):
+    folder, _, _ = pictures
+    code = run("calibrate", "--variant", "chess", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", tmp_path / "b.json")
+    assert code == 2 and "unknown variant or board 'chess'" in capsys.readouterr().err
+    code = run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png",
+               "--corners", "1,2,3", "-o", tmp_path / "b.json")
+    assert code == 2 and "expected 8 numbers" in capsys.readouterr().err
+    assert not (tmp_path / "b.json").exists()

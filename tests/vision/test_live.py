@@ -1,0 +1,48 @@
+"""Live: the synthetic camera, and a Reading only once the board is still with nothing over it."""
+
+import numpy as np
+
+from vision.camera import open_source
+from vision.live import StillnessGate
+from vision.reader import BoardReader
+from vision.synthetic import SyntheticCamera
+
+import rules
+
+
+def test_synthetic_camera_shows_the_game_and_the_gate_waits_for_stillness():
+    variant = rules.variant("kalah")
+    position = {"now": variant.start()}
+    camera = SyntheticCamera("kalah", lambda: position["now"], rng_seed=2)
+    reader = BoardReader(camera.calibration())
+    gate = StillnessGate(still_frames=3)
+
+    emitted = [gate.update(reader.read(camera.read().image)) for _ in range(4)]
+    assert emitted[:2] == [None, None] and emitted[3] is None  # once, after 3 still frames
+    first = emitted[2]
+    assert first is not None and first.most_likely_counts() == dict(zip(variant.layout.labels, position["now"].pits))
+    assert gate.state.state == "still"
+
+    camera.hand = True
+    assert gate.update(reader.read(camera.read().image)) is None and gate.state.state in ("hand", "moving")
+    camera.hand = False
+    position["now"], _ = variant.play(position["now"], variant.legal_moves(position["now"])[2])
+    readings = [gate.update(reader.read(camera.read().image)) for _ in range(4)]
+    after = [r for r in readings if r is not None]
+    assert len(after) == 1
+    assert after[0].most_likely_counts() == dict(zip(variant.layout.labels, position["now"].pits))
+
+
+def test_gate_resets_on_lost_board_and_refuses_bad_settings():
+    camera = open_source("synthetic:2x6:1")
+    reader = BoardReader(camera.calibration())
+    gate = StillnessGate(still_frames=2)
+    gate.update(reader.read(camera.read().image))
+    assert gate.update(reader.read(np.zeros((720, 1280, 3), np.uint8))) is None
+    assert gate.state.state == "no board"
+    try:
+        StillnessGate(still_frames=0)
+    except ValueError as error:
+        assert "still_frames" in str(error)
+    else:
+        raise AssertionError("still_frames=0 must be refused")

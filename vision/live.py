@@ -1,0 +1,105 @@
+"""Live readings: only a board that has been still, with nothing over it, is read.
+
+A move on a real board takes a few seconds of hands and seeds in motion; a
+reading taken then is noise. :class:`StillnessGate` watches the stream of
+:class:`~vision.reader.FrameResult` objects: any motion on the rectified
+board, a hand, or a lost board resets it; after ``still_frames`` quiet
+frames in a row it emits one Reading (the mean of those frames' per-pit
+probabilities), and then stays silent until the board moves again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from rules.reading import PitReading, Reading
+
+from .reader import FrameResult
+
+
+@dataclass(frozen=True)
+class GateState:
+    """Where the gate is: "moving", "hand", "no board", "settling" or "still" (reading sent)."""
+
+    state: str
+    quiet_frames: int
+    motion: float
+
+
+class StillnessGate:
+    """Emits a Reading once the board has been still for ``still_frames`` frames.
+
+    Motion is the fraction of the (downsized, brightness-normalised) rectified
+    board that changed by more than ``CHANGE`` since the previous frame; above
+    ``motion_threshold`` the board is moving. Normalising first keeps a light
+    flickering over the whole board from counting as motion, while one seed
+    dropped into a pit still does.
+    """
+
+    CHANGE = 0.08
+
+    def __init__(self, still_frames: int = 5, motion_threshold: float = 0.002) -> None:
+        if still_frames < 1:
+            raise ValueError(f"still_frames must be at least 1, not {still_frames}")
+        self.still_frames = still_frames
+        self.motion_threshold = motion_threshold
+        self._previous: np.ndarray | None = None
+        self._quiet: list[Reading] = []
+        self._sent = False
+        self.state = GateState("no board", 0, 0.0)
+
+    def update(self, result: FrameResult) -> Reading | None:
+        """Feed one frame's result; returns a Reading when the board has just become still."""
+        if not result.status.board_found or result.board is None:
+            return self._reset("no board", 0.0)
+        small = cv2.resize(cv2.cvtColor(result.board, cv2.COLOR_BGR2GRAY), None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), 1.0)
+        small = small / max(float(small.mean()), 1e-3)
+        motion = 0.0
+        if self._previous is not None and self._previous.shape == small.shape:
+            motion = float(np.count_nonzero(cv2.absdiff(small, self._previous) > self.CHANGE)) / small.size
+        self._previous = small
+        if result.status.hand or result.status.pits_unseen:
+            return self._reset("hand", motion)
+        if motion > self.motion_threshold:
+            return self._reset("moving", motion)
+        if self._sent:
+            self.state = GateState("still", len(self._quiet), motion)
+            return None
+        self._quiet.append(result.reading)
+        if len(self._quiet) < self.still_frames:
+            self.state = GateState("settling", len(self._quiet), motion)
+            return None
+        self._sent = True
+        self.state = GateState("still", len(self._quiet), motion)
+        return mean_reading(self._quiet)
+
+    def _reset(self, state: str, motion: float) -> None:
+        self._quiet = []
+        self._sent = False
+        self.state = GateState(state, 0, motion)
+        return None
+
+
+def mean_reading(readings: list[Reading]) -> Reading:
+    """Average per-pit probabilities over frames (a pit unseen in any frame stays unseen)."""
+    last = readings[-1]
+    pits: dict[str, PitReading | None] = {}
+    for label in last.pits:
+        seen = [r.pits.get(label) for r in readings]
+        if any(p is None for p in seen):
+            pits[label] = None
+            continue
+        pits[label] = PitReading(_mean([p.counts for p in seen]), None if seen[0].white is None else _mean([p.white for p in seen]))
+    return Reading(pits, last.source, last.time, last.status, {"frames": len(readings)})
+
+
+def _mean(distributions: list[tuple[float, ...]]) -> tuple[float, ...]:
+    size = max(len(d) for d in distributions)
+    total = np.zeros(size)
+    for d in distributions:
+        total[:len(d)] += d
+    return tuple((total / total.sum()).tolist())

@@ -1,0 +1,96 @@
+"""Finding the hollows of an empty board in its rectified view.
+
+A hollow is not a drawn circle: it is a bowl, darker where it is deep, lit on
+one side and shaded on the other. On the empty board it is the region that
+departs from the bare wood around it. The profile says roughly where each
+hollow of the layout should be; here each one is looked for in a window
+around that place and measured as an ellipse, so a board whose hollows sit a
+little differently (or markers stuck a little off) still calibrates, and a
+board that is not the one named is refused instead of guessed.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from calibration.calibfile import CalibrationError, HollowFit
+from calibration.profiles import BoardProfile
+
+SEARCH = 1.7  # search window, in nominal semi-axes
+
+
+def hollow_mask(shape: tuple[int, int], fit: HollowFit, scale: float = 1.0) -> np.ndarray:
+    """A uint8 mask (255 inside) of a hollow's ellipse, optionally grown or shrunk by ``scale``."""
+    mask = np.zeros(shape, np.uint8)
+    centre = (int(round(fit.centre[0])), int(round(fit.centre[1])))
+    axes = (max(1, int(round(fit.axes[0] * scale))), max(1, int(round(fit.axes[1] * scale))))
+    cv2.ellipse(mask, centre, axes, fit.angle, 0, 360, 255, -1)
+    return mask
+
+
+def nominal_hollows(profile: BoardProfile, px_per_mm: float) -> dict[str, HollowFit]:
+    """Where the profile puts every hollow, in rectified px."""
+    return {
+        h.label: HollowFit((h.centre[0] * px_per_mm, h.centre[1] * px_per_mm), (h.axes[0] * px_per_mm, h.axes[1] * px_per_mm))
+        for h in profile.hollows
+    }
+
+
+def find_hollows(empty: np.ndarray, profile: BoardProfile, px_per_mm: float) -> dict[str, HollowFit]:
+    """Measure every hollow of ``profile`` on the rectified empty board (BGR uint8 or float).
+
+    Raises :class:`CalibrationError` naming the pits that cannot be found.
+    """
+    gray = cv2.cvtColor(np.asarray(empty, np.float32), cv2.COLOR_BGR2GRAY)
+    gray = cv2.GaussianBlur(gray, (0, 0), 1.5)
+    fits: dict[str, HollowFit] = {}
+    problems: list[str] = []
+    for label, nominal in nominal_hollows(profile, px_per_mm).items():
+        fit = _measure(gray, nominal)
+        if fit is None:
+            problems.append(label)
+        else:
+            fits[label] = fit
+    if problems:
+        raise CalibrationError(
+            f"empty board: no hollow found for pit(s) {', '.join(problems)} where a {profile.name} board has them; "
+            "check the variant, the markers' placement and that the board is empty and fully in view"
+        )
+    return fits
+
+
+def _rim_template(a: float, b: float) -> np.ndarray:
+    """A thin elliptic band of the profile's size, zero-mean: it answers where the rim of a
+    bowl (the sharp change of slope all round its edge) lies under it."""
+    half_w, half_h = int(np.ceil(a * 1.2)), int(np.ceil(b * 1.2))
+    yy, xx = np.mgrid[-half_h:half_h + 1, -half_w:half_w + 1].astype(np.float32)
+    r = np.sqrt((xx / a) ** 2 + (yy / b) ** 2)
+    band = np.abs(r - 1.0) < 2.5 / min(a, b)
+    template = band.astype(np.float32)
+    return template - template.mean()
+
+
+def _measure(gray: np.ndarray, nominal: HollowFit) -> HollowFit | None:
+    """The bowl near ``nominal``: where an ellipse of the profile's size best lies along
+    a rim. Inside a bowl the light varies (its lit side can match the wood), but its rim
+    is a sharp change of slope all round, so the outline is matched whole."""
+    (cx, cy), (a, b) = nominal.centre, nominal.axes
+    h, w = gray.shape
+    x0, x1 = max(0, int(cx - a * SEARCH)), min(w, int(cx + a * SEARCH) + 1)
+    y0, y1 = max(0, int(cy - b * SEARCH)), min(h, int(cy + b * SEARCH) + 1)
+    window = gray[y0:y1, x0:x1]
+    template = _rim_template(a, b)
+    if window.shape[0] < template.shape[0] or window.shape[1] < template.shape[1]:
+        return None
+    gx = cv2.Sobel(window, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(window, cv2.CV_32F, 0, 1, ksize=3)
+    edges = cv2.magnitude(gx, gy)
+    edges = np.minimum(edges / (np.median(edges) + 1e-4), 10.0)
+    score = cv2.matchTemplate(edges, template, cv2.TM_CCORR)
+    _, best, _, (bx, by) = cv2.minMaxLoc(score)
+    centre = (x0 + bx + template.shape[1] // 2, y0 + by + template.shape[0] // 2)
+    rim = float(best) / float((template > 0).sum())  # how much stronger the edges are on the rim
+    if rim < 0.8 or np.hypot(centre[0] - cx, centre[1] - cy) > 0.45 * min(a, b):
+        return None  # no rim of the right size here
+    return HollowFit((float(centre[0]), float(centre[1])), (a, b), 0.0)

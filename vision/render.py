@@ -1,0 +1,490 @@
+"""A realistic renderer of mancala boards, so the reader can be measured against truth.
+
+Real photographs of counted boards barely exist, so every test and benchmark
+of the reader runs on images made here, each with its true counts. The
+renderer is meant to be hard: a wooden board with bowl-shaped hollows shaded
+by a lamp, seeds of several kinds that touch and pile up and cast shadows,
+an oblique camera with lens distortion, uneven coloured light, a hand over
+part of the board, motion blur, sensor noise and JPEG artefacts.
+
+Two levels of randomness: a :class:`Scene` is a set-up (board, seeds, lamp,
+camera) that stays while a game is played and is calibrated once; a
+:class:`Shot` is what changes from frame to frame (light drift, a nudged
+board, blur, noise, a hand). Everything comes from a seeded numpy
+``Generator``: the same seed gives the same image.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import cv2
+import numpy as np
+
+from calibration.profiles import MARKER_MM, MARKER_QUIET_MM, BoardProfile, board_profile
+
+from .markers import marker_image
+
+TEXTURE_PX_PER_MM = 3.0
+SEED_KINDS = ("bean", "glass", "pebble")
+FRAME_SIZE = (1280, 720)
+
+# Seed looks: semi-axes in mm and base colours (BGR, 0..1).
+_SEED_AXES = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "chip": (6.0, 6.0)}
+_GLASS_COLOURS = ((0.75, 0.35, 0.15), (0.25, 0.6, 0.2), (0.15, 0.45, 0.8), (0.7, 0.7, 0.65), (0.35, 0.2, 0.6))
+_CHIP_COLOURS = {"yellow": (0.15, 0.78, 0.92), "white": (0.9, 0.9, 0.88)}
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A set-up that stays for a whole game: board, seeds, lamp and camera."""
+
+    board: str  # profile name
+    seed_kind: str  # "bean", "glass", "pebble" or "chip"
+    wood: tuple[float, float, float]  # BGR albedo of the board
+    table: tuple[float, float, float]
+    lamp_azimuth: float  # radians, direction the light comes from (0 = from South's right)
+    lamp_elevation: float
+    tilt: float  # camera angle from the vertical, radians
+    focal: float  # px
+    fill: float  # fraction of the frame width the board spans
+    yaw: float  # camera turn about the vertical, radians
+    k1: float  # radial lens distortion
+    grain_seed: int
+
+    @property
+    def profile(self) -> BoardProfile:
+        return board_profile(self.board)
+
+
+@dataclass(frozen=True)
+class Shot:
+    """What changes between frames of one scene."""
+
+    gain: float = 1.0
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    gradient: tuple[float, float] = (0.0, 0.0)  # light change per frame width / height
+    nudge: tuple[float, float, float] = (0.0, 0.0, 0.0)  # board moved: dx mm, dy mm, turn radians
+    blur: float = 0.0  # motion blur length in px
+    blur_angle: float = 0.0
+    noise: float = 0.0  # sensor noise sigma (0..255 scale)
+    jpeg: int = 0  # JPEG quality; 0 = no compression
+    hand: bool = False
+    seed: int = 0  # randomness of seed placement, the hand's pose and the noise
+
+
+@dataclass
+class Rendered:
+    """A rendered frame with its truth."""
+
+    image: np.ndarray  # BGR uint8
+    counts: dict[str, int]
+    white: dict[str, int] | None
+    covered: frozenset[str]  # pits a hand hides (more than a sliver)
+    scene: Scene
+
+
+def random_scene(board: str, rng: np.random.Generator, seed_kind: str | None = None) -> Scene:
+    """A plausible set-up: any wood, any lamp, a camera from South's side, 15 to 40 degrees oblique."""
+    profile = board_profile(board)
+    kind = seed_kind or ("chip" if profile.chips else str(rng.choice(SEED_KINDS)))
+    wood = tuple(float(c) for c in rng.uniform((0.18, 0.33, 0.45), (0.42, 0.58, 0.78)))
+    table = tuple(float(c) for c in rng.uniform(0.15, 0.8, 3))
+    return Scene(
+        board=profile.name, seed_kind=kind, wood=wood, table=table,  # type: ignore[arg-type]
+        lamp_azimuth=float(rng.uniform(0, 2 * math.pi)), lamp_elevation=float(rng.uniform(0.75, 1.25)),
+        tilt=float(rng.uniform(0.26, 0.7)), focal=float(rng.uniform(850, 1150)), fill=float(rng.uniform(0.72, 0.9)),
+        yaw=float(rng.uniform(-0.06, 0.06)), k1=float(rng.uniform(-0.12, 0.04)), grain_seed=int(rng.integers(1 << 30)),
+    )
+
+
+def random_shot(rng: np.random.Generator, hard: bool = True, hand: bool | None = None) -> Shot:
+    """Frame-to-frame conditions; ``hard`` adds blur, heavy noise, strong gradients and JPEG."""
+    level = 1.0 if hard else 0.35
+    return Shot(
+        gain=float(rng.uniform(1 - 0.35 * level, 1 + 0.2 * level)),
+        tint=tuple(float(t) for t in rng.uniform(1 - 0.18 * level, 1 + 0.12 * level, 3)),  # type: ignore[arg-type]
+        gradient=tuple(float(g) for g in rng.uniform(-0.45 * level, 0.45 * level, 2)),  # type: ignore[arg-type]
+        nudge=(float(rng.uniform(-12, 12) * level), float(rng.uniform(-8, 8) * level), float(rng.uniform(-0.04, 0.04) * level)),
+        blur=float(rng.uniform(0, 5.0 * level)), blur_angle=float(rng.uniform(0, math.pi)),
+        noise=float(rng.uniform(1.0, 1.0 + 7.0 * level)), jpeg=int(rng.integers(40 if hard else 70, 95)),
+        hand=bool(rng.random() < 0.3) if hand is None else hand, seed=int(rng.integers(1 << 30)),
+    )
+
+
+def random_counts(profile: BoardProfile, rng: np.random.Generator, pile: float = 1.0) -> tuple[dict[str, int], dict[str, int] | None]:
+    """Counts a game could show: mostly small heaps, some big ones (up to 20 in a pit, 40 in a store)."""
+    counts: dict[str, int] = {}
+    for hollow in profile.hollows:
+        cap = 40 if hollow.is_store else 20
+        r = rng.random()
+        if r < 0.2:
+            n = 0
+        elif r < 0.55:
+            n = int(rng.integers(1, 5))
+        elif r < 0.8 - 0.1 * (pile - 1):
+            n = int(rng.integers(5, 10))
+        elif r < 0.94:
+            n = int(rng.integers(10, 20))
+        else:
+            n = int(rng.integers(20, cap + 1))
+        counts[hollow.label] = n
+    if not profile.chips:
+        return counts, None
+    white = {label: 0 for label in counts}
+    candidates = [label for label, n in counts.items() if n > 0]
+    for label in rng.choice(candidates, size=min(2, len(candidates)), replace=True) if candidates else []:
+        if white[label] < counts[label]:
+            white[label] += 1
+    return counts, white
+
+
+# --- the board in its own plane -------------------------------------------------------------
+
+
+def _smooth_noise(shape: tuple[int, int], cells: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
+    small = rng.standard_normal((cells[1], cells[0])).astype(np.float32)
+    return cv2.resize(small, (shape[1], shape[0]), interpolation=cv2.INTER_CUBIC)
+
+
+def _lamp(scene: Scene) -> np.ndarray:
+    ce = math.cos(scene.lamp_elevation)
+    # board plane: x right, y towards South; z up out of the board
+    return np.array([ce * math.cos(scene.lamp_azimuth), ce * math.sin(scene.lamp_azimuth), math.sin(scene.lamp_elevation)])
+
+
+@functools.lru_cache(maxsize=8)
+def _empty_board(scene: Scene) -> np.ndarray:
+    """The empty board's texture (float32 BGR, 0..1): wood grain, shaded hollows, markers."""
+    profile = scene.profile
+    s = TEXTURE_PX_PER_MM
+    width, height = int(round(profile.size[0] * s)), int(round(profile.size[1] * s))
+    rng = np.random.default_rng(scene.grain_seed)
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32) / s  # mm
+    warp = _smooth_noise((height, width), (14, 5), rng) * 5.0
+    period = float(rng.uniform(4.0, 9.0))
+    grain = np.sin(2 * math.pi * (yy + warp + 0.02 * xx) / period)
+    grain = 0.06 * grain + 0.05 * _smooth_noise((height, width), (60, 20), rng) + 0.02 * rng.standard_normal((height, width)).astype(np.float32)
+    albedo = np.asarray(scene.wood, np.float32)[None, None, :] * (1 + grain[..., None])
+
+    depth = np.zeros((height, width), np.float32)
+    for hollow in profile.hollows:
+        (cx, cy), (a, b) = hollow.centre, hollow.axes
+        q = ((xx - cx) / a) ** 2 + ((yy - cy) / b) ** 2
+        bowl = (15.0 if hollow.is_store else 11.0) * np.clip(1 - q, 0, None) ** 0.8
+        depth = np.maximum(depth, bowl)
+    inside = (depth > 0).astype(np.float32)
+    albedo *= (1 - 0.12 * inside)[..., None]  # worn, darker inside the hollows
+    dzdx = cv2.Sobel(-depth, cv2.CV_32F, 1, 0, ksize=3) / (8 / s)
+    dzdy = cv2.Sobel(-depth, cv2.CV_32F, 0, 1, ksize=3) / (8 / s)
+    norm = np.sqrt(dzdx**2 + dzdy**2 + 1)
+    lx, ly, lz = _lamp(scene)
+    diffuse = np.clip((-dzdx * lx - dzdy * ly + lz) / norm, 0, None)
+    occlusion = 1 - 0.35 * depth / 15.0
+    shade = (0.3 + 0.75 * diffuse / max(lz, 0.2)) * occlusion
+    shade = np.minimum(shade, 1.3)
+    board = albedo * shade[..., None]
+
+    paper = np.float32(0.93)
+    side = int(round((MARKER_MM + 2 * MARKER_QUIET_MM) * s))
+    inner = int(round(MARKER_MM * s))
+    for marker_id in range(4):
+        cx, cy = profile.marker_centre(marker_id)
+        x0, y0 = int(round(cx * s - side / 2)), int(round(cy * s - side / 2))
+        sticker = np.full((side, side), paper, np.float32)
+        off = (side - inner) // 2
+        sticker[off:off + inner, off:off + inner] = np.where(marker_image(marker_id, inner) > 0, paper, 0.06)
+        board[y0:y0 + side, x0:x0 + side] = (sticker * (0.3 + 0.75 / max(lz, 0.2) * lz))[..., None]
+    # bevelled edge of the board
+    edge = int(3 * s)
+    board[:edge] *= 0.8
+    board[-edge:] *= 0.75
+    board[:, :edge] *= 0.8
+    board[:, -edge:] *= 0.8
+    return board.astype(np.float32)
+
+
+def _seed_sprite(kind: str, colour: np.ndarray, axes: tuple[float, float], angle: float, lamp: np.ndarray,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """One seed as a small shaded BGR patch and its alpha, centred in the patch."""
+    s = TEXTURE_PX_PER_MM
+    a, b = axes[0] * s, axes[1] * s
+    half = int(math.ceil(max(a, b))) + 2
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    if kind == "pebble":  # irregular outline
+        theta = np.arctan2(yy, xx)
+        bumps = 1 + 0.08 * np.sin(3 * theta + rng.uniform(0, 6)) + 0.05 * np.sin(5 * theta + rng.uniform(0, 6))
+        xx, yy = xx / bumps, yy / bumps
+    ca, sa = math.cos(angle), math.sin(angle)
+    u, v = ca * xx + sa * yy, -sa * xx + ca * yy
+    q = (u / a) ** 2 + (v / b) ** 2
+    alpha = np.clip((1 - q) * max(a, b) / 2.0, 0, 1)
+    dome = np.sqrt(np.clip(1 - q, 0, 1))
+    flat = kind == "chip"
+    height = 0.25 if flat else 0.9
+    nz = np.maximum(dome, 0.05)
+    gx = -height * u / (a * nz) * (0 if flat else 1)
+    gy = -height * v / (b * nz) * (0 if flat else 1)
+    # back to patch axes
+    nx, ny = ca * gx - sa * gy, sa * gx + ca * gy
+    norm = np.sqrt(nx**2 + ny**2 + 1)
+    diffuse = np.clip((-nx * lamp[0] - ny * lamp[1] + lamp[2]) / norm, 0, None)
+    shade = 0.35 + 0.7 * diffuse / max(lamp[2], 0.2)
+    if flat:
+        shade = shade * (1 - 0.25 * np.clip(q - 0.8, 0, 1) * 5)  # the chip's rim
+    patch = colour[None, None, :] * shade[..., None]
+    if kind in ("glass", "bean"):
+        # specular highlight where the dome faces the lamp
+        hx, hy = -lamp[0] * 0.45, -lamp[1] * 0.45
+        spot = np.exp(-(((u / a - hx * ca - hy * sa) ** 2 + (v / b + hx * sa - hy * ca) ** 2) / (0.05 if kind == "glass" else 0.1)))
+        patch = patch + (0.6 if kind == "glass" else 0.25) * spot[..., None]
+    if kind == "pebble":
+        patch = patch * (1 + 0.08 * rng.standard_normal(q.shape).astype(np.float32))[..., None]
+    if kind == "glass":  # see-through: a darker rim, a lighter core
+        patch = patch * (0.75 + 0.35 * dome)[..., None]
+    return patch.astype(np.float32), alpha.astype(np.float32)
+
+
+def _seed_colour(kind: str, rng: np.random.Generator, white: bool) -> np.ndarray:
+    if kind == "chip":
+        base = np.array(_CHIP_COLOURS["white" if white else "yellow"])
+    elif kind == "glass":
+        base = np.array(_GLASS_COLOURS[int(rng.integers(len(_GLASS_COLOURS)))])
+    elif kind == "bean":
+        base = np.array((0.1, 0.13, 0.38)) * rng.uniform(0.8, 1.2)
+    else:
+        base = np.full(3, rng.uniform(0.35, 0.65)) * rng.uniform(0.93, 1.07, 3)
+    return (base * rng.uniform(0.9, 1.1, 3)).astype(np.float32)
+
+
+def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, float], seed_r: float,
+                 rng: np.random.Generator) -> list[tuple[float, float, int]]:
+    """Seed positions (mm) in a hollow: they roll to the middle, touch, then pile on top."""
+    placed: list[tuple[float, float, int]] = []
+    a, b = axes[0] - seed_r * 0.9, axes[1] - seed_r * 0.9
+    for _ in range(count):
+        best, best_gap = (0.0, 0.0), -1e9
+        for _ in range(12):
+            r = math.sqrt(rng.random()) ** 0.8
+            t = rng.uniform(0, 2 * math.pi)
+            x, y = r * a * math.cos(t), r * b * math.sin(t)
+            gap = min((math.hypot(x - px, y - py) for px, py, _ in placed), default=1e9) - 0.25 * math.hypot(x / a, y / b) * seed_r
+            if gap > best_gap:
+                best, best_gap = (x, y), gap
+        x, y = best
+        level = sum(1 for px, py, _ in placed if math.hypot(x - px, y - py) < 1.6 * seed_r)
+        placed.append((x, y, min(level, 3)))
+    return [(centre[0] + x, centre[1] + y, level) for x, y, level in placed]
+
+
+def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
+                rng: np.random.Generator) -> None:
+    s = TEXTURE_PX_PER_MM
+    lamp = _lamp(scene)
+    axes = _SEED_AXES[scene.seed_kind]
+    shadow_dx = -lamp[0] / max(lamp[2], 0.3) * 3.0 * s
+    shadow_dy = -lamp[1] / max(lamp[2], 0.3) * 3.0 * s
+    for hollow in scene.profile.hollows:
+        n = counts.get(hollow.label, 0)
+        whites = (white or {}).get(hollow.label, 0)
+        is_white = [k < whites for k in range(n)]
+        rng.shuffle(is_white)
+        for k, (x, y, level) in enumerate(_place_seeds(n, hollow.centre, hollow.axes, max(axes), rng)):
+            scale = rng.uniform(0.9, 1.1)
+            patch, alpha = _seed_sprite(scene.seed_kind, _seed_colour(scene.seed_kind, rng, is_white[k]),
+                                        (axes[0] * scale, axes[1] * scale), rng.uniform(0, math.pi), lamp, rng)
+            patch = patch * (1 + 0.07 * level)
+            half = patch.shape[0] // 2
+            for dx, dy, image, a_mult, is_shadow in ((shadow_dx, shadow_dy, None, 0.45, True), (0, 0, patch, 1.0, False)):
+                cx, cy = int(round(x * s + dx)), int(round(y * s + dy))
+                y0, x0 = cy - half, cx - half
+                y1, x1 = y0 + patch.shape[0], x0 + patch.shape[1]
+                if y0 < 0 or x0 < 0 or y1 > board.shape[0] or x1 > board.shape[1]:
+                    continue
+                region = board[y0:y1, x0:x1]
+                if is_shadow:
+                    soft = cv2.GaussianBlur(alpha, (0, 0), 2.5)
+                    region *= (1 - a_mult * soft)[..., None]
+                else:
+                    region[:] = region * (1 - alpha[..., None]) + image * alpha[..., None]
+
+
+# --- the camera -----------------------------------------------------------------------------
+
+
+def camera_homography(scene: Scene, nudge: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> np.ndarray:
+    """3x3 homography from board mm to (undistorted) image pixels for this scene's camera."""
+    width, height = scene.profile.size
+    fw, fh = FRAME_SIZE
+    dist = scene.focal * max(width, height * 1.9) / (scene.fill * fw)
+    eye = np.array([math.sin(scene.yaw) * dist * math.sin(scene.tilt), -math.cos(scene.yaw) * dist * math.sin(scene.tilt), dist * math.cos(scene.tilt)])
+    forward = -eye / np.linalg.norm(eye)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    down = np.cross(forward, right)
+    rot = np.stack([right, down, forward])
+    t = -rot @ eye
+    k = np.array([[scene.focal, 0, fw / 2], [0, scene.focal, fh / 2], [0, 0, 1]])
+    world_to_image = k @ np.column_stack([rot[:, 0], rot[:, 1], t])
+    dx, dy, turn = nudge
+    c, s_ = math.cos(turn), math.sin(turn)
+    # board mm -> world (x right, y north), centred, with the nudge
+    to_world = np.array([[c, s_, 0], [s_, -c, 0], [0, 0, 1]]) @ np.array([[1, 0, -width / 2], [0, 1, -height / 2], [0, 0, 1]])
+    to_world[0, 2] += dx
+    to_world[1, 2] -= dy
+    return world_to_image @ to_world
+
+
+def _distortion_grid(scene: Scene) -> np.ndarray:
+    """For every output pixel, the undistorted pixel it shows (radial distortion k1)."""
+    return _distortion_cache(scene.focal, scene.k1)
+
+
+@functools.lru_cache(maxsize=8)
+def _distortion_cache(focal: float, k1: float) -> np.ndarray:
+    fw, fh = FRAME_SIZE
+    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
+    xn, yn = (xx - fw / 2) / focal, (yy - fh / 2) / focal
+    factor = 1 + k1 * (xn**2 + yn**2)
+    return np.stack([xn * factor * focal + fw / 2, yn * factor * focal + fh / 2], axis=-1)
+
+
+def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
+    """Paint an arm reaching from the near edge (or a side) to ``target``; return its mask."""
+    fh, fw = frame.shape[:2]
+    mask = np.zeros((fh, fw), np.float32)
+    start = (float(target[0] + rng.uniform(-250, 250)), float(fh + 60))
+    width = float(rng.uniform(55, 85))
+    tx, ty = target
+    cv2.line(mask, (int(start[0]), int(start[1])), (int(tx), int(ty)), 1.0, int(width))
+    ang = math.atan2(ty - start[1], tx - start[0])
+    palm = (int(tx + math.cos(ang) * width * 0.4), int(ty + math.sin(ang) * width * 0.4))
+    cv2.ellipse(mask, palm, (int(width * 0.75), int(width * 0.6)), math.degrees(ang), 0, 360, 1.0, -1)
+    for f in range(4):
+        spread = ang + (f - 1.5) * 0.28
+        tip = (int(palm[0] + math.cos(spread) * width * 1.5), int(palm[1] + math.sin(spread) * width * 1.5))
+        cv2.line(mask, palm, tip, 1.0, int(width * 0.22))
+    mask = cv2.GaussianBlur(mask, (0, 0), 2.0)
+    shadow = cv2.GaussianBlur(np.roll(mask, (25, -30), axis=(0, 1)), (0, 0), 12)
+    frame *= (1 - 0.45 * shadow)[..., None]
+    skin = np.array(rng.choice([(0.55, 0.65, 0.85), (0.35, 0.45, 0.65), (0.2, 0.28, 0.42)]), np.float32) * rng.uniform(0.85, 1.1)
+    ramp = np.linspace(0.8, 1.1, fw, dtype=np.float32)[None, :, None]
+    frame[:] = frame * (1 - mask[..., None]) + skin * ramp * mask[..., None]
+    return mask
+
+
+@functools.lru_cache(maxsize=1)
+def _noise_bank() -> np.ndarray:
+    """Unit Gaussian noise, twice a frame's size, made once: a frame's sensor noise is a window
+    of it at a random offset (drawing fresh noise per pixel would dominate render time)."""
+    fw, fh = FRAME_SIZE
+    return np.random.default_rng(12345).standard_normal((2 * fh, 2 * fw, 3), dtype=np.float32)
+
+
+def _noise(rng: np.random.Generator) -> np.ndarray:
+    fw, fh = FRAME_SIZE
+    y, x = int(rng.integers(fh)), int(rng.integers(fw))
+    return _noise_bank()[y:y + fh, x:x + fw]
+
+
+@functools.lru_cache(maxsize=1)
+def _pixel_grid() -> tuple[np.ndarray, np.ndarray]:
+    fw, fh = FRAME_SIZE
+    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
+    return yy, xx
+
+
+@functools.lru_cache(maxsize=4)
+def _view(scene: Scene, nudge: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For every frame pixel, the board texture pixel it shows (lens distortion included),
+    whether that is on the board, and the table seen elsewhere. Cached: a still camera
+    (the synthetic one) pays for it once."""
+    s = TEXTURE_PX_PER_MM
+    to_image = camera_homography(scene, nudge) @ np.diag([1 / s, 1 / s, 1])
+    grid = _distortion_grid(scene)
+    tex = cv2.perspectiveTransform(grid.reshape(-1, 1, 2), np.linalg.inv(to_image)).reshape(grid.shape).astype(np.float32)
+    profile = scene.profile
+    width, height = int(round(profile.size[0] * s)), int(round(profile.size[1] * s))
+    inside = ((tex[..., 0] >= 0) & (tex[..., 0] < width - 1) & (tex[..., 1] >= 0) & (tex[..., 1] < height - 1)).astype(np.uint8)
+    fw, fh = FRAME_SIZE
+    table = np.asarray(scene.table, np.float32) * (1 + 0.1 * _smooth_noise((fh, fw), (8, 5), np.random.default_rng(scene.grain_seed)))[..., None]
+    map_xy, map_fraction = cv2.convertMaps(tex[..., 0].copy(), tex[..., 1].copy(), cv2.CV_16SC2)  # fixed point: faster remap
+    return map_xy, map_fraction, inside, table
+
+
+def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None = None, shot: Shot = Shot()) -> Rendered:
+    """Render one frame of ``scene`` showing ``counts`` (and ``white`` chips) under ``shot``."""
+    rng = np.random.default_rng(shot.seed)
+    profile = scene.profile
+    board = _empty_board(scene).copy()
+    _draw_seeds(board, scene, counts, white, rng)
+
+    map_x, map_y, inside, table = _view(scene, shot.nudge)
+    warped = cv2.remap(board, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    frame = table.copy()
+    cv2.copyTo(warped, inside, frame)
+
+    covered: frozenset[str] = frozenset()
+    if shot.hand:
+        hollow = profile.hollows[int(rng.integers(len(profile.hollows)))]
+        inv_grid = cv2.perspectiveTransform(np.array([[hollow.centre]], np.float64), camera_homography(scene, shot.nudge))[0, 0]
+        target = _distort_point(scene, inv_grid)
+        mask = _hand(frame, target, rng)
+        covered = _covered_pits(scene, shot, mask)
+
+    fw, fh = FRAME_SIZE
+    yy, xx = _pixel_grid()
+    light = shot.gain * (1 + shot.gradient[0] * (xx / fw - 0.5) + shot.gradient[1] * (yy / fh - 0.5))
+    light *= 1 - 0.25 * (((xx - fw / 2) / fw) ** 2 + ((yy - fh / 2) / fh) ** 2)  # vignetting
+    frame = cv2.multiply(frame, cv2.merge([light * np.float32(t) for t in shot.tint]))
+    if shot.blur >= 1.0:
+        length = int(round(shot.blur))
+        kernel = np.zeros((2 * length + 1, 2 * length + 1), np.float32)
+        c = length
+        cv2.line(kernel, (int(c - math.cos(shot.blur_angle) * length / 2), int(c - math.sin(shot.blur_angle) * length / 2)),
+                 (int(c + math.cos(shot.blur_angle) * length / 2), int(c + math.sin(shot.blur_angle) * length / 2)), 1.0, 1)
+        frame = cv2.filter2D(frame, -1, kernel / kernel.sum())
+    noise = _noise(rng) * np.float32(shot.noise)
+    frame = frame * 255 + cv2.multiply(noise, 0.5 + cv2.sqrt(np.maximum(frame, 0)))
+    image = np.clip(frame, 0, 255).astype(np.uint8)
+    if shot.jpeg:
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg])
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return Rendered(image, dict(counts), None if white is None else dict(white), covered, scene)
+
+
+def _distort_point(scene: Scene, undistorted: np.ndarray) -> tuple[float, float]:
+    """The output pixel showing undistorted pixel ``undistorted`` (inverse of the radial map, by iteration)."""
+    fw, fh = FRAME_SIZE
+    xu, yu = (undistorted[0] - fw / 2) / scene.focal, (undistorted[1] - fh / 2) / scene.focal
+    xd, yd = xu, yu
+    for _ in range(8):
+        factor = 1 + scene.k1 * (xd**2 + yd**2)
+        xd, yd = xu / factor, yu / factor
+    return (xd * scene.focal + fw / 2, yd * scene.focal + fh / 2)
+
+
+def project(scene: Scene, points_mm: np.ndarray, shot: Shot = Shot()) -> np.ndarray:
+    """Where board points (mm, shape (N, 2)) appear in the rendered frame."""
+    undistorted = cv2.perspectiveTransform(np.asarray(points_mm, np.float64).reshape(-1, 1, 2), camera_homography(scene, shot.nudge))
+    return np.array([_distort_point(scene, p) for p in undistorted[:, 0]])
+
+
+def _covered_pits(scene: Scene, shot: Shot, mask: np.ndarray) -> frozenset[str]:
+    covered = set()
+    for hollow in scene.profile.hollows:
+        (cx, cy), (a, b) = hollow.centre, hollow.axes
+        ring = [(cx + a * math.cos(t), cy + b * math.sin(t)) for t in np.linspace(0, 2 * math.pi, 12, endpoint=False)]
+        points = project(scene, np.array([(cx, cy), *ring]), shot)
+        hits = 0
+        for x, y in points:
+            xi, yi = int(round(x)), int(round(y))
+            if 0 <= yi < mask.shape[0] and 0 <= xi < mask.shape[1] and mask[yi, xi] > 0.3:
+                hits += 1
+        if hits:
+            covered.add(hollow.label)
+    return frozenset(covered)
+

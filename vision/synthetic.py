@@ -1,0 +1,103 @@
+"""A synthetic camera for the demo: a rendered board that shows whatever the game holds.
+
+``SyntheticCamera(variant, counts_fn, rng_seed)`` renders a frame of a
+virtual board each time it is read, showing the counts ``counts_fn()``
+returns now: a rules ``Position`` (``.pits``, ``.white``), a mapping of pit
+label to count, or a ``(counts, white)`` pair. The scene (wood, lamp, camera
+angle) is fixed by the seed; light drifts a little from frame to frame and
+the seeds only move when the counts change, as on a real table. A hand can
+be put over the board (``hand = True``) to show the reader's "hand over
+board" status. ``calibration()`` calibrates from the camera's own empty and
+start frames, so the demo needs no pictures.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from calibration.calibfile import Calibration
+from calibration.calibrate import calibrate
+from calibration.profiles import board_profile, start_counts
+
+from .camera import Frame, FrameSource, SourceError
+from .render import Scene, Shot, random_scene, render
+
+Counts = tuple[dict[str, int], dict[str, int] | None]
+
+
+def parse_synthetic_spec(text: str) -> tuple[str, Callable[[], Any], int]:
+    """``synthetic:VARIANT[:SEED]`` -> (variant, a callable giving its start counts, seed)."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3) or not parts[1]:
+        raise SourceError(f"camera source {text!r}: expected synthetic:VARIANT or synthetic:VARIANT:SEED")
+    try:
+        seed = int(parts[2]) if len(parts) == 3 else 0
+    except ValueError:
+        raise SourceError(f"camera source {text!r}: the seed {parts[2]!r} is not a whole number") from None
+    try:
+        start = start_counts(parts[1])
+    except ValueError as error:
+        raise SourceError(f"camera source {text!r}: {error}") from None
+    return parts[1], (lambda: start), seed
+
+
+class SyntheticCamera(FrameSource):
+    """Frames of a virtual board showing ``counts_fn()``; never ends, never fails."""
+
+    def __init__(self, variant_name: str, counts_fn: Callable[[], Any], rng_seed: int = 0) -> None:
+        self.variant = variant_name
+        self.profile = board_profile(variant_name)
+        self.name = f"synthetic:{variant_name}:{rng_seed}"
+        self.counts_fn = counts_fn
+        self.hand = False
+        self.live = True
+        self._rng = np.random.default_rng(rng_seed)
+        self.scene: Scene = random_scene(self.profile.name, self._rng)
+        self._index = 0
+        self._closed = False
+
+    def _counts(self) -> Counts:
+        value = self.counts_fn()
+        labels = self.profile.layout.labels
+        if hasattr(value, "pits"):  # a rules Position
+            white = None if getattr(value, "white", None) is None else dict(zip(labels, value.white))
+            return dict(zip(labels, value.pits)), white
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], Mapping):
+            return dict(value[0]), None if value[1] is None else dict(value[1])
+        return dict(value), None
+
+    def _shot(self, counts: Counts, hand: bool) -> Shot:
+        # seeds lie still while the counts do not change: placement follows the counts
+        placement = zlib.crc32(repr(sorted(counts[0].items())).encode() + repr(counts[1]).encode())
+        drift = self._rng
+        return Shot(gain=float(drift.uniform(0.95, 1.03)), tint=(1.0, 1.0, 1.0), noise=2.0, jpeg=85, hand=hand,
+                    seed=placement if not hand else placement ^ int(drift.integers(1 << 20)))
+
+    def frame_of(self, counts: Mapping[str, int], white: Mapping[str, int] | None = None, hand: bool = False) -> np.ndarray:
+        """One rendered frame of this scene showing ``counts`` (used for calibration and tests)."""
+        return render(self.scene, counts, white, self._shot((dict(counts), None if white is None else dict(white)), hand)).image
+
+    def read(self) -> Frame:
+        self._index += 1
+        now = time.time()
+        if self._closed:
+            return Frame(None, "closed", now, self._index)
+        try:
+            counts, white = self._counts()
+        except Exception as error:  # the game's callable must not break the camera loop
+            return Frame(None, f"synthetic camera: counts unavailable ({error})", now, self._index)
+        return Frame(self.frame_of(counts, white, self.hand), "ok", now, self._index)
+
+    def calibration(self) -> Calibration:
+        """A calibration of this virtual set-up, made from its own empty and start frames."""
+        empty = self.frame_of({h.label: 0 for h in self.profile.hollows})
+        counts, white = start_counts(self.variant)
+        return calibrate(self.variant, empty, self.frame_of(counts, white))
+
+    def close(self) -> None:
+        self._closed = True
+        self.ended = True
