@@ -1,1 +1,92 @@
-"""Pitwatch package (see README)."""
+"""The Pitwatch dashboard: a Flask application over a live :class:`pitwatch.session.Session`.
+
+``create_app(session, ...)`` builds the app (application factory); the
+blueprints are ``pages`` (HTML), ``api`` (JSON controls, recorded games,
+server-sent events) and ``camera`` (MJPEG). Nothing is loaded from outside:
+the page's CSS and JavaScript are in ``web/static``.
+
+Every error answer is JSON ``{"error": "..."}`` (or plain text for pages)
+with a 4xx status that says what was wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from .security import Guard
+
+
+class DemoControls(Protocol):
+    """What the demo offers the dashboard: clicks on the virtual board, the random player's switch."""
+
+    def click(self, label: str) -> str: ...
+    def set_player(self, mode: str) -> None: ...
+
+
+@dataclass
+class Services:
+    session: Any            # pitwatch.session.Session
+    frames: Any = None      # pitwatch.hub.FrameFeed, or None without a camera
+    demo: DemoControls | None = None
+    guard: Guard | None = None
+
+
+def create_app(session: Any, *, frames: Any = None, demo: DemoControls | None = None,
+               allow_network: bool = False, token: str = "") -> Flask:
+    """The dashboard app for ``session``; ``allow_network`` requires ``token`` for control actions."""
+    if allow_network and not token:
+        raise ValueError("serving on the network needs an access token")
+    app = Flask(__name__)
+    app.config.update(MAX_CONTENT_LENGTH=256 * 1024, JSON_SORT_KEYS=False, TEMPLATES_AUTO_RELOAD=False)
+    app.debug = False
+    guard = Guard(allow_network, token)
+    guard.install(app)
+    app.extensions["pitwatch"] = Services(session, frames, demo, guard)
+
+    from .api import api
+    from .camera import camera
+    from .pages import pages
+
+    app.register_blueprint(pages)
+    app.register_blueprint(api, url_prefix="/api")
+    app.register_blueprint(camera)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):  # every 4xx/5xx says what was wrong, in JSON for the API
+        message = exc.description or exc.name
+        if request.path.startswith("/api/") or request.method == "POST":
+            return jsonify(error=message), exc.code
+        return f"{exc.code} {exc.name}: {message}\n", exc.code, {"Content-Type": "text/plain; charset=utf-8"}
+
+    @app.after_request
+    def headers(response):
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'",
+        )
+        return response
+
+    return app
+
+
+def services() -> Services:
+    from flask import current_app
+
+    return current_app.extensions["pitwatch"]
+
+
+def optional(name: str, missing: str) -> Any:
+    """A service this app may lack (the camera feed, the demo): 404 with ``missing`` if it does."""
+    from flask import abort
+
+    service = getattr(services(), name)
+    if service is None:
+        abort(404, description=missing)
+    return service

@@ -1,0 +1,233 @@
+"""The ``pitwatch`` command: run, demo, calibrate/read/markers, games, doctor, config.
+
+Every subcommand reads the configuration file (``--config``, default
+``~/.config/pitwatch/pitwatch.toml``) and takes ``--set section.key=value``
+for any option; the named flags (``--port``, ``--db``, ...) are shorthands
+for the same ``--set``. Errors are one line on stderr naming what is wrong,
+with exit status 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import ctypes.util
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import rules
+
+from . import config as cfg
+from .recorder import Recorder, RecorderError
+
+# flag -> configuration key: the shorthands every live command understands
+LIVE_FLAGS: tuple[tuple[str, str, str], ...] = (
+    ("--host", "web.host", "address to serve the dashboard on"),
+    ("--port", "web.port", "dashboard port (0: any free port)"),
+    ("--token", "web.token", "access token for control actions when serving on the network"),
+    ("--variant", "game.variant", "variant of a new game"),
+    ("--south", "game.south", "South player's name"),
+    ("--north", "game.north", "North player's name"),
+)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="override one configuration option (repeatable)")
+
+
+def _live(parser: argparse.ArgumentParser, extra: Sequence[tuple[str, str, str]] = ()) -> None:
+    _common(parser)
+    for flag, key, text in (*LIVE_FLAGS, *extra):
+        parser.add_argument(flag, dest=f"opt:{key}", metavar=key.split(".")[1].upper(), help=f"{text} ({key})")
+    parser.add_argument("--allow-network", dest="opt:web.allow_network", action="store_const", const="true",
+                        help="serve the dashboard to other machines (then control actions need the token)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pitwatch", description="A referee for physical mancala boards.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="referee a real board: camera and microcontroller from the configuration")
+    _live(run, (("--db", "recorder.database", "SQLite game database"),
+                ("--camera", "camera.source", "camera source"),
+                ("--calibration", "camera.calibration", "board calibration file"),
+                ("--serial", "sensors.port", "microcontroller serial port ('auto', or '' for none)")))
+    run.set_defaults(func=cmd_run)
+
+    demo = sub.add_parser("demo", help="no hardware: a virtual board, the synthetic camera and the emulated "
+                                       "microcontroller play a game you watch on the dashboard")
+    _live(demo, (("--db", "demo.database", "SQLite database of the demo's games"),
+                 ("--player", "demo.player", "random | clicks"),
+                 ("--move-seconds", "demo.move_seconds", "seconds between the random player's moves"),
+                 ("--seed", "demo.seed", "random seed (0: new every time)")))
+    demo.add_argument("--no-camera", dest="opt:demo.camera", action="store_const", const="false",
+                      help="do not render and read the virtual board with the synthetic camera")
+    demo.add_argument("--no-sensors", dest="opt:demo.sensors", action="store_const", const="false",
+                      help="do not run the emulated microcontroller")
+    demo.set_defaults(func=cmd_demo)
+
+    from .vision_commands import add_vision_commands
+
+    add_vision_commands(sub)
+
+    games = sub.add_parser("games", help="recorded games: list, show, export, import; and the variants")
+    _common(games)
+    games.add_argument("--db", dest="opt:recorder.database", metavar="DATABASE", help="SQLite game database")
+    gsub = games.add_subparsers(dest="games_command", required=True, metavar="ACTION")
+    listing = gsub.add_parser("list", help="recorded games, newest first")
+    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    show = gsub.add_parser("show", help="one game with its moves")
+    show.add_argument("game_id", type=int)
+    show.add_argument("--json", action="store_true", help="print JSON")
+    export = gsub.add_parser("export", help="write a game in the text notation or JSON")
+    export.add_argument("game_id", type=int)
+    export.add_argument("--format", choices=("text", "json"), default="text")
+    export.add_argument("-o", "--output", metavar="FILE", help="file to write (default: standard output)")
+    imp = gsub.add_parser("import", help="store a game from a record (text notation or JSON)")
+    imp.add_argument("file", help="record file, '-' for standard input")
+    gsub.add_parser("variants", help="the variants and their options")
+    games.set_defaults(func=cmd_games)
+
+    doctor = sub.add_parser("doctor", help="check camera, serial port, calibration and database; say what to fix")
+    _common(doctor)
+    doctor.set_defaults(func=cmd_doctor)
+
+    config = sub.add_parser("config", help="print the documented default configuration file")
+    config.set_defaults(func=lambda args: print(cfg.documented_toml()) or 0)
+    return parser
+
+
+def load_config(args: argparse.Namespace) -> cfg.Config:
+    """The configuration file plus ``--set`` plus the named flags (later wins)."""
+    overrides = list(getattr(args, "overrides", []))
+    for name, value in vars(args).items():
+        if name.startswith("opt:") and value is not None:
+            overrides.append(f"{name[4:]}={value}")
+    return cfg.load(getattr(args, "config", None), overrides, required=bool(getattr(args, "config", None)))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (cfg.ConfigError, RecorderError, rules.RulesError, OSError) as exc:
+        print(f"pitwatch {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+# -- live commands ----------------------------------------------------------------
+def tune_memory() -> None:
+    """Keep a long-running session's memory flat (glibc only; elsewhere nothing happens).
+
+    Why: the camera loop allocates and frees frame-sized arrays (megabytes) many
+    times a second on several threads. With glibc's defaults each thread grows
+    its own arena and the mmap threshold creeps up, so freed frames stay
+    resident: ``pitwatch demo`` sat at 240-285 MB. Two arenas and a fixed
+    1 MiB mmap threshold (large blocks go straight back to the system) keep it
+    at 120-200 MB (benchmarks/session_bench.py).
+    """
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(M_ARENA_MAX, 2)
+        libc.mallopt(M_MMAP_THRESHOLD, 1 << 20)
+    except (OSError, AttributeError):
+        pass
+
+
+M_ARENA_MAX, M_MMAP_THRESHOLD = -8, -3  # glibc's mallopt parameters (malloc.h)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .runtime import run_live
+
+    tune_memory()
+    return run_live(load_config(args))
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    tune_memory()
+    return run_demo(load_config(args))
+
+
+# -- games ----------------------------------------------------------------------
+def cmd_games(args: argparse.Namespace) -> int:
+    if args.games_command == "variants":
+        for name, description in rules.VARIANTS.items():
+            print(f"{name}: {description}")
+            for option in rules.options_of(name):
+                print(f"    {option.name} = {json.dumps(option.default)}: {option.description}")
+        return 0
+    config = load_config(args)
+    recorder = Recorder(config.database_path())
+    try:
+        return _games_action(args, recorder)
+    finally:
+        recorder.close()
+
+
+def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
+    from . import records
+
+    if args.games_command == "list":
+        games = recorder.games(args.limit)
+        if args.json:
+            print(json.dumps([g.to_json() for g in games], indent=2))
+        for g in [] if args.json else games:
+            result = g.result["reason"] if g.result else g.status
+            print(f"{g.id:5d}  {g.variant:18s} {g.south} v {g.north}  {g.move_count} moves  {result}")
+        if not games and not args.json:
+            print(f"no recorded games in {recorder.path}")
+        return 0
+    if args.games_command == "show":
+        record, game = records.game_of(recorder, args.game_id)
+        if args.json:
+            print(json.dumps({"game": record.to_json(), "moves": [m.text for m in game.moves]}, indent=2))
+            return 0
+        print(f"game {record.id}: {record.variant} {record.options or ''}, {record.south} (South) v {record.north} (North)")
+        print(f"status: {record.status}" + (f", {game.result.reason}: {game.result.score[0]}-{game.result.score[1]}"
+                                             if game.result else ""))
+        print(" ".join(f"{i + 1}.{m.text}" for i, m in enumerate(game.moves)) or "(no moves yet)")
+        return 0
+    if args.games_command == "export":
+        text = records.export(recorder, args.game_id, args.format)
+        if args.output:
+            Path(args.output).write_text(text + ("" if text.endswith("\n") else "\n"), encoding="utf-8")
+        else:
+            print(text)
+        return 0
+    if args.games_command == "import":
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+        try:
+            game_id = records.import_record(recorder, text)
+        except json.JSONDecodeError as exc:
+            raise rules.RulesError(f"{args.file}: not valid JSON: {exc}") from None
+        print(f"imported as game {game_id}")
+        return 0
+    raise AssertionError(args.games_command)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from .doctor import diagnose
+
+    config = load_config(args)
+    problems = 0
+    for check in diagnose(config):
+        mark = "ok  " if check.ok else "FIX "
+        print(f"{mark} {check.name}: {check.detail}")
+        problems += not check.ok
+    print("everything looks ready" if not problems else f"{problems} thing(s) to fix")
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,222 @@
+"""The configuration file: one TOML file, every option documented here, every option overridable.
+
+Why one schema table (:data:`SCHEMA`): the same entries validate the file,
+print the documented default file (``pitwatch config``), and name the bad key
+in every error, so the three can never drift apart.
+
+Precedence: built-in default < configuration file < ``--set section.key=value``
+(and the named command-line flags, which are shorthands for ``--set``).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+
+class ConfigError(ValueError):
+    """A configuration problem; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    default: Any
+    doc: str
+    choices: tuple[Any, ...] | None = None
+
+
+DEFAULT_DATABASE = "~/.local/share/pitwatch/games.sqlite"
+
+SCHEMA: dict[str, dict[str, Setting]] = {
+    "game": {
+        "variant": Setting("kalah", "variant of a new game (see `pitwatch games variants`)"),
+        "options": Setting({}, "variant options of a new game, e.g. { houses = 6, seeds = 4 }"),
+        "south": Setting("South", "name of the player on the camera side"),
+        "north": Setting("North", "name of the player opposite"),
+    },
+    "camera": {
+        "source": Setting("", "camera: a device index (0), a video file, an rtsp:// or http:// URL, "
+                              "a folder of images, or \"\" for no camera"),
+        "calibration": Setting("", "board calibration file written by `pitwatch calibrate`"),
+        "still_frames": Setting(5, "frames the board must stay still, with no hand over it, before it is read"),
+    },
+    "sensors": {
+        "port": Setting("auto", "serial port of the microcontroller, \"auto\" to find it, \"\" for none"),
+        "calibration": Setting("", "pit sensor calibration file (learned on first start if missing)"),
+    },
+    "session": {
+        "settle_seconds": Setting(0.25, "how long the fused reading must stay the same before the referee judges it"),
+        "snapshot_width": Setting(320, "width in pixels of the camera snapshot stored with each move (0: none)"),
+    },
+    "recorder": {
+        "database": Setting(DEFAULT_DATABASE, "SQLite file holding every game, move and verdict"),
+    },
+    "web": {
+        "host": Setting("127.0.0.1", "address the dashboard listens on; anything but 127.0.0.1/localhost "
+                                     "needs allow_network = true"),
+        "port": Setting(8080, "port of the dashboard (0: any free port)"),
+        "allow_network": Setting(False, "serve the dashboard to other machines; then every control "
+                                        "action needs the token"),
+        "token": Setting("", "token for control actions when serving on the network (\"\": a random one, printed)"),
+    },
+    "demo": {
+        "database": Setting("~/.local/share/pitwatch/demo.sqlite",
+                            "SQLite file of the demo's games (kept apart from the real games)"),
+        "player": Setting("random", "who moves on the demo's virtual board", ("random", "clicks")),
+        "move_seconds": Setting(2.0, "seconds between the random player's moves"),
+        "seed": Setting(0, "random seed of the demo (0: a new game every time)"),
+        "camera": Setting(True, "render the demo board with the synthetic camera and read it with vision"),
+        "camera_fps": Setting(4.0, "frames per second the synthetic camera renders (each costs CPU)"),
+        "sensors": Setting(True, "drive the emulated microcontroller and read its pit sensors"),
+    },
+}
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Validated settings: ``config["web"]["port"]`` or ``config.get("web.port")``."""
+
+    values: dict[str, dict[str, Any]]
+    source: str = "(defaults)"
+
+    def __getitem__(self, section: str) -> dict[str, Any]:
+        return self.values[section]
+
+    def get(self, dotted: str) -> Any:
+        section, key = _split(dotted, "setting")
+        return self.values[section][key]
+
+    def database_path(self, key: str = "recorder.database") -> Path:
+        return Path(os.path.expanduser(self.get(key)))
+
+
+def default_path() -> Path:
+    """``$PITWATCH_CONFIG`` or ``~/.config/pitwatch/pitwatch.toml``."""
+    return Path(os.environ.get("PITWATCH_CONFIG", "~/.config/pitwatch/pitwatch.toml")).expanduser()
+
+
+def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, required: bool = False) -> Config:
+    """Defaults, then the file at ``path`` (if it exists), then ``section.key=value`` overrides.
+
+    ``required``: a missing file is an error (the user named it explicitly).
+    """
+    values = {section: {key: s.default for key, s in keys.items()} for section, keys in SCHEMA.items()}
+    source = "(defaults)"
+    file = Path(path).expanduser() if path else default_path()
+    if file.exists():
+        try:
+            data = tomllib.loads(file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"{file}: cannot read: {exc.strerror}") from None
+        _merge(values, data, str(file))
+        source = str(file)
+    elif required:
+        raise ConfigError(f"{file}: no such configuration file")
+    for item in overrides:
+        dotted, sep, raw = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set {item!r}: write section.key=value, e.g. --set web.port=8081")
+        section, key = _split(dotted.strip(), f"--set {item!r}")
+        where = f"--set {item!r}"
+        try:
+            value = _parse_value(raw.strip(), SCHEMA[section][key].default)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        _store(values, section, key, value, where)
+    config = Config(values, source)
+    _check_consistency(config)
+    return config
+
+
+def _split(dotted: str, where: str) -> tuple[str, str]:
+    section, _, key = dotted.partition(".")
+    if section not in SCHEMA:
+        raise ConfigError(f"{where}: unknown section {section!r}; sections are {', '.join(SCHEMA)}")
+    if key not in SCHEMA[section]:
+        raise ConfigError(f"{where}: unknown key {section}.{key}; keys of [{section}] are "
+                          f"{', '.join(SCHEMA[section])}")
+    return section, key
+
+
+def _merge(values: dict, data: dict, where: str) -> None:
+    for section, table in data.items():
+        if section not in SCHEMA:
+            raise ConfigError(f"{where}: unknown section [{section}]; sections are {', '.join(SCHEMA)}")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{where}: {section} must be a table ([{section}])")
+        for key, value in table.items():
+            _split(f"{section}.{key}", where)
+            _store(values, section, key, value, where)
+
+
+def _store(values: dict, section: str, key: str, value: Any, where: str) -> None:
+    setting = SCHEMA[section][key]
+    expected = type(setting.default)
+    ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        value, ok = float(value), True
+    if not ok:
+        raise ConfigError(f"{where}: {section}.{key} must be {_TYPE_WORDS[expected]}, not {value!r}")
+    if setting.choices and value not in setting.choices:
+        raise ConfigError(f"{where}: {section}.{key} = {value!r} is not one of {', '.join(setting.choices)}")
+    if expected in (int, float) and value < 0:
+        raise ConfigError(f"{where}: {section}.{key} must not be negative, not {value!r}")
+    values[section][key] = value
+
+
+_TYPE_WORDS = {str: "a string", int: "a whole number", float: "a number", bool: "true or false",
+               dict: "a table like { key = value }"}
+
+
+def _parse_value(raw: str, default: Any) -> Any:
+    """A command-line value: taken verbatim for a string setting, else read as a TOML value."""
+    if isinstance(default, str):
+        return raw
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        raise ConfigError(f"{raw!r} is not a valid value (write it as in the TOML file, e.g. 8080, "
+                          "true, 2.5, { houses = 6 })") from None
+
+
+def _check_consistency(config: Config) -> None:
+    web = config["web"]
+    where = "configuration" if config.source == "(defaults)" else config.source
+    if web["host"] not in LOCAL_HOSTS and not web["allow_network"]:
+        raise ConfigError(
+            f"{where}: web.host = {web['host']!r} serves the dashboard to the network; "
+            "set web.allow_network = true (or --allow-network) to do that on purpose"
+        )
+    if web["port"] > 65535:
+        raise ConfigError(f"{where}: web.port = {web['port']} is not a port (0..65535)")
+
+
+def documented_toml() -> str:
+    """The default configuration file with every option documented."""
+    lines = ["# Pitwatch configuration (TOML). Every key can also be set with --set section.key=value.", ""]
+    for section, keys in SCHEMA.items():
+        lines.append(f"[{section}]")
+        for key, setting in keys.items():
+            lines.append(f"# {setting.doc}")
+            if setting.choices:
+                lines.append(f"# one of: {', '.join(map(str, setting.choices))}")
+            lines.append(f"{key} = {_toml_value(setting.default)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    return repr(value)

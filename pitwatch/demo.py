@@ -1,0 +1,321 @@
+"""``pitwatch demo``: a whole Pitwatch with no hardware at all.
+
+A :class:`VirtualBoard` holds where the seeds really are. A player moves
+seeds on it (a random player, or you clicking pits on the dashboard). The
+session never looks at the virtual board directly: it learns of every move
+the way it would at a real table, through the emulated microcontroller's pit
+sensors (``firmware_bridge.EmulatedBoard`` on a pseudo-terminal, read by the
+real ``Bridge``) and through the synthetic camera (vision's renderer, read by
+the real ``BoardReader``). So the demo exercises the whole chain: sensors and
+camera -> fusion -> referee -> recorder -> LEDs and dashboard.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any, Callable
+
+from firmware_bridge.emulator import EmulatedBoard
+from rules import Game, Move, Position
+
+from .config import Config
+from .runtime import Runtime, announce, source_weights
+from .sources import CameraSource, SensorSource
+from .worker import Loop
+
+CALIBRATION_FRAMES = 4
+SETTLE_SECONDS = 0.15  # more than two of the microcontroller's 50 ms report periods
+GAME_OVER_PAUSE = 8.0  # seconds the result stays on the board before the next game
+STUCK_SECONDS = 6.0  # the referee has not caught up this long: the demo's players step in
+
+
+class VirtualBoard:
+    """The seeds on the demo's table. Thread-safe; listeners hear of every change."""
+
+    def __init__(self, position: Position) -> None:
+        self._lock = threading.RLock()
+        self.game = Game(position.variant, position)
+        self.changed_at = time.time()
+        self.moves_played = 0
+        self.listeners: list[Callable[[Position], None]] = []
+
+    @property
+    def position(self) -> Position:
+        with self._lock:
+            return self.game.position
+
+    def set_up(self, position: Position) -> None:
+        """The players lay the board out as ``position`` (a new game, or putting it right)."""
+        with self._lock:
+            self.game = Game(position.variant, position)
+            self._changed()
+
+    def play(self, move: Move) -> None:
+        with self._lock:
+            self.game.play(move)
+            self.moves_played += 1
+            self._changed()
+
+    def _changed(self) -> None:
+        self.changed_at = time.time()
+        position = self.game.position
+        for listener in self.listeners:
+            listener(position)
+
+
+class DemoPlayer(Loop):
+    """Moves seeds on the virtual board, once the referee has caught up with the last move.
+
+    ``random``: a random legal move every ``move_seconds``; ``clicks``: the
+    dashboard's pit clicks. A finished game is followed by a new one (the
+    next game of a Pass It On match while the match lasts).
+    """
+
+    def __init__(self, runtime: Runtime, board: VirtualBoard, mode: str, move_seconds: float, seed: int) -> None:
+        super().__init__("demo-player", move_seconds)
+        self.runtime, self.board = runtime, board
+        self.mode = mode
+        self.move_seconds = move_seconds
+        self.rng = random.Random(seed or None)
+        self._lock = threading.Lock()
+        self._waiting_since = time.monotonic()
+        self._sync = (0, 0)  # (session plies, board plies) when both last agreed
+        self._over_since: float | None = None
+
+    # -- the dashboard's controls (web.DemoControls) ------------------------------------
+    def set_player(self, mode: str) -> None:
+        self.mode = mode
+
+    def click(self, label: str) -> str:
+        """Play the first legal move from pit ``label`` on the virtual board."""
+        with self._lock:
+            if not self.caught_up():
+                raise ValueError("wait: the referee has not judged the last move yet")
+            position = self.board.position
+            layout = position.variant.layout
+            if label not in layout.labels:
+                raise ValueError(f"there is no pit {label!r} on this board")
+            moves = [m for m in position.variant.legal_moves(position) if m.pit == layout.index_of(label)]
+            if not moves:
+                raise ValueError(f"pit {label} has no legal move now")
+            self.board.play(moves[0])
+            return moves[0].text
+
+    # -- the loop ------------------------------------------------------------------------
+    def caught_up(self) -> bool:
+        session = self.runtime.session
+        return session.game is not None and session.game.position == self.board.position
+
+    def step(self) -> None:
+        session = self.runtime.session
+        with self._lock:
+            if not self.caught_up():
+                self._unstick()
+                return
+            self._waiting_since = time.monotonic()
+            self._sync = (len(session.game.moves), len(self.board.game.moves))
+            game = session.game
+            if game.is_over:  # let the players look at the result, then set up the next game
+                if self._over_since is None:
+                    self._over_since = time.monotonic()
+                elif time.monotonic() - self._over_since >= max(GAME_OVER_PAUSE, 3 * self.move_seconds):
+                    self._over_since = None
+                    self._next_game(game)
+                return
+            if self.mode == "random":
+                self.board.play(self.rng.choice(game.legal_moves()))
+
+    def _unstick(self) -> None:
+        """Players at a real table answer the dashboard: they pick the true explanation of an
+        ambiguous board, and when the referee cannot tell for a while they enter the move by hand."""
+        session = self.runtime.session
+        session_plies, board_plies = self._sync
+        truth = None
+        if len(session.game.moves) == session_plies and len(self.board.game.moves) >= board_plies:
+            truth = [m.text for m in self.board.game.moves[board_plies:]]
+        for index, choice in enumerate(session.state()["choices"]):
+            if truth and choice.get("moves") == truth:
+                session.choose(index)
+                return
+        if time.monotonic() - self._waiting_since < max(STUCK_SECONDS, 4 * self.move_seconds):
+            return
+        self._waiting_since = time.monotonic()
+        try:
+            for text in truth or ():
+                session.play_by_hand(text)
+        except ValueError:
+            pass
+        if not self.caught_up():  # the games parted ways: the players put the board right
+            self.board.set_up(session.game.position)
+
+    def _next_game(self, game: Game) -> None:
+        session = self.runtime.session
+        if session.state()["game"]["next_game"]:
+            session.next_game()
+        else:
+            session.new_game(game.variant.name, dict(game.variant.options), *session.names)
+
+
+class DemoSensors:
+    """The emulated microcontroller under the virtual board, read through the real bridge."""
+
+    def __init__(self, runtime: Runtime, board: VirtualBoard) -> None:
+        self.runtime, self.board = runtime, board
+        self.emulator = EmulatedBoard().start()
+        board.listeners.append(self._seeds_moved)
+        self.source: SensorSource | None = None
+
+    def _seeds_moved(self, position: Position) -> None:
+        self.emulator.set_counts(position.pits)
+
+    def connect(self, position: Position) -> None:
+        """(Re)connect for this board: the bridge's pit count, and a sensor calibration
+        learned exactly as on a real board: empty board first, then the start position."""
+        if self.source is not None:
+            self.source.stop()
+        labels = position.variant.layout.labels
+        self.source = SensorSource(self.emulator.port, labels, self.runtime.fusion)
+        self.source.on_values = self.runtime.session.set_sensor_values
+        self.source.on_button = self.runtime.session.press
+        self.source.start()
+        self.emulator.set_counts([0] * len(labels))
+        time.sleep(SETTLE_SECONDS)  # let frames of the board as it was drain first
+        empty = self.source.raw_frames(CALIBRATION_FRAMES)
+        start = position.variant.start()
+        self.emulator.set_counts(start.pits)
+        time.sleep(SETTLE_SECONDS)
+        full = self.source.raw_frames(CALIBRATION_FRAMES)
+        self.source.learn(empty, full, start.pits)
+        self.emulator.set_counts(position.pits)
+        self.runtime.session.leds = self.source.set_leds
+        self.runtime.session.refresh()
+
+    @property
+    def leds(self) -> Any:
+        return self.emulator.leds
+
+    def stop(self) -> None:
+        if self.source is not None:
+            self.source.stop()
+        self.emulator.stop()
+
+
+class DemoCamera:
+    """The synthetic camera over the virtual board, read by the real board reader.
+
+    The scene is calibrated from its own empty and start frames, exactly as
+    ``pitwatch calibrate`` does from two photos of a real board.
+    """
+
+    def __init__(self, runtime: Runtime, board: VirtualBoard, fps: float, still_frames: int, seed: int,
+                 snapshot_width: int) -> None:
+        self.runtime, self.board = runtime, board
+        self.fps, self.still_frames, self.seed = fps, still_frames, seed
+        self.snapshot_width = snapshot_width
+        self.source: CameraSource | None = None
+
+    def connect(self, position: Position) -> None:
+        from vision.live import StillnessGate
+        from vision.reader import BoardReader
+        from vision.synthetic import SyntheticCamera
+
+        if self.source is not None:
+            self.source.stop()
+        camera = SyntheticCamera(position.variant.name, lambda: self.board.position, self.seed)
+        reader = BoardReader(camera.calibration())
+        self.source = CameraSource(lambda: camera.read().image, reader.read, StillnessGate(self.still_frames),
+                                   self.runtime.fusion, self.runtime.frames,
+                                   snapshot_width=self.snapshot_width, period=1.0 / self.fps)
+        self.runtime.camera = self.source
+        self.source.start()
+
+    def stop(self) -> None:
+        if self.source is not None:
+            self.source.stop()
+
+
+class Demo:
+    """The demo's parts, stopped together (the Runtime treats it as one part)."""
+
+    def __init__(self, runtime: Runtime, config: Config) -> None:
+        demo = config["demo"]
+        self.runtime = runtime
+        self.board = VirtualBoard(runtime.session.game.position)
+        self.player = DemoPlayer(runtime, self.board, demo["player"], demo["move_seconds"], demo["seed"])
+        self.sensors = DemoSensors(runtime, self.board) if demo["sensors"] else None
+        self.camera = DemoCamera(runtime, self.board, demo["camera_fps"], config["camera"]["still_frames"],
+                                 demo["seed"], config["session"]["snapshot_width"]) if demo["camera"] else None
+        self._pending: Position | None = None
+        self._rebuild = threading.Event()
+        self._labels = runtime.session.game.variant.layout.labels
+        runtime.session.game_listeners.append(self._new_game)
+        runtime.session.extra_state = self.state
+
+    # web.DemoControls
+    def click(self, label: str) -> str:
+        return self.player.click(label)
+
+    def set_player(self, mode: str) -> None:
+        self.player.set_player(mode)
+
+    def state(self) -> dict[str, Any]:
+        return {"demo": {"player": self.player.mode, "moves_played": self.board.moves_played,
+                         "board_changed_at": self.board.changed_at}}
+
+    def _new_game(self, game: Game) -> None:
+        """A new game on the dashboard: the players set the board up (quickly: we hold the session's lock)."""
+        if game.position != self.board.position:
+            self.board.set_up(game.position)
+        if game.variant.layout.labels != self._labels:
+            self._labels = game.variant.layout.labels
+            self._pending = game.position
+            self._rebuild.set()
+
+    def start(self) -> None:
+        self._connect(self.board.position)
+        self.player.start()
+        threading.Thread(target=self._rebuilder, name="demo-rebuild", daemon=True).start()
+
+    def _rebuilder(self) -> None:
+        while self._rebuild.wait():
+            self._rebuild.clear()
+            if self._pending is not None:
+                self._connect(self._pending)
+
+    def _connect(self, position: Position) -> None:
+        """Calibrate and connect both pairs of eyes to the board of ``position``'s variant."""
+        for part in (self.sensors, self.camera):
+            if part is not None:
+                part.connect(position)
+
+    def stop(self) -> None:
+        self.player.stop()
+        for part in (self.sensors, self.camera):
+            if part is not None:
+                part.stop()
+
+
+def build_demo(config: Config) -> tuple[Runtime, Demo, bool]:
+    """A Runtime with the demo wired in (not started)."""
+    runtime = Runtime(config, database="demo.database")
+    resumed = runtime.start_session()
+    weights = source_weights(camera=config["demo"]["camera"], sensors=config["demo"]["sensors"])
+    if not weights:
+        raise ValueError("the demo needs the camera or the sensors (or both); both are switched off")
+    runtime.use_fusion(weights)
+    demo = Demo(runtime, config)
+    runtime.demo = demo
+    return runtime, demo, resumed
+
+
+def run_demo(config: Config) -> int:
+    runtime, demo, resumed = build_demo(config)
+    runtime.serve(any_port_if_busy=True)
+    demo.start()
+    runtime.start()
+    announce(runtime, resumed)
+    runtime.wait()
+    runtime.stop()
+    return 0

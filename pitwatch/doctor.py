@@ -1,0 +1,143 @@
+"""``pitwatch doctor``: check every part ``pitwatch run`` needs and say what to fix.
+
+Each check opens the real thing (the database file, the camera, the serial
+port, the calibration files, the dashboard's port) the way ``run`` would,
+and turns any failure into one line that names the setting to change.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from .config import Config
+from .recorder import Recorder, RecorderError
+from .runtime import port_problem
+
+HANDSHAKE_WAIT = 5.0
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def diagnose(config: Config) -> Iterator[Check]:
+    yield Check("configuration", True, f"read from {config.source}")
+    yield check_database(config)
+    camera, sensors = config["camera"]["source"], config["sensors"]["port"]
+    if not camera and not sensors:
+        yield Check("sources", False, "no camera (camera.source) and no microcontroller (sensors.port): "
+                                      "`pitwatch run` needs at least one; `pitwatch demo` needs neither")
+    if camera:
+        yield from check_camera(config)
+    if sensors:
+        yield from check_sensors(config)
+    yield check_port(config)
+
+
+def check_database(config: Config) -> Check:
+    path = config.database_path()
+    try:
+        recorder = Recorder(path)
+    except (RecorderError, OSError) as exc:
+        return Check("database", False, f"{exc}; choose another file with --db or recorder.database")
+    try:
+        games = recorder.games(limit=1)
+        active = recorder.active_game()
+        detail = f"{path}: schema v{recorder.schema_version}, " + (
+            f"game {active.id} ({active.variant}, {active.move_count} moves) will be resumed" if active
+            else "no game in progress" if games else "no games yet")
+        return Check("database", True, detail)
+    finally:
+        recorder.close()
+
+
+def check_camera(config: Config) -> Iterator[Check]:
+    from calibration.calibfile import CalibrationError, load_calibration
+    from vision.camera import SourceError, open_source
+    from vision.reader import BoardReader
+
+    spec = config["camera"]["source"]
+    image = None
+    try:
+        source = open_source(spec)
+        try:
+            for _ in range(30):
+                frame = source.read()
+                if frame.ok or source.ended:
+                    break
+        finally:
+            source.close()
+        if frame.ok:
+            image = frame.image
+            yield Check("camera", True, f"{spec}: {image.shape[1]} x {image.shape[0]} frames")
+        else:
+            yield Check("camera", False, f"{spec}: {frame.status}; check the cable and camera.source "
+                                         "(a device number such as 0, a file, a folder or a URL)")
+    except SourceError as exc:
+        yield Check("camera", False, f"{exc}; fix camera.source")
+    path = config["camera"]["calibration"]
+    if not path:
+        yield Check("calibration", False, "camera.calibration is not set: run `pitwatch calibrate --variant V "
+                                          "--empty EMPTY --start START -o board.json` and set it to board.json")
+        return
+    try:
+        calibration = load_calibration(Path(path).expanduser())
+    except CalibrationError as exc:
+        yield Check("calibration", False, f"{exc}; run `pitwatch calibrate` again")
+        return
+    yield Check("calibration", True, f"{path}: a {calibration.board} board, {len(calibration.hollows)} pits")
+    if image is not None:
+        status = BoardReader(calibration).read(image).status
+        yield Check("board in view", status.board_found,
+                    "the board is found in the camera picture" if status.board_found
+                    else f"{status.message}: aim the camera at the board, all four markers in view")
+
+
+def check_sensors(config: Config) -> Iterator[Check]:
+    from firmware_bridge.bridge import Bridge, serial_ports
+    from firmware_bridge.sensors import CalibrationError, SensorCalibration
+
+    port = config["sensors"]["port"]
+    if port == "auto" and not serial_ports():
+        yield Check("microcontroller", False, "no serial ports at all: plug the board in (or set "
+                                              "sensors.port = \"\" to run with the camera only)")
+    else:
+        bridge = Bridge(None if port == "auto" else port).start()
+        deadline = time.monotonic() + HANDSHAKE_WAIT
+        while time.monotonic() < deadline and not bridge.status.connected:
+            time.sleep(0.05)
+        status = bridge.status
+        bridge.stop()
+        if status.connected and status.device is not None:
+            device = status.device
+            yield Check("microcontroller", True, f"{status.port}: firmware "
+                        f"{'.'.join(map(str, device.firmware))}, {device.pit_count} pits")
+        else:
+            yield Check("microcontroller", False, f"{status.message}; check the USB cable, the firmware "
+                                                  "(docs/protocol.md) and sensors.port")
+    path = config["sensors"]["calibration"]
+    if path and Path(path).expanduser().exists():
+        try:
+            calibration = SensorCalibration.load(Path(path).expanduser())
+            yield Check("sensor calibration", True, f"{path}: {len(calibration.labels)} pits")
+        except CalibrationError as exc:
+            yield Check("sensor calibration", False, f"{exc}; delete it to learn the sensors again")
+    else:
+        yield Check("sensor calibration", True, "none yet: `pitwatch run` learns it from the empty board "
+                                                "and the start position")
+
+
+def check_port(config: Config) -> Check:
+    web = config["web"]
+    problem = port_problem(web["host"], web["port"])
+    if problem:
+        return Check("dashboard port", False, f"{web['host']}:{web['port']}: {problem}; "
+                                              "choose another with --port or web.port")
+    where = "the network (control actions need the token)" if web["allow_network"] else "this computer only"
+    return Check("dashboard port", True, f"{web['host']}:{web['port']} is free; served to {where}")

@@ -1,0 +1,196 @@
+"""Fusion: the camera's and the pit sensors' Readings become one Reading, and a stable one.
+
+Why log-linear pooling: each source gives, per pit, a probability over
+counts. Multiplying them (each raised to the source's weight) keeps what both
+agree on and lets the surer source win where they disagree; a small floor on
+every probability stops one source from vetoing a count outright, so a
+single bad sensor cannot make the true count impossible.
+
+A source that fails (no reading for ``stale_after`` seconds, or a status
+such as "camera lost") is dropped from the pool and reported in the fused
+Reading's ``notes["dropped"]``; the game goes on with the other source.
+
+A source that sees the board *moving* (the camera sees a hand, or seeds not
+yet settled) is busy: while it is, nothing is fused, because the other
+source may be reading a half-played move. A source busy for longer than
+``stale_after`` is dropped like a failed one, so a flickering camera cannot
+stop the game.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from rules import PitReading, Reading
+
+FLOOR = 1e-4  # smallest probability any source may give a count
+
+
+@dataclass
+class _Source:
+    reading: Reading | None = None
+    at: float = -math.inf
+    status: str = "waiting"
+    busy_since: float | None = None  # the source sees the board in motion (a hand, seeds moving)
+
+
+class Fusion:
+    """Latest Reading of each source, pooled on demand.
+
+    ``weights`` is the trust in each source (1.0 = take it at its word); a
+    Reading may lower it with ``notes["confidence"]`` (0..1).
+    """
+
+    def __init__(self, labels: Sequence[str], weights: Mapping[str, float], *, stale_after: float = 2.0) -> None:
+        self.labels = tuple(labels)
+        self.weights = dict(weights)
+        self.stale_after = stale_after
+        self._sources = {name: _Source() for name in self.weights}
+        self._disagree_since: float | None = None
+        self._lock = threading.Lock()
+
+    def reset(self, labels: Sequence[str]) -> None:
+        """A new board (another variant): forget every source's old Readings."""
+        with self._lock:
+            self.labels = tuple(labels)
+            self._sources = {name: _Source() for name in self.weights}
+
+    def update(self, source: str, reading: Reading | None, now: float, status: str = "ok") -> None:
+        """Record ``source``'s newest Reading, or (``reading=None``) why it has none."""
+        with self._lock:
+            entry = self._sources[source]
+            entry.status = status if reading is None else (reading.status if reading.status != "ok" else "ok")
+            entry.busy_since = None
+            if reading is not None:
+                entry.reading, entry.at = reading, now
+
+    def busy(self, source: str, now: float, why: str) -> None:
+        """``source`` sees the board in motion: hold every judgement until it settles."""
+        with self._lock:
+            entry = self._sources[source]
+            if entry.busy_since is None:
+                entry.busy_since = now
+            entry.status = why
+
+    def statuses(self, now: float) -> dict[str, str]:
+        """Every source's state: ``ok`` or the reason it is dropped."""
+        with self._lock:
+            return {name: self._status(entry, now) for name, entry in self._sources.items()}
+
+    def _status(self, entry: _Source, now: float) -> str:
+        if entry.busy_since is not None:
+            if now - entry.busy_since > self.stale_after:
+                return f"board never still ({entry.status}) for over {self.stale_after:g} s"
+            return "busy"
+        if entry.reading is None:
+            return entry.status if entry.status != "ok" else "waiting"
+        if entry.status != "ok":
+            return entry.status
+        if now - entry.at > self.stale_after:
+            return f"no reading for over {self.stale_after:g} s"
+        return "ok"
+
+    def fused(self, now: float) -> Reading | None:
+        """The pooled Reading of every live source, or ``None`` when no source is live."""
+        with self._lock:
+            states = {name: self._status(e, now) for name, e in self._sources.items()}
+            live = [(name, e.reading) for name, e in self._sources.items() if states[name] == "ok"]
+        dropped = {name: state for name, state in states.items() if state != "ok"}
+        if not live or "busy" in states.values() or self._catching_up(live, now):
+            return None
+        pits: dict[str, PitReading | None] = {}
+        for label in self.labels:
+            parts = [(self._weight(name, r), r.pits.get(label)) for name, r in live]
+            parts = [(w, p) for w, p in parts if p is not None and w > 0]
+            pits[label] = pool(parts) if parts else None
+        return Reading(pits, source="+".join(name for name, _ in live), time=now, status="ok",
+                       notes={"sources": [name for name, _ in live], "dropped": dropped})
+
+    def _catching_up(self, live: list[tuple[str, Reading]], now: float) -> bool:
+        """True while the live sources disagree on some pit's most likely count, for at most
+        ``stale_after`` seconds: one of them has not seen the latest change yet (the sensors
+        report within 50 ms, the camera only after the board has been still for a few frames).
+        A disagreement that lasts is left to the pooling, which weighs each source's confidence."""
+        disagree = False
+        if len(live) > 1:
+            for label in self.labels:
+                seen = {r.pits[label].most_likely for _, r in live if r.pits.get(label) is not None}
+                if len(seen) > 1:
+                    disagree = True
+                    break
+        with self._lock:
+            if not disagree:
+                self._disagree_since = None
+                return False
+            if self._disagree_since is None:
+                self._disagree_since = now
+            return now - self._disagree_since < self.stale_after
+
+    def _weight(self, name: str, reading: Reading) -> float:
+        confidence = reading.notes.get("confidence", 1.0) if reading.notes else 1.0
+        try:
+            return self.weights[name] * max(0.0, min(1.0, float(confidence)))
+        except (TypeError, ValueError):
+            return self.weights[name]
+
+
+def pool(parts: Sequence[tuple[float, PitReading]]) -> PitReading:
+    """Log-linear pool of weighted PitReadings (counts and, where given, white chips)."""
+    counts = _pool_lists([(w, p.counts) for w, p in parts])
+    whites = [(w, p.white) for w, p in parts if p.white is not None]
+    return PitReading(counts, _pool_lists(whites) if whites else None)
+
+
+def _pool_lists(parts: Sequence[tuple[float, Sequence[float]]]) -> tuple[float, ...]:
+    size = max(len(probs) for _, probs in parts)
+    logs = [0.0] * size
+    for weight, probs in parts:
+        for k in range(size):
+            p = probs[k] if k < len(probs) else 0.0
+            logs[k] += weight * math.log(max(p, FLOOR))
+    top = max(logs)
+    raw = [math.exp(v - top) for v in logs]
+    total = sum(raw)
+    return tuple(v / total for v in raw)
+
+
+class StableGate:
+    """Lets a Reading through once its most likely counts have held for ``settle_seconds``.
+
+    Why: a hand sowing seeds changes the board many times a second; the
+    referee should judge the board once, when the players have let go of it.
+    The same board is passed only once (until it changes again or
+    :meth:`reset` asks for a fresh judgement).
+    """
+
+    def __init__(self, settle_seconds: float) -> None:
+        self.settle_seconds = settle_seconds
+        self._candidate: tuple | None = None
+        self._since = 0.0
+        self._passed: tuple | None = None
+
+    def reset(self) -> None:
+        self._passed = None
+
+    def offer(self, reading: Reading | None, now: float) -> Reading | None:
+        if reading is None or not _mostly_seen(reading):
+            self._candidate = None
+            return None
+        key = tuple(sorted((label, None if p is None else (p.most_likely, p.most_likely_white))
+                           for label, p in reading.pits.items()))
+        if key != self._candidate:
+            self._candidate, self._since = key, now
+            return None
+        if now - self._since < self.settle_seconds or key == self._passed:
+            return None
+        self._passed = key
+        return reading
+
+
+def _mostly_seen(reading: Reading) -> bool:
+    """The referee can judge a board with a few unseen pits; a board mostly hidden is not worth offering."""
+    pits = list(reading.pits.values())
+    return sum(p is not None for p in pits) * 2 > len(pits)

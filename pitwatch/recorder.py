@@ -1,0 +1,356 @@
+"""The game recorder: every game, move and verdict in one SQLite file.
+
+Why SQLite in WAL mode with ``synchronous=FULL``: a verdict and the moves it
+accepts are written in ONE transaction, and the session shows nothing before
+that transaction has committed. Killing the process at any instant therefore
+either keeps the whole verdict or none of it, and a restart resumes the
+unfinished game from its recorded moves (see :meth:`Recorder.active_game`).
+
+Schema (version in ``PRAGMA user_version``, upgraded by :data:`MIGRATIONS`):
+
+``games``
+    ``id``, ``variant``, ``options`` (JSON), ``south``, ``north`` (player
+    names), ``start`` (JSON of the start position, NULL for the variant's
+    usual start), ``started_at``, ``ended_at`` (unix seconds), ``status``
+    (``active`` | ``finished`` | ``abandoned``), ``result`` (JSON or NULL).
+``moves``
+    one row per accepted move: ``game_id``, ``ply`` (0, 1, 2, ...), ``text``
+    (the move in the notation), ``player`` (``south``/``north``),
+    ``position`` (JSON of the position after the move), ``verdict_id``,
+    ``reading`` (JSON of the Reading that showed it, NULL for a move entered
+    by hand), ``snapshot`` (a small JPEG of the camera, or NULL), ``at``.
+``verdicts``
+    every verdict the session acted on: ``id``, ``game_id``, ``ply`` (moves
+    on record when it was judged), ``kind``, ``body`` (the verdict's JSON),
+    ``at``.
+
+A takeback deletes the moves it undoes (in the verdict's transaction); the
+verdict itself stays in ``verdicts``, so the history of what happened at the
+board is never lost.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+MIGRATIONS: tuple[str, ...] = (
+    # version 1: games, moves, verdicts
+    """
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        variant TEXT NOT NULL,
+        options TEXT NOT NULL DEFAULT '{}',
+        south TEXT NOT NULL,
+        north TEXT NOT NULL,
+        start TEXT,
+        started_at REAL NOT NULL,
+        ended_at REAL,
+        status TEXT NOT NULL DEFAULT 'active'
+            CHECK (status IN ('active', 'finished', 'abandoned')),
+        result TEXT
+    );
+    CREATE TABLE verdicts (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        ply INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        body TEXT NOT NULL,
+        at REAL NOT NULL
+    );
+    CREATE TABLE moves (
+        game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        ply INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        player TEXT NOT NULL,
+        position TEXT NOT NULL,
+        verdict_id INTEGER REFERENCES verdicts(id),
+        reading TEXT,
+        snapshot BLOB,
+        at REAL NOT NULL,
+        PRIMARY KEY (game_id, ply)
+    );
+    CREATE INDEX verdicts_by_game ON verdicts(game_id, id);
+    CREATE INDEX games_by_status ON games(status, id);
+    """,
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class RecorderError(Exception):
+    """The database cannot be used (newer schema, not a database, unknown game)."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One row of ``games``."""
+
+    id: int
+    variant: str
+    options: dict[str, Any]
+    south: str
+    north: str
+    started_at: float
+    ended_at: float | None
+    status: str
+    result: dict[str, Any] | None
+    start: dict[str, Any] | None = None
+    move_count: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "variant": self.variant, "options": self.options,
+            "south": self.south, "north": self.north,
+            "started_at": self.started_at, "ended_at": self.ended_at,
+            "status": self.status, "result": self.result, "start": self.start, "moves": self.move_count,
+        }
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """One row of ``moves`` (the snapshot is fetched separately: it is the bulky part)."""
+
+    ply: int
+    text: str
+    player: str
+    position: dict[str, Any]
+    verdict_id: int | None
+    reading: dict[str, Any] | None
+    at: float
+    has_snapshot: bool
+
+
+@dataclass(frozen=True)
+class AcceptedMove:
+    """A move the session accepts, as the recorder stores it."""
+
+    text: str
+    player: str
+    position: dict[str, Any]
+
+
+class Recorder:
+    """The game database. Thread-safe: one connection guarded by a lock.
+
+    Every public method is one transaction; :meth:`record_verdict` is the
+    only way moves enter a live game, so a move is on disk together with the
+    verdict that accepted it, or not at all.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise RecorderError(f"{self.path}: not a Pitwatch game database ({exc})") from None
+
+    # -- schema --------------------------------------------------------------
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise RecorderError(
+                f"{self.path}: schema version {version} is newer than this Pitwatch understands "
+                f"({SCHEMA_VERSION}); upgrade Pitwatch or use another database file"
+            )
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            # executescript commits first; BEGIN/COMMIT make each step atomic
+            self._db.executescript(
+                f"BEGIN; {MIGRATIONS[target - 1]}; PRAGMA user_version={target}; COMMIT;"
+            )
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return self._db.execute("PRAGMA user_version").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _transaction(self):
+        return _Transaction(self._db, self._lock)
+
+    # -- games ---------------------------------------------------------------
+    def start_game(self, variant: str, options: dict[str, Any], south: str, north: str,
+                   *, start: dict[str, Any] | None = None, abandon_active: bool = True) -> int:
+        """Open a new game; any game still active is marked abandoned (one live game at a time)."""
+        now = time.time()
+        with self._transaction() as db:
+            if abandon_active:
+                db.execute("UPDATE games SET status='abandoned', ended_at=? WHERE status='active'", (now,))
+            cur = db.execute(
+                "INSERT INTO games (variant, options, south, north, start, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (variant, json.dumps(options, sort_keys=True), south, north,
+                 json.dumps(start) if start is not None else None, now),
+            )
+            return int(cur.lastrowid)
+
+    def finish_game(self, game_id: int, result: dict[str, Any]) -> None:
+        with self._transaction() as db:
+            db.execute("UPDATE games SET status='finished', ended_at=?, result=? WHERE id=?",
+                       (time.time(), json.dumps(result), game_id))
+
+    def reopen_game(self, game_id: int) -> None:
+        """A takeback from a finished game makes it active again."""
+        with self._transaction() as db:
+            db.execute("UPDATE games SET status='active', ended_at=NULL, result=NULL WHERE id=?", (game_id,))
+
+    def active_game(self) -> GameRecord | None:
+        """The game to resume after a restart: the newest game still active."""
+        with self._lock:
+            row = self._db.execute(
+                f"{_GAME_SELECT} WHERE g.status='active' GROUP BY g.id ORDER BY g.id DESC LIMIT 1"
+            ).fetchone()
+        return _game(row) if row else None
+
+    def game(self, game_id: int) -> GameRecord:
+        with self._lock:
+            row = self._db.execute(f"{_GAME_SELECT} WHERE g.id=? GROUP BY g.id", (game_id,)).fetchone()
+        if row is None:
+            raise RecorderError(f"no recorded game with id {game_id}")
+        return _game(row)
+
+    def games(self, limit: int = 100, offset: int = 0) -> list[GameRecord]:
+        """Recorded games, newest first."""
+        with self._lock:
+            rows = self._db.execute(
+                f"{_GAME_SELECT} GROUP BY g.id ORDER BY g.id DESC LIMIT ? OFFSET ?", (limit, offset)
+            ).fetchall()
+        return [_game(r) for r in rows]
+
+    # -- moves and verdicts ---------------------------------------------------
+    def record_verdict(
+        self,
+        game_id: int,
+        verdict: dict[str, Any],
+        *,
+        ply: int,
+        accepted: Sequence[AcceptedMove] = (),
+        takeback_to: int | None = None,
+        reading: dict[str, Any] | None = None,
+        snapshot: bytes | None = None,
+    ) -> int:
+        """Write a verdict and what it changes in one transaction; return the verdict id.
+
+        ``ply`` is the number of moves on record when the verdict was given.
+        ``takeback_to`` deletes the moves from that ply on; ``accepted`` moves
+        are then appended from the resulting ply. The Reading and snapshot are
+        stored with every accepted move of this verdict.
+        """
+        now = time.time()
+        reading_text = json.dumps(reading) if reading is not None else None
+        with self._transaction() as db:
+            cur = db.execute(
+                "INSERT INTO verdicts (game_id, ply, kind, body, at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, ply, str(verdict.get("kind", "?")), json.dumps(verdict), now),
+            )
+            verdict_id = int(cur.lastrowid)
+            next_ply = ply
+            if takeback_to is not None:
+                db.execute("DELETE FROM moves WHERE game_id=? AND ply>=?", (game_id, takeback_to))
+                next_ply = takeback_to
+            for move in accepted:
+                db.execute(
+                    "INSERT INTO moves (game_id, ply, text, player, position, verdict_id, reading, snapshot, at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, next_ply, move.text, move.player, json.dumps(move.position), verdict_id,
+                     reading_text, snapshot, now),
+                )
+                next_ply += 1
+        return verdict_id
+
+    def moves(self, game_id: int) -> list[MoveRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT ply, text, player, position, verdict_id, reading, at, snapshot IS NOT NULL"
+                " FROM moves WHERE game_id=? ORDER BY ply", (game_id,)
+            ).fetchall()
+        return [
+            MoveRecord(ply, text, player, json.loads(position), verdict_id,
+                       json.loads(reading) if reading else None, at, bool(has_snapshot))
+            for ply, text, player, position, verdict_id, reading, at, has_snapshot in rows
+        ]
+
+    def snapshot(self, game_id: int, ply: int) -> bytes | None:
+        with self._lock:
+            row = self._db.execute("SELECT snapshot FROM moves WHERE game_id=? AND ply=?",
+                                   (game_id, ply)).fetchone()
+        return row[0] if row else None
+
+    def verdicts(self, game_id: int, limit: int = 200) -> list[dict[str, Any]]:
+        """The newest verdicts of a game, oldest first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, ply, kind, body, at FROM verdicts WHERE game_id=? ORDER BY id DESC LIMIT ?",
+                (game_id, limit),
+            ).fetchall()
+        return [{"id": i, "ply": p, "kind": k, "verdict": json.loads(b), "at": a} for i, p, k, b, a in reversed(rows)]
+
+    def import_game(self, variant: str, options: dict[str, Any], south: str, north: str,
+                    moves: Iterable[AcceptedMove], result: dict[str, Any] | None,
+                    start: dict[str, Any] | None = None) -> int:
+        """Store a game read from a record (``pitwatch games import``): finished if it has a
+        result, else abandoned (an imported game is never resumed as the live game)."""
+        now = time.time()
+        with self._transaction() as db:
+            cur = db.execute(
+                "INSERT INTO games (variant, options, south, north, start, started_at, ended_at, status, result)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (variant, json.dumps(options, sort_keys=True), south, north,
+                 json.dumps(start) if start is not None else None, now, now,
+                 "finished" if result is not None else "abandoned",
+                 json.dumps(result) if result is not None else None),
+            )
+            game_id = int(cur.lastrowid)
+            for ply, move in enumerate(moves):
+                db.execute(
+                    "INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (game_id, ply, move.text, move.player, json.dumps(move.position), now),
+                )
+            return game_id
+
+
+_GAME_SELECT = (
+    "SELECT g.id, g.variant, g.options, g.south, g.north, g.started_at, g.ended_at, g.status, g.result,"
+    " g.start, COUNT(m.ply) FROM games g LEFT JOIN moves m ON m.game_id = g.id"
+)
+
+
+def _game(row: tuple) -> GameRecord:
+    gid, variant, options, south, north, started, ended, status, result, start, count = row
+    return GameRecord(gid, variant, json.loads(options), south, north, started, ended, status,
+                      json.loads(result) if result else None, json.loads(start) if start else None, count)
+
+
+class _Transaction:
+    """``with`` block: lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error)."""
+
+    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
+        self._db, self._lock = db, lock
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._lock.acquire()
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
+        return self._db
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+        finally:
+            self._lock.release()

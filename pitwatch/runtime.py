@@ -1,0 +1,218 @@
+"""Putting a live session together: sources -> fusion -> still-board gate -> session -> web.
+
+``Runtime`` owns the threads of one live session (the judging loop and the
+web server; the sources own theirs) and stops them in order. ``run_live``
+is ``pitwatch run``; the demo builds the same Runtime around its virtual
+board (``pitwatch.demo``).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import signal
+import socket
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from werkzeug.serving import make_server
+
+from web import create_app
+
+from .config import LOCAL_HOSTS, Config, ConfigError
+from .fusion import Fusion, StableGate
+from .hub import FrameFeed, Hub
+from .recorder import Recorder
+from .session import Session
+from .sources import CAMERA, SENSORS, CameraSource, SensorSource
+
+log = logging.getLogger(__name__)
+
+JUDGE_PERIOD = 0.02  # seconds between looks at the fused reading
+
+
+class Runtime:
+    """One live session with its judging loop and dashboard server."""
+
+    def __init__(self, config: Config, *, database: str = "recorder.database") -> None:
+        self.config = config
+        self.recorder = Recorder(config.database_path(database))
+        self.hub = Hub()
+        self.frames = FrameFeed()
+        self.session = Session(self.recorder, self.hub)
+        self.fusion: Fusion | None = None
+        self.gate = StableGate(config["session"]["settle_seconds"])
+        self.camera: CameraSource | None = None
+        self.sensors: SensorSource | None = None
+        self.demo: Any = None
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._server = None
+        self.url = ""
+        self.token = ""
+
+    # -- the session ------------------------------------------------------------------
+    def start_session(self) -> bool:
+        """Resume the recorded game or start the configured one; True if resumed."""
+        game = self.config["game"]
+        return self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
+
+    def use_fusion(self, sources: dict[str, float]) -> Fusion:
+        self.fusion = Fusion(self.session.game.variant.layout.labels, sources)
+        self.session.game_listeners.append(self._game_changed)
+        return self.fusion
+
+    def _game_changed(self, game) -> None:
+        """A new game (maybe a new board): fresh fusion labels, and judge the board afresh."""
+        if self.fusion is not None and tuple(game.variant.layout.labels) != self.fusion.labels:
+            self.fusion.reset(game.variant.layout.labels)
+        self.gate.reset()
+
+    # -- the judging loop ---------------------------------------------------------------
+    def _judge_loop(self) -> None:
+        while not self._stop.wait(JUDGE_PERIOD):
+            try:
+                self.judge_once(time.monotonic())
+            except Exception:  # a bug here must not end refereeing: log it and go on
+                log.exception("judging loop")
+
+    def judge_once(self, now: float) -> None:
+        fusion = self.fusion
+        if fusion is None:
+            return
+        for name, status in fusion.statuses(now).items():
+            self.session.set_source(name, "ok" if status == "busy" else status)
+        stable = self.gate.offer(fusion.fused(now), now)
+        if stable is not None:
+            self.session.submit(stable, self.camera.snapshot if self.camera else None)
+        self.session.tick()
+
+    # -- the web server -----------------------------------------------------------------
+    def serve(self, any_port_if_busy: bool = False) -> str:
+        """Start the dashboard server in a thread; returns its URL (with the token when on the network).
+
+        ``any_port_if_busy``: if the configured port is taken, use any free one (the demo must start).
+        """
+        web = self.config["web"]
+        allow = web["allow_network"]
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request on the console
+        self.token = web["token"] or (secrets.token_urlsafe(16) if allow else "")
+        has_camera = self.fusion is not None and CAMERA in self.fusion.weights
+        app = create_app(self.session, frames=self.frames if has_camera else None, demo=self.demo,
+                         allow_network=allow, token=self.token)
+        port = web["port"]
+        problem = port_problem(web["host"], port)
+        if problem and not any_port_if_busy:
+            raise ConfigError(f"cannot serve the dashboard on {web['host']}:{port}: {problem}; "
+                              "choose another port with --port (0: any free port)")
+        if problem:
+            print(f"pitwatch: port {port} is taken ({problem}); using a free one", flush=True)
+            port = 0
+        self._server = make_server(web["host"], port, app, threaded=True)
+        port = self._server.server_port
+        shown = ("127.0.0.1" if web["host"] in LOCAL_HOSTS
+                 else socket.gethostname() if web["host"] in ("0.0.0.0", "::") else web["host"])
+        self.url = f"http://{shown}:{port}/" + (f"?token={self.token}" if allow else "")
+        self._spawn(self._server.serve_forever, "web")
+        return self.url
+
+    # -- life --------------------------------------------------------------------------
+    def _spawn(self, target, name: str) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def start(self) -> None:
+        """Start the judging loop (the sources are started by whoever made them)."""
+        self._spawn(self._judge_loop, "judge")
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._server is not None:
+            self._server.shutdown()
+        for part in (self.demo,) if self.demo is not None else (self.camera, self.sensors):
+            if part is not None:
+                part.stop()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self.recorder.close()
+
+    def wait(self) -> None:
+        """Block until Ctrl-C or SIGTERM (both stop cleanly: every accepted move is already on disk)."""
+        signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
+        try:
+            while not self._stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass
+
+
+def port_problem(host: str, port: int) -> str | None:
+    """Why the dashboard cannot listen on ``host:port``, or ``None``.
+
+    Checked first because werkzeug's ``make_server`` answers a taken port by
+    exiting the process.
+    """
+    if port == 0:
+        return None
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
+
+
+def source_weights(*, camera: bool, sensors: bool) -> dict[str, float]:
+    """The fusion's trust in each source in use: equal, each Reading's own confidence does the rest."""
+    return {name: 1.0 for name, used in ((SENSORS, sensors), (CAMERA, camera)) if used}
+
+
+def announce(runtime: Runtime, resumed: bool) -> None:
+    game = runtime.session.game
+    what = "resumed" if resumed else "new"
+    print(f"pitwatch: {what} {game.variant.name} game {runtime.session.game_id} "
+          f"({len(game.moves)} moves), recorded in {runtime.recorder.path}")
+    print(f"pitwatch: dashboard at {runtime.url}", flush=True)
+    print("pitwatch: press Ctrl-C to stop", flush=True)
+
+
+def run_live(config: Config) -> int:
+    """``pitwatch run``: the configured camera and microcontroller referee a real board."""
+    from .livesources import camera_source, sensor_source
+
+    runtime = Runtime(config)
+    resumed = runtime.start_session()
+    layout = runtime.session.game.variant.layout
+    weights = source_weights(camera=bool(config["camera"]["source"]), sensors=bool(config["sensors"]["port"]))
+    if not weights:
+        print("pitwatch run: no camera and no microcontroller configured: set camera.source or sensors.port "
+              "(or try `pitwatch demo`)", file=sys.stderr)
+        return 2
+    fusion = runtime.use_fusion(weights)
+    runtime.session.fixed_board = layout.labels
+    if SENSORS in weights:
+        runtime.sensors = sensor_source(config, layout.labels, fusion, runtime)
+        runtime.session.leds = runtime.sensors.set_leds
+        runtime.session.refresh()  # the first LED frame: the legal moves of the game in progress
+    if CAMERA in weights:
+        runtime.camera = camera_source(config, runtime.session.game.variant, fusion, runtime)
+    runtime.serve()
+    for source in (runtime.sensors, runtime.camera):
+        if source is not None:
+            source.start()
+    runtime.start()
+    announce(runtime, resumed)
+    runtime.wait()
+    runtime.stop()
+    return 0
+
+
+def calibration_path(config: Config, key: str, default_name: str) -> Path:
+    configured = config.get(key)
+    return Path(configured).expanduser() if configured else config.database_path().with_name(default_name)

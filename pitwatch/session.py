@@ -1,0 +1,539 @@
+"""The live session: stable Reading -> referee -> Verdict -> recorder -> LEDs and dashboard.
+
+The session owns the game. Every change to it follows one order, because
+"nothing is shown as played that is not on disk":
+
+1. judge (or take the players' instruction from the dashboard),
+2. change the in-memory :class:`rules.Game`,
+3. write the verdict and the moves it accepts in ONE recorder transaction
+   (on failure the in-memory change is rolled back and the error shown),
+4. only then send the LED frame and publish the dashboard state.
+
+All public methods are thread-safe (one lock): readings arrive from the
+camera and sensor threads, control actions from web requests.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import rules
+from rules import PLAYER_NAMES, Game, Reading
+from rules.game import score_of
+
+from .hub import Hub
+from .recorder import AcceptedMove, Recorder
+from .verdicts import VerdictView, judge_reading, view_of
+
+log = logging.getLogger(__name__)
+
+PLAYER_COLOURS = ("#2f7df6", "#f28c28")  # South blue, North orange: LEDs and dashboard agree
+ILLEGAL_COLOUR = "#ff1e1e"
+CAPTURE_COLOUR = "#ffd23f"
+WHITE_LAST_COLOUR = "#ffffff"
+
+SENSOR_REFRESH_SECONDS = 1.0  # raw sensor values on the dashboard: fresh enough, and cheap
+LedFrame = list[dict[str, str]]  # per canonical pit: {"colour": "#rrggbb", "mode": "off|on|blink|pulse"}
+
+
+class SessionError(ValueError):
+    """A control action that cannot be done now; the message says why."""
+
+
+@dataclass
+class _Board:
+    """What the session currently knows about the physical board (not the game)."""
+
+    verdict: dict[str, Any] = field(default_factory=lambda: {"kind": "waiting", "message": "waiting for a still board"})
+    differing: list[str] = field(default_factory=list)
+    choices: list[VerdictView] = field(default_factory=list)
+    choice_reading: Reading | None = None
+    flash: list[str] = field(default_factory=list)
+    flash_until: float = 0.0
+    sources: dict[str, str] = field(default_factory=dict)
+    sensors: dict[str, Any] = field(default_factory=dict)
+    reading: dict[str, int | None] = field(default_factory=dict)
+    stable_at: float = 0.0  # wall-clock time the last stable Reading reached the session
+    judge_ms: float = 0.0  # how long the referee took over it
+    commit_ms: float = 0.0  # how long the recorder took to make the last accepted move durable
+
+
+class Session:
+    """One board, one game at a time, recorded.
+
+    ``judge(game, reading)`` is the referee (``rules.referee.judge`` by
+    default); ``leds(frame)`` sends an LED frame to the microcontroller;
+    ``extra_state()`` adds fields to the dashboard state (the demo uses it).
+    """
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        hub: Hub | None = None,
+        *,
+        judge: Callable[[Game, Reading], Any] | None = None,
+        leds: Callable[[LedFrame], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        flash_seconds: float = 1.5,
+    ) -> None:
+        self.recorder = recorder
+        self.hub = hub or Hub()
+        self._judge = judge
+        self.leds = leds
+        self._clock = clock
+        self.flash_seconds = flash_seconds
+        self._lock = threading.RLock()
+        self._board = _Board()
+        self.game: Game | None = None
+        self.game_id: int | None = None
+        self.names = ("South", "North")
+        self._match: list[dict[str, int]] = []
+        self.extra_state: Callable[[], dict[str, Any]] = dict
+        self.game_listeners: list[Callable[[Game], None]] = []  # told of every new or resumed game
+        self.fixed_board: tuple[str, ...] | None = None  # pits of the one physical board (pitwatch run)
+        self._sensors_changed, self._shown_at = False, 0.0
+
+    # -- games -------------------------------------------------------------------
+    def resume_or_start(self, variant: str, options: dict[str, Any], south: str, north: str) -> bool:
+        """Resume the recorder's active game if there is one, else start a new game; True if resumed."""
+        record = self.recorder.active_game()
+        if record is not None:
+            try:
+                v = rules.variant(record.variant, **record.options)
+                start = v.position_from_json(record.start) if record.start else None
+                game = Game(v, start, {"South": record.south, "North": record.north})
+                for move in self.recorder.moves(record.id):
+                    game.play(move.text)
+            except rules.RulesError as exc:  # recorded by another version of the rules: keep it, start afresh
+                log.warning("game %s cannot be resumed (%s); starting a new game", record.id, exc)
+            else:
+                with self._lock:
+                    self._install(game, record.id, (record.south, record.north))
+                return True
+        self.new_game(variant, options, south, north)
+        return False
+
+    def new_game(self, variant: str, options: dict[str, Any], south: str, north: str,
+                 start: rules.Position | None = None) -> int:
+        """Start a new game (the active one, if any, is kept on record as abandoned)."""
+        south, north = _player_name(south, "south"), _player_name(north, "north")
+        v = rules.variant(variant, **options)  # raises a clear RulesError for bad names/options
+        if self.fixed_board is not None and v.layout.labels != self.fixed_board:
+            raise SessionError(f"{v.name} is played on a {v.layout.name} board, not on the board being watched; "
+                               "calibrate that board and restart pitwatch run to play it")
+        game = Game(v, start, {"South": south, "North": north})
+        with self._lock:
+            game_id = self.recorder.start_game(v.name, dict(v.options), south, north,
+                                               start=start.to_json() if start is not None else None)
+            self._install(game, game_id, (south, north))
+        return game_id
+
+    def next_game(self) -> int:
+        """The next game of a match (Pass It On): same players, the match score carried over."""
+        with self._lock:
+            game = self._require_game()
+            if not hasattr(game.variant, "next_game"):
+                raise SessionError(f"{game.variant.name} games are not played in matches")
+            if not game.is_over:
+                raise SessionError("the game is not over yet")
+            try:
+                start = game.variant.next_game(game.position)
+            except rules.RulesError as exc:
+                raise SessionError(str(exc)) from None
+        return self.new_game(game.variant.name, dict(game.variant.options), *self.names, start=start)
+
+    def _install(self, game: Game, game_id: int, names: tuple[str, str]) -> None:
+        self.game, self.game_id, self.names = game, game_id, names
+        self._match = match_history(self.recorder, game_id)
+        self._board = _Board(sources=self._board.sources, sensors=self._board.sensors)
+        for listener in self.game_listeners:
+            listener(game)
+        self._show()
+
+    # -- readings ------------------------------------------------------------------
+    def submit(self, reading: Reading, snapshot: bytes | None = None) -> dict[str, Any]:
+        """Judge a stable Reading and act on the verdict; returns the verdict's JSON."""
+        stable_at = time.time()
+        with self._lock:
+            game = self._require_game()
+            self._board.stable_at = stable_at
+            self._board.reading = reading.most_likely_counts()
+            if game.is_over:
+                return self._board.verdict
+            verdict = judge_reading(self._judge, game, reading)
+            self._board.judge_ms = (time.time() - stable_at) * 1000
+            view = view_of(verdict, game)
+            if view.kind in ("move", "takeback"):
+                self._commit(view, reading, snapshot)
+            else:
+                self._record_only(view, reading)
+            self._show()
+            return view.json
+
+    def set_source(self, name: str, status: str) -> None:
+        """A source's health (``ok``, ``camera lost``, ``microcontroller lost``, ...)."""
+        with self._lock:
+            if self._board.sources.get(name) == status:
+                return
+            self._board.sources[name] = status
+            self._show()
+
+    def set_sensor_values(self, values: dict[str, Any]) -> None:
+        """Raw pit sensor values, shown on the dashboard (published by :meth:`tick`, at most once a second)."""
+        with self._lock:
+            if values != self._board.sensors:
+                self._board.sensors = values
+                self._sensors_changed = True
+
+    def refresh(self) -> None:
+        """Send the LEDs and publish the state again (a reconnected microcontroller, a new listener)."""
+        with self._lock:
+            if self.game is not None:
+                self._show()
+
+    def tick(self) -> None:
+        """Call a few times a second: ends capture flashes, shows new sensor values."""
+        with self._lock:
+            now = self._clock()
+            if self._board.flash and now >= self._board.flash_until:
+                self._board.flash = []
+                self._show()
+            elif self._sensors_changed and now - self._shown_at >= SENSOR_REFRESH_SECONDS and self.game:
+                self._show()
+
+    # -- the players' controls ---------------------------------------------------------
+    def press(self, button: str) -> None:
+        """A push button on the board: ``undo`` takes the last move back; ``confirm`` accepts the
+        referee's likeliest explanation of an ambiguous board. A press that means nothing now is
+        shown on the dashboard and otherwise ignored (a button must never stop the game)."""
+        with self._lock:
+            try:
+                if button == "undo":
+                    self.takeback()
+                elif button == "confirm" and self._board.choices:
+                    self.choose(0)
+                else:
+                    raise SessionError(f"the {button} button does nothing now")
+            except SessionError as exc:
+                self._board.verdict = {**self._board.verdict, "message": str(exc)}
+                self._show()
+
+
+    def choose(self, index: int) -> dict[str, Any]:
+        """Pick explanation ``index`` of an ambiguous verdict."""
+        with self._lock:
+            choices = self._board.choices
+            if not choices:
+                raise SessionError("there is no ambiguous verdict to choose for")
+            if not 0 <= index < len(choices):
+                raise SessionError(f"choice {index} does not exist; choose 0 to {len(choices) - 1}")
+            chosen = choices[index]
+            chosen.json.update(by="players", message=f"chosen by the players: {chosen.json.get('description', '')}")
+            self._commit(chosen, self._board.choice_reading, None)
+            self._show()
+            return chosen.json
+
+    def play_by_hand(self, text: str) -> dict[str, Any]:
+        """The players enter a move themselves (correcting the referee or a misread board)."""
+        with self._lock:
+            game = self._require_game()
+            try:
+                move = game.variant.parse_move(game.position, text)
+            except rules.RulesError as exc:
+                raise SessionError(str(exc)) from None
+            return self._by_players("move", f"{move.text} entered by hand", [move], None)
+
+    def correct(self, text: str) -> dict[str, Any]:
+        """Replace the last move by ``text`` (the referee accepted the wrong one)."""
+        with self._lock:
+            game = self._require_game()
+            if not game.moves:
+                raise SessionError("there is no move to correct")
+            last = game.moves[-1]
+            try:
+                move = game.variant.parse_move(game.positions[-2], text)
+            except rules.RulesError as exc:
+                raise SessionError(str(exc)) from None
+            return self._by_players("correction", f"{last.text} corrected to {move.text}", [move],
+                                    len(game.moves) - 1, replaces=last.text)
+
+    def takeback(self) -> dict[str, Any]:
+        """Undo the last move (the players will put the seeds back)."""
+        with self._lock:
+            game = self._require_game()
+            if not game.moves:
+                raise SessionError("there is no move to take back")
+            return self._by_players("takeback", f"{game.moves[-1].text} taken back", [], len(game.moves) - 1)
+
+    def agree_draw(self) -> dict[str, Any]:
+        """Both players agree a stalemate: a draw where the variant allows it."""
+        with self._lock:
+            game = self._require_game()
+            if not getattr(game.variant, "draw_by_agreement", False):
+                raise SessionError(f"{game.variant.name}: the rules do not allow a draw by agreement")
+            if game.is_over:
+                raise SessionError(f"the game is already over ({game.result.reason})")
+            result = rules.Result(None, "agreement", score_of(game.position)).to_json()
+            verdict = {"kind": "agreement", "by": "players", "message": "draw agreed by both players",
+                       "result": result}
+            self.recorder.record_verdict(self.game_id, verdict, ply=len(game.moves))
+            self.recorder.finish_game(self.game_id, result)
+            game.agree_draw()
+            self._board.verdict = verdict
+            self._show()
+            return verdict
+
+    def _by_players(self, kind: str, message: str, moves: list[rules.Move], takeback_to: int | None,
+                    **extra: Any) -> dict[str, Any]:
+        """A change the players made on the dashboard: recorded as a verdict of theirs, then shown."""
+        data = {"kind": kind, "moves": [m.text for m in moves], "by": "players", "message": message, **extra}
+        view = VerdictView("takeback" if kind == "takeback" else "move", data, list(moves), takeback_to)
+        self._commit(view, None, None)
+        self._show()
+        return view.json
+
+    # -- the core: change, record, show -----------------------------------------------
+    def _commit(self, view: VerdictView, reading: Reading | None, snapshot: bytes | None) -> None:
+        game = self._require_game()
+        ply = len(game.moves)
+        undone = []
+        if view.takeback_to is not None:
+            while len(game.moves) > view.takeback_to:
+                undone.append(game.undo())
+        played = []
+        try:
+            for move in view.moves:
+                game.play(move)
+                played.append(move)
+        except rules.RulesError:
+            self._rollback(game, played, undone)
+            raise
+        accepted = [
+            AcceptedMove(move.text, PLAYER_NAMES[pos.to_move], after.to_json())
+            for move, pos, after in zip(played, game.positions[-len(played) - 1:-1], game.positions[-len(played):])
+        ] if played else []
+        try:
+            started = time.perf_counter()
+            self.recorder.record_verdict(
+                self.game_id, view.json, ply=ply, accepted=accepted, takeback_to=view.takeback_to,
+                reading=reading.to_json() if reading is not None else None, snapshot=snapshot,
+            )
+            self._board.commit_ms = (time.perf_counter() - started) * 1000
+            if game.is_over:
+                self.recorder.finish_game(self.game_id, game.result.to_json())
+            elif undone and self.recorder.game(self.game_id).status == "finished":
+                self.recorder.reopen_game(self.game_id)
+        except Exception:
+            self._rollback(game, played, undone)
+            raise
+        self._board.verdict = view.json
+        self._board.choices, self._board.choice_reading = [], None
+        self._board.differing = []
+        self._board.flash = _captured_pits(game.events[-len(played):], game.variant.layout.labels) if played else []
+        self._board.flash_until = self._clock() + self.flash_seconds
+
+    @staticmethod
+    def _rollback(game: Game, played: Sequence[rules.Move], undone: Sequence[rules.Move]) -> None:
+        for _ in played:
+            game.undo()
+        for move in reversed(undone):
+            game.play(move)
+
+    def _record_only(self, view: VerdictView, reading: Reading) -> None:
+        """Verdicts that change nothing in the game: still recorded before they are shown."""
+        game = self._require_game()
+        if view.kind == "unchanged" and self._board.verdict.get("kind") == "unchanged":
+            return  # the same still board judged again: nothing new to record or show
+        self.recorder.record_verdict(self.game_id, view.json, ply=len(game.moves))
+        self._board.verdict = view.json
+        if view.kind == "illegal":
+            self._board.differing = view.differing
+        elif view.kind != "in_progress":
+            self._board.differing = []
+        if view.kind == "ambiguous":
+            self._board.choices, self._board.choice_reading = view.choices, reading
+        elif view.kind != "in_progress":
+            self._board.choices, self._board.choice_reading = [], None
+
+    # -- what players see -------------------------------------------------------------
+    def _require_game(self) -> Game:
+        if self.game is None:
+            raise SessionError("no game is being played; start a new game first")
+        return self.game
+
+    def led_frame(self) -> LedFrame:
+        """The LED colours and modes for every pit, in canonical order."""
+        with self._lock:
+            return led_frame(self._require_game(), self._board.differing, self._board.flash)
+
+    def state(self) -> dict[str, Any]:
+        """The dashboard's state: everything the page draws, as JSON-ready data."""
+        with self._lock:
+            game = self._require_game()
+            return {
+                "game": game_state(game, self.game_id, self.names, self._match),
+                "verdict": self._board.verdict,
+                "differing": self._board.differing,
+                "choices": [c.json for c in self._board.choices],
+                "flash": self._board.flash,
+                "sources": dict(self._board.sources),
+                "sensors": self._board.sensors,
+                "reading": self._board.reading,
+                "stable_at": self._board.stable_at,
+                "judge_ms": round(self._board.judge_ms, 2),
+                "commit_ms": round(self._board.commit_ms, 2),
+                "leds": led_frame(game, self._board.differing, self._board.flash),
+                **self.extra_state(),
+            }
+
+    def _show(self) -> None:
+        self._sensors_changed, self._shown_at = False, self._clock()
+        state = {**self.state(), "published_at": time.time()}
+        if self.leds is not None:
+            try:
+                self.leds(state["leds"])
+            except Exception as exc:  # a lost microcontroller must not stop the game
+                self._board.sources["sensors"] = f"LEDs not sent: {exc}"
+        self.hub.publish(state)
+
+
+def match_history(recorder: Recorder, game_id: int) -> list[dict[str, int]]:
+    """The match score at the start of every game of this game's match, oldest first.
+
+    A match is a chain of recorded games whose start positions number the
+    games 1, 2, ... (Pass It On's ``next_game``); game 1 starts at 0-0.
+    """
+    def start_of(record) -> tuple[int, dict[str, int]]:
+        start = record.start or {}
+        return int(start.get("game", 1)), start.get("match", {"south": 0, "north": 0})
+
+    record = recorder.game(game_id)
+    wanted, match = start_of(record)
+    history = [match]
+    wanted -= 1
+    for earlier in recorder.games(limit=500) if wanted > 0 else []:
+        if earlier.id < game_id and earlier.variant == record.variant and start_of(earlier)[0] == wanted:
+            history.insert(0, start_of(earlier)[1])
+            wanted -= 1
+            if wanted == 0:
+                break
+    return history
+
+
+def _player_name(name: str, seat: str) -> str:
+    name = str(name).strip()
+    if not name or len(name) > 40 or any(ord(c) < 32 for c in name):
+        raise SessionError(f"{seat} player's name must be 1 to 40 printable characters")
+    return name
+
+
+def _captured_pits(event_lists: Sequence[Sequence[dict]], labels: Sequence[str]) -> list[str]:
+    """Pits captured from (a capture may also take seeds still in the hand: Nam Nam's "eight left")."""
+    return sorted({e["pit"] for events in event_lists for e in events
+                   if e.get("type") == "capture" and e.get("pit") in labels})
+
+
+def game_state(game: Game, game_id: int | None, names: tuple[str, str],
+               match_starts: Sequence[dict[str, int]] = ()) -> dict[str, Any]:
+    """The game part of the dashboard state; ``match_starts``: the match score before each game."""
+    pos = game.position
+    position = pos.to_json()
+    variant = game.variant
+    last_events = game.events[-1] if game.events else []
+    return {
+        "id": game_id,
+        "variant": variant.name,
+        "description": variant.description,
+        "options": dict(variant.options),
+        "names": {"south": names[0], "north": names[1]},
+        "layout": variant.layout.to_json(),
+        "position": position,
+        "match_history": [*match_starts, position["match"]] if "match" in position else [],
+        "next_game": (hasattr(variant, "next_game") and game.position.is_over
+                      and variant.match_winner(pos) is None),
+        "to_move": PLAYER_NAMES[pos.to_move],
+        "legal": sorted({variant.layout.labels[m.pit] for m in game.legal_moves() if m.pit >= 0}),
+        "legal_moves": [m.text for m in game.legal_moves()],
+        "moves": [{"ply": i, "text": m.text, "player": PLAYER_NAMES[p.to_move]}
+                  for i, (m, p) in enumerate(zip(game.moves, game.positions))],
+        "last": last_move_path(last_events),
+        "score": dict(zip(PLAYER_NAMES, scoreboard(game))),
+        "score_label": score_label(game),
+        "result": game.result.to_json() if game.result else None,
+        "draw_by_agreement": bool(getattr(variant, "draw_by_agreement", False)),
+        "colours": dict(zip(PLAYER_NAMES, PLAYER_COLOURS)),
+    }
+
+
+def _own_pits(game: Game) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """Where the race is to keep (four ranks: kete in your rows) or to empty (Pass It On: your
+    sections) rather than to capture; ``None`` for capturing games."""
+    layout = game.variant.layout
+    if layout.player_tracks:
+        return layout.player_tracks
+    if game.position.white is not None:
+        return layout.houses(0), layout.houses(1)
+    return None
+
+
+def scoreboard(game: Game) -> tuple[int, int]:
+    """The two numbers on the scoreboard: the result's score once the game is over; else the
+    seeds won, or where the game is no capture race the seeds (chips, kete) in each side's pits."""
+    if game.result is not None:
+        return game.result.score
+    own = _own_pits(game)
+    if own is None:
+        return score_of(game.position)
+    pits = game.position.pits
+    return (sum(pits[i] for i in own[0]), sum(pits[i] for i in own[1]))
+
+
+def score_label(game: Game) -> str:
+    if game.result is not None:
+        return "final score"
+    if _own_pits(game) is None:
+        return "seeds won"
+    return "kete in his rows" if game.variant.layout.player_tracks else "chips left to pass on"
+
+
+def last_move_path(events: Sequence[dict]) -> dict[str, Any]:
+    """The last move's sowing path (lift, drops in order), laps and captures, by pit label."""
+    return {
+        "from": next((e["pit"] for e in events if e.get("type") == "lift"), None),
+        "path": [e["pit"] for e in events if e.get("type") == "drop"],
+        "laps": [e["pit"] for e in events if e.get("type") == "lap"],
+        "captures": [{"pit": e["pit"], "seeds": e.get("seeds", 0), "by": e.get("by")}
+                     for e in events if e.get("type") == "capture"],
+    }
+
+
+def led_frame(game: Game, differing: Sequence[str], flash: Sequence[str]) -> LedFrame:
+    """Legal-move pits in the mover's colour; differing pits blink red; captures flash.
+
+    Pass It On sections whose every permitted move must end with a white chip
+    (and that still hold a yellow one, so the order matters) pulse white.
+    """
+    layout = game.variant.layout
+    frame: LedFrame = [{"colour": "#000000", "mode": "off"} for _ in layout.pits]
+    if differing:
+        for label in differing:
+            frame[layout.index_of(label)] = {"colour": ILLEGAL_COLOUR, "mode": "blink"}
+        return frame
+    mover_colour = PLAYER_COLOURS[game.position.to_move]
+    by_pit: dict[int, list[rules.Move]] = {}
+    for move in game.legal_moves():
+        if move.pit >= 0:
+            by_pit.setdefault(move.pit, []).append(move)
+    white = game.position.white
+    for pit, moves in by_pit.items():
+        needs_white = (white is not None and all(m.colours.endswith("w") for m in moves)
+                       and game.position.pits[pit] > white[pit])
+        frame[pit] = ({"colour": WHITE_LAST_COLOUR, "mode": "pulse"} if needs_white
+                      else {"colour": mover_colour, "mode": "on"})
+    for label in flash:
+        frame[layout.index_of(label)] = {"colour": CAPTURE_COLOUR, "mode": "blink"}
+    return frame

@@ -1,0 +1,171 @@
+"""The two pairs of eyes, as the session sees them: pit sensors (the bridge) and the camera.
+
+Each source turns its own data into :class:`rules.Reading` s for the fusion,
+and tells the fusion when it has none and why ("microcontroller lost: ...",
+"camera lost: ..."); the fusion is the one place that knows every source's
+health, and the runtime shows it. Neither source ever raises into the live loop.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Sequence
+
+import cv2
+import numpy as np
+
+from firmware_bridge.bridge import Bridge, BridgeStatus, SensorFrame
+from firmware_bridge.protocol import Button, Led, LedMode
+from firmware_bridge.sensors import SensorCalibration
+from rules import Reading
+
+from .fusion import Fusion
+from .hub import FrameFeed
+from .worker import Loop
+
+SENSORS, CAMERA = "sensors", "camera"
+
+
+def led(entry: dict[str, str]) -> Led:
+    """A dashboard LED entry (``{"colour": "#rrggbb", "mode": "on"}``) as the firmware's Led."""
+    colour = entry["colour"].lstrip("#")
+    red, green, blue = (int(colour[i:i + 2], 16) for i in (0, 2, 4))
+    return Led(red, green, blue, LedMode[entry["mode"].upper()])
+
+
+class SensorSource:
+    """The microcontroller: raw sensor frames in (-> Readings), LED frames out.
+
+    ``calibration`` may be ``None`` until :meth:`learn` has fitted one from
+    the empty board and the start position.
+    """
+
+    def __init__(self, port: str | None, labels: Sequence[str], fusion: Fusion,
+                 calibration: SensorCalibration | None = None) -> None:
+        self.labels = tuple(labels)
+        self.fusion = fusion
+        self.calibration = calibration
+        self._lock = threading.Lock()
+        self._latest: SensorFrame | None = None
+        self._fresh = threading.Condition(self._lock)
+        self.on_values: Callable[[dict[str, int]], None] | None = None
+        self.on_button: Callable[[str], None] | None = None  # "confirm" or "undo"
+        self.bridge = Bridge(port, on_reading=self._on_frame, on_status=self._on_status,
+                             on_button=self._on_button, pit_count=len(self.labels))
+
+    def start(self) -> "SensorSource":
+        self.bridge.start()
+        return self
+
+    def stop(self) -> None:
+        self.bridge.stop()
+
+    def set_leds(self, frame: list[dict[str, str]]) -> None:
+        self.bridge.set_leds([led(entry) for entry in frame])
+
+    def raw_frames(self, count: int, timeout: float = 5.0) -> list[tuple[int, ...]]:
+        """The next ``count`` raw frames (for calibration); fewer if the board goes quiet."""
+        frames: list[tuple[int, ...]] = []
+        deadline = time.monotonic() + timeout
+        with self._fresh:
+            last = self._latest
+            while len(frames) < count and time.monotonic() < deadline:
+                self._fresh.wait(timeout=max(0.0, deadline - time.monotonic()))
+                if self._latest is not None and self._latest is not last:
+                    last = self._latest
+                    if len(last.raw) >= len(self.labels):  # a device still set up for the last board: wait
+                        frames.append(last.raw[: len(self.labels)])
+        return frames
+
+    def learn(self, empty: list[tuple[int, ...]], start: list[tuple[int, ...]], start_counts: Sequence[int]) -> None:
+        self.calibration = SensorCalibration.fit(self.labels, empty, start, start_counts)
+
+    def _on_frame(self, frame: SensorFrame) -> None:
+        with self._fresh:
+            self._latest = frame
+            self._fresh.notify_all()
+        values = dict(zip(self.labels, frame.raw))
+        if self.on_values is not None:
+            self.on_values(values)
+        if self.calibration is None:
+            return
+        reading = self.calibration.to_reading(frame.raw[: len(self.labels)], frame.received)
+        self.fusion.update(SENSORS, reading, time.monotonic())
+
+    def _on_button(self, button: Button) -> None:
+        if self.on_button is not None:
+            self.on_button(button.name.lower())
+
+    def _on_status(self, status: BridgeStatus) -> None:
+        """Not connected: the fusion drops the sensors and says why (readings bring them back)."""
+        if not status.connected:
+            lost = "microcontroller lost" if status.reconnects else "microcontroller not connected"
+            self.fusion.update(SENSORS, None, time.monotonic(), status=f"{lost}: {status.message}")
+
+
+class CameraSource(Loop):
+    """A camera loop: frame -> board reader -> still-board gate -> Reading; the overlay to the MJPEG feed.
+
+    ``grab()`` returns the next BGR frame or ``None`` (camera lost);
+    ``read(frame)`` is the vision reader (a ``FrameResult``); ``still``
+    is vision's stillness gate: fed every result, it returns a Reading only
+    once the board has been still with nothing over it.
+    """
+
+    def __init__(self, grab: Callable[[], np.ndarray | None], read: Callable[[np.ndarray | None], Any],
+                 still: Any, fusion: Fusion, frames: FrameFeed,
+                 *, snapshot_width: int = 320, period: float = 0.0) -> None:
+        super().__init__("camera", period)
+        self._grab, self._read, self._still = grab, read, still
+        self.fusion, self.frames = fusion, frames
+        self.snapshot_width = snapshot_width
+        self._snapshot: bytes | None = None
+        self._last: Reading | None = None
+        self._lock = threading.Lock()
+        self.frames_read = 0
+
+    @property
+    def snapshot(self) -> bytes | None:
+        """A small JPEG of the last still board: stored with each accepted move."""
+        with self._lock:
+            return self._snapshot
+
+    def failed(self, exc: Exception) -> None:
+        self.fusion.update(CAMERA, None, time.monotonic(), status=f"camera error: {exc}")
+
+    def step(self) -> None:
+        frame = self._grab()
+        now = time.monotonic()
+        if frame is None:
+            self.fusion.update(CAMERA, None, now, status="camera lost: no picture from the camera")
+            self.pause(0.5)
+            return
+        result = self._read(frame)
+        self.frames_read += 1
+        ok, jpeg = cv2.imencode(".jpg", result.draw(frame), [cv2.IMWRITE_JPEG_QUALITY, 70])
+        if ok:
+            self.frames.put(jpeg.tobytes())
+        reading = self._still.update(result)
+        state = self._still.state.state
+        if reading is not None:
+            self._remember(frame)
+            self._last = reading
+            self.fusion.update(CAMERA, reading, now)
+        elif state == "still" and self._last is not None:
+            self.fusion.update(CAMERA, self._last, now)  # still the same still board: keep it fresh
+        elif state in ("moving", "hand", "settling"):
+            self.fusion.busy(CAMERA, now, state)
+        else:
+            self._last = None
+            self.fusion.update(CAMERA, None, now, status=f"camera lost: {result.status.message}")
+
+    def _remember(self, frame: np.ndarray) -> None:
+        if not self.snapshot_width:
+            return
+        height = max(1, frame.shape[0] * self.snapshot_width // frame.shape[1])
+        small = cv2.resize(frame, (self.snapshot_width, height), interpolation=cv2.INTER_AREA)
+        ok, jpeg = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, 75])
+        if ok:
+            with self._lock:
+                self._snapshot = jpeg.tobytes()

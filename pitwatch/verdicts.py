@@ -1,0 +1,73 @@
+"""The seam between the referee's Verdict and the session.
+
+The referee (``rules.referee``) answers in its own rich type; the session
+needs only a few things from it: the kind, the moves to play (or the ply to
+take back to), the pits that differ, the alternatives of an ambiguous
+verdict, and a JSON form to record and show. :class:`VerdictView` is that
+small shape, so the session never depends on the referee's internals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rules import PLAYER_NAMES, Game, Move, Reading
+
+
+@dataclass
+class VerdictView:
+    """``kind``: move | takeback | unchanged | in_progress | ambiguous | illegal | unreadable | error."""
+
+    kind: str
+    json: dict[str, Any]
+    moves: list[Move] = field(default_factory=list)
+    takeback_to: int | None = None
+    differing: list[str] = field(default_factory=list)
+    choices: list["VerdictView"] = field(default_factory=list)
+
+
+def judge_reading(judge: Callable[[Game, Reading], Any] | None, game: Game, reading: Reading) -> Any:
+    """Ask the referee; a referee failure becomes an ``error`` verdict instead of stopping the session."""
+    if judge is None:
+        from rules.referee import judge as referee_judge
+        judge = referee_judge
+    try:
+        return judge(game, reading)
+    except Exception as exc:  # the live loop must go on; the banner says what happened
+        return {"kind": "error", "message": f"the referee failed on this board: {exc}"}
+
+
+def view_of(verdict: Any, game: Game) -> VerdictView:
+    """Translate a referee Verdict (or an ``error`` dict) into a :class:`VerdictView`.
+
+    The JSON gains ``message`` (plain words for the banner), ``player`` (who
+    moved) and, for an illegal board, ``mistake_words``.
+    """
+    data = dict(verdict if isinstance(verdict, dict) else verdict.to_json())
+    kind = str(data.get("kind", "error"))
+    data.setdefault("message", data.get("reason", ""))
+    if kind == "move":
+        data.setdefault("player", PLAYER_NAMES[game.position.to_move])
+        return VerdictView(kind, data, _moves(game, data.get("moves", [])))
+    if kind == "takeback":
+        return VerdictView(kind, data, [], max(0, len(game.moves) - int(data.get("undo", 0))))
+    if kind == "ambiguous":
+        choices = [view_of(candidate, game) for candidate in data.get("candidates", [])]
+        return VerdictView(kind, data, choices=choices)
+    if kind == "illegal":
+        if data.get("mistake"):
+            data["mistake_words"] = data["mistake"].get("words", "")
+        return VerdictView(kind, data, differing=[d["pit"] for d in data.get("differences", [])])
+    return VerdictView(kind, data)
+
+
+def _moves(game: Game, texts: list[str]) -> list[Move]:
+    """Parse the verdict's move texts along the game (a sequence may be up to 3 moves)."""
+    pos = game.position
+    moves = []
+    for text in texts:
+        move = game.variant.parse_move(pos, text)
+        pos, _ = game.variant.play(pos, move, events=False, check=False)
+        moves.append(move)
+    return moves

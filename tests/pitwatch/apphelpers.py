@@ -1,0 +1,31 @@
+"""Helpers shared by the app and web tests (a module, not a conftest, so tests can import it)."""
+
+from __future__ import annotations
+
+import random
+
+from rules import Game, PitReading, Reading
+
+
+def board(game: Game) -> Reading:
+    """What an exact camera sees of the game's current position."""
+    return Reading.of_position(game.position, "test")
+
+
+def between(a, b) -> Reading:
+    """A Reading that cannot tell two positions apart: 50/50 wherever they differ."""
+    pits = {}
+    for label, x, y in zip(a.variant.layout.labels, a.pits, b.pits):
+        weights = [0.0] * (max(x, y) + 1)
+        weights[x] += 0.5
+        weights[y] += 0.5
+        pits[label] = PitReading(tuple(weights))
+    return Reading(pits, "test")
+
+
+def random_game(variant: str, plies: int, seed: int) -> Game:
+    rng = random.Random(seed)
+    game = Game(variant)
+    while len(game.moves) < plies and not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    return game

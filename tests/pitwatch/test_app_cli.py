@@ -1,0 +1,212 @@
+"""The `pitwatch` command: config, games, doctor and run, through main() and real subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import tomllib
+import urllib.request
+
+import pytest
+
+from firmware_bridge.emulator import EmulatedBoard, SensorModel, adc_value
+from firmware_bridge.sensors import SensorCalibration
+from pitwatch.cli import main
+from pitwatch.recorder import Recorder
+from pitwatch.session import Session
+from rules import Game, Reading
+
+
+@pytest.fixture(autouse=True)
+def no_user_config(monkeypatch, tmp_path):
+    monkeypatch.setenv("PITWATCH_CONFIG", str(tmp_path / "no-such-config.toml"))
+
+
+@pytest.fixture
+def recorded(tmp_path):
+    db = tmp_path / "games.sqlite"
+    session = Session(Recorder(db))
+    session.new_game("kalah", {}, "Ada", "Bo")
+    truth = Game("kalah")
+    for text in ("C", "F", "a", "B"):
+        truth.play(text)
+        session.submit(Reading.of_position(truth.position, "test"))
+    session.recorder.close()
+    return db, session.game_id, [m.text for m in truth.moves]
+
+
+def test_config_prints_the_documented_default_file(capsys):
+    assert main(["config"]) == 0
+    assert tomllib.loads(capsys.readouterr().out)["web"]["host"] == "127.0.0.1"
+
+
+def test_games_variants_lists_every_variant_with_options(capsys):
+    assert main(["games", "variants"]) == 0
+    out = capsys.readouterr().out
+    assert "pass-it-on:" in out and "grand_slam" in out
+
+
+def test_games_list_show_export_and_import_round_trip(recorded, capsys, tmp_path):
+    db, game_id, moves = recorded
+    assert main(["games", "--db", str(db), "list"]) == 0
+    assert re.search(rf"{game_id}\s+kalah\s+Ada v Bo\s+4 moves", capsys.readouterr().out)
+    assert main(["games", "--db", str(db), "show", str(game_id), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["moves"] == moves
+    text_file, json_file = tmp_path / "game.txt", tmp_path / "game.json"
+    assert main(["games", "--db", str(db), "export", str(game_id), "-o", str(text_file)]) == 0
+    assert '[South "Ada"]' in text_file.read_text() and "1. C F" in text_file.read_text()
+    assert main(["games", "--db", str(db), "export", str(game_id), "--format", "json", "-o", str(json_file)]) == 0
+    assert json.loads(json_file.read_text())["moves"] == moves
+    other = tmp_path / "other.sqlite"
+    for record in (text_file, json_file):
+        assert main(["games", "--db", str(other), "import", str(record)]) == 0
+    capsys.readouterr()
+    imported = Recorder(other)
+    assert [[m.text for m in imported.moves(g.id)] for g in imported.games()] == [moves, moves]
+    assert {g.south for g in imported.games()} == {"Ada"} and imported.active_game() is None
+
+
+def test_bad_input_is_one_line_naming_the_problem(recorded, capsys, tmp_path):
+    db, game_id, _ = recorded
+    assert main(["games", "--db", str(db), "show", "999"]) == 2
+    assert "no recorded game with id 999" in capsys.readouterr().err
+    bad = tmp_path / "bad.txt"
+    bad.write_text('[Variant "kalah"]\n\n1. C Q *\n')
+    assert main(["games", "--db", str(db), "import", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "line 3" in err and "Traceback" not in err
+    broken = tmp_path / "broken.json"
+    broken.write_text("{ nope")
+    assert main(["games", "--db", str(db), "import", str(broken)]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    assert main(["games", "--set", "web.prot=1", "list"]) == 2
+    assert "unknown key web.prot" in capsys.readouterr().err
+    assert main(["games", "--config", str(tmp_path / "missing.toml"), "list"]) == 2
+    assert "no such configuration file" in capsys.readouterr().err
+    assert main(["demo", "--host", "0.0.0.0"]) == 2
+    assert "allow_network" in capsys.readouterr().err
+
+
+def sensor_calibration_for(board_pits: int, labels, start) -> SensorCalibration:
+    """What `pitwatch run` would learn from the emulated board's empty and start boards."""
+    model = SensorModel()
+
+    def raw(counts):
+        return [adc_value(model.millivolts(i, c)) for i, c in enumerate(counts)]
+
+    return SensorCalibration.fit(labels, [raw([0] * board_pits)] * 3, [raw(start)] * 3, start)
+
+
+def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
+    from calibration.calibfile import save_calibration
+    from vision.synthetic import SyntheticCamera
+
+    game = Game("kalah")
+    camera = SyntheticCamera("kalah", lambda: game.position, 3)
+    save_calibration(camera.calibration(), tmp_path / "board.json")
+    with EmulatedBoard() as board:
+        code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", "camera.source=synthetic:kalah:3",
+                     "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", f"sensors.port={board.port}",
+                     "--set", "web.port=0"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    for name in ("database", "camera", "calibration", "board in view", "microcontroller", "dashboard port"):
+        assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
+    code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}",
+                 "--set", f"camera.source={tmp_path / 'no-camera'}", "--set", "sensors.port=/dev/nonexistent-tty",
+                 "--set", "web.port=0"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert re.search(r"^FIX\s+camera: .*no such file", out, re.M)
+    assert re.search(r"^FIX\s+calibration: camera.calibration is not set: run `pitwatch calibrate", out, re.M)
+    assert re.search(r"^FIX\s+microcontroller: .*sensors.port", out, re.M)
+
+
+def test_run_referees_the_microcontrollers_board(tmp_path):
+    game = Game("kalah")
+    labels = game.variant.layout.labels
+    calibration = sensor_calibration_for(len(labels), labels, game.position.pits)
+    calibration.save(tmp_path / "sensors.json")
+    with EmulatedBoard() as board:
+        board.set_counts(game.position.pits)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pitwatch.cli", "run", "--serial", board.port, "--port", "0",
+             "--db", str(tmp_path / "g.sqlite"), "--set", f"sensors.calibration={tmp_path / 'sensors.json'}",
+             "--set", "session.settle_seconds=0.1"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
+        try:
+            url = None
+            for line in proc.stdout:
+                found = re.search(r"dashboard at (http://\S+)", line)
+                if found:
+                    url = found.group(1)
+                    break
+            assert url, proc.stderr.read()
+            for text in ("C", "F", "a"):
+                game.play(text)
+                board.set_counts(game.position.pits)
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline:
+                    with urllib.request.urlopen(url + "api/state", timeout=5) as response:
+                        state = json.loads(response.read())
+                    if len(state["game"]["moves"]) == len(game.moves):
+                        break
+                    time.sleep(0.05)
+                assert [m["text"] for m in state["game"]["moves"]] == [m.text for m in game.moves]
+            assert state["sources"]["sensors"] == "ok"
+            legal = {labels[m.pit] for m in game.legal_moves()}
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and {labels[i] for i, led in enumerate(board.leds)
+                                                   if led.mode.name == "ON"} != legal:
+                time.sleep(0.05)
+            assert {labels[i] for i, led in enumerate(board.leds) if led.mode.name == "ON"} == legal
+            board.press(1)  # the undo button, then the players put the seeds back
+            game.undo()
+            board.set_counts(game.position.pits)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                with urllib.request.urlopen(url + "api/state", timeout=5) as response:
+                    state = json.loads(response.read())
+                if len(state["game"]["moves"]) == 2 and state["verdict"]["kind"] == "unchanged":
+                    break
+                time.sleep(0.05)
+            assert [m["text"] for m in state["game"]["moves"]] == ["C", "F"]
+            assert state["verdict"]["kind"] == "unchanged"
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
+    from calibration.calibfile import save_calibration
+    from vision.synthetic import SyntheticCamera
+
+    start = Game("kalah").position
+    save_calibration(SyntheticCamera("kalah", lambda: start, 3).calibration(), tmp_path / "board.json")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pitwatch.cli", "run", "--camera", "synthetic:kalah:3", "--serial", "",
+         "--calibration", str(tmp_path / "board.json"), "--port", "0", "--db", str(tmp_path / "g.sqlite"),
+         "--set", "camera.still_frames=2"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = next((m.group(1) for line in proc.stdout if (m := re.search(r"dashboard at (http://\S+)", line))), None)
+        assert url, proc.stderr.read()
+        deadline = time.monotonic() + 30
+        state = {}
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(url + "api/state", timeout=5) as response:
+                state = json.loads(response.read())
+            if state["verdict"]["kind"] == "unchanged":
+                break
+            time.sleep(0.2)
+        assert state["verdict"]["kind"] == "unchanged" and state["sources"]["camera"] == "ok"
+        assert state["reading"] == dict(zip(start.variant.layout.labels, start.pits))
+        with urllib.request.urlopen(url + "camera.jpg", timeout=5) as response:
+            assert response.headers["Content-Type"] == "image/jpeg" and response.read(2) == b"\xff\xd8"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

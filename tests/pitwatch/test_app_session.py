@@ -1,0 +1,269 @@
+"""The live session with the real referee and a real recorder: verdicts, LEDs, controls, restarts."""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+
+import pytest
+
+from pitwatch.recorder import Recorder
+from pitwatch.session import ILLEGAL_COLOUR, PLAYER_COLOURS, Session, SessionError
+from rules import Game
+
+from apphelpers import between, board, random_game
+
+
+@pytest.mark.parametrize("variant, seed", [("kalah", 1), ("oware", 2), ("nam-nam", 3), ("pass-it-on", 4)])
+def test_a_game_seen_move_by_move_is_refereed_and_recorded_exactly(recorder, variant, seed):
+    truth = random_game(variant, 30, seed)
+    session = Session(recorder)
+    session.new_game(variant, {}, "Ann", "Bob")
+    replay = Game(variant)
+    for move in truth.moves:
+        replay.play(move)
+        verdict = session.submit(board(replay))
+        assert verdict["kind"] == "move", verdict
+    assert [m.text for m in session.game.moves] == [m.text for m in truth.moves]
+    assert [m.text for m in recorder.moves(session.game_id)] == [m.text for m in truth.moves]
+    recorded = recorder.moves(session.game_id)[-1].position
+    assert recorded == truth.position.to_json()
+
+
+def test_every_verdict_is_on_disk_before_the_dashboard_hears_of_it(recorder, tmp_path):
+    session = Session(recorder)
+    session.new_game("kalah", {}, "Ann", "Bob")
+    seen_on_disk = []
+    other = sqlite3.connect(tmp_path / "games.sqlite")  # a second reader, as after a crash
+
+    def publish(state):
+        rows = other.execute("SELECT COUNT(*) FROM moves WHERE game_id=?", (session.game_id,)).fetchone()[0]
+        seen_on_disk.append((len(state["game"]["moves"]), rows))
+        return original(state)
+
+    original = session.hub.publish
+    session.hub.publish = publish
+    truth = random_game("kalah", 8, 5)
+    replay = Game("kalah")
+    for move in truth.moves:
+        replay.play(move)
+        session.submit(board(replay))
+    assert seen_on_disk and all(shown <= on_disk for shown, on_disk in seen_on_disk)
+
+
+def test_a_failed_write_shows_nothing_and_keeps_the_game_unchanged(recorder):
+    session = Session(recorder)
+    session.new_game("kalah", {}, "Ann", "Bob")
+    version = session.hub.version
+    recorder.close()  # the disk is gone
+    game = Game("kalah")
+    game.play("C")
+    with pytest.raises(sqlite3.ProgrammingError):
+        session.submit(board(game))
+    assert session.game.moves == [] and session.hub.version == version
+
+
+def test_restart_resumes_the_game_where_it_was(tmp_path):
+    path = tmp_path / "games.sqlite"
+    first = Session(Recorder(path))
+    first.new_game("oware", {}, "Ann", "Bob")
+    truth = random_game("oware", 12, 7)
+    replay = Game("oware")
+    for move in truth.moves:
+        replay.play(move)
+        first.submit(board(replay))
+    again = Session(Recorder(path))
+    assert again.resume_or_start("kalah", {}, "X", "Y") is True
+    assert again.game.variant.name == "oware" and again.names == ("Ann", "Bob")
+    assert again.game.position == truth.position
+
+
+def test_illegal_board_blinks_the_differing_pits_until_it_is_put_right(session):
+    wrong = Game("kalah")
+    wrong.play("C")
+    pits = list(wrong.position.pits)
+    pits[0], pits[1] = pits[0] + 1, pits[1] - 1  # a seed in the wrong pit
+    bad = wrong.position._replace(pits=tuple(pits))
+    verdict = session.submit(board_of(bad))
+    assert verdict["kind"] == "illegal"
+    frame = session.led_frame()
+    differing = session.state()["differing"]
+    assert differing
+    layout = session.game.variant.layout
+    assert all(frame[layout.index_of(label)] == {"colour": ILLEGAL_COLOUR, "mode": "blink"} for label in differing)
+    assert all(led["mode"] in ("off", "blink") for led in frame)
+    # the players put the board right: back to the start position
+    assert session.submit(board(Game("kalah")))["kind"] == "unchanged"
+    assert session.state()["differing"] == [] and legal_lights(session) == {"A", "B", "C", "D", "E", "F"}
+
+
+def board_of(position):
+    from rules import Reading
+    return Reading.of_position(position, "test")
+
+
+def legal_lights(session) -> set[str]:
+    layout = session.game.variant.layout
+    colour = PLAYER_COLOURS[session.game.position.to_move]
+    return {layout.labels[i] for i, led in enumerate(session.led_frame()) if led == {"colour": colour, "mode": "on"}}
+
+
+def test_leds_show_the_legal_moves_in_the_movers_colour_and_captures_flash(recorder):
+    now = [0.0]
+    sent = []
+    session = Session(recorder, leds=sent.append, clock=lambda: now[0], flash_seconds=1.0)
+    session.new_game("kalah", {}, "Ann", "Bob")
+    assert legal_lights(session) == {"A", "B", "C", "D", "E", "F"} and sent[-1] == session.led_frame()
+    game = Game("kalah")
+    rng = random.Random(11)
+    while not any(e["type"] == "capture" for e in (game.events[-1] if game.events else [])):
+        game.play(rng.choice(game.legal_moves()))
+    replay = Game("kalah")
+    for move in game.moves:
+        replay.play(move)
+        session.submit(board(replay))
+    captures = {e["pit"] for e in game.events[-1] if e["type"] == "capture"}
+    assert set(session.state()["flash"]) == captures
+    layout = session.game.variant.layout
+    assert all(session.led_frame()[layout.index_of(label)]["mode"] == "blink" for label in captures)
+    now[0] = 2.0
+    session.tick()
+    assert session.state()["flash"] == []
+    assert legal_lights(session) == {session.game.variant.layout.labels[m.pit] for m in session.game.legal_moves()}
+
+
+def test_pass_it_on_sections_needing_a_white_last_chip_pulse_white(recorder):
+    session = Session(recorder)
+    session.new_game("pass-it-on", {}, "Ann", "Bob")
+    game = session.game
+    frame = session.led_frame()
+    for move in game.legal_moves():
+        pos = game.position
+        needs = all(m.colours.endswith("w") for m in game.legal_moves() if m.pit == move.pit) \
+            and pos.pits[move.pit] > pos.white[move.pit]
+        expected = "pulse" if needs else "on"
+        assert frame[move.pit]["mode"] == expected
+
+
+def test_ambiguous_board_waits_for_the_players_choice(session):
+    game = session.game
+    results = {}
+    for move in game.legal_moves():
+        after, _ = game.variant.play(game.position, move)
+        results[move.text] = after
+    verdict = session.submit(between(results["A"], results["B"]))
+    assert verdict["kind"] == "ambiguous"
+    choices = session.state()["choices"]
+    texts = [c["moves"] for c in choices]
+    assert ["A"] in texts and ["B"] in texts
+    with pytest.raises(SessionError, match="does not exist"):
+        session.choose(len(choices))
+    session.choose(texts.index(["B"]))
+    assert [m.text for m in session.game.moves] == ["B"]
+    assert [m.text for m in session.recorder.moves(session.game_id)] == ["B"]
+    assert session.state()["choices"] == []
+
+
+def test_takeback_seen_on_the_board_is_recorded(session):
+    game = Game("kalah")
+    for text in ("A", "b"):
+        game.play(text)
+        session.submit(board(game))
+    game.undo()
+    verdict = session.submit(board(game))
+    assert verdict["kind"] == "takeback"
+    assert [m.text for m in session.recorder.moves(session.game_id)] == ["A"]
+
+
+def test_controls_by_hand_take_back_correct_and_play(session):
+    with pytest.raises(SessionError, match="no move to take back"):
+        session.takeback()
+    session.play_by_hand("C")
+    session.correct("D")
+    assert [m.text for m in session.game.moves] == ["D"]
+    with pytest.raises(SessionError, match="not a legal move"):
+        session.correct("S")
+    session.takeback()
+    assert session.game.moves == [] and session.recorder.moves(session.game_id) == []
+    kinds = [v["kind"] for v in session.recorder.verdicts(session.game_id)]
+    assert kinds == ["move", "correction", "takeback"]
+
+
+def test_a_draw_is_agreed_only_where_the_rules_allow_it(recorder):
+    session = Session(recorder)
+    session.new_game("kalah", {}, "Ann", "Bob")
+    with pytest.raises(SessionError, match="do not allow"):
+        session.agree_draw()
+    session.new_game("oware", {}, "Ann", "Bob")
+    session.agree_draw()
+    assert session.game.result.reason == "agreement"
+    assert recorder.game(session.game_id).status == "finished"
+    with pytest.raises(SessionError, match="already over"):
+        session.agree_draw()
+
+
+def test_bad_names_and_variants_are_refused(recorder):
+    session = Session(recorder)
+    with pytest.raises(SessionError, match="1 to 40 printable"):
+        session.new_game("kalah", {}, "", "Bob")
+    import rules
+    with pytest.raises(rules.RulesError, match="unknown variant"):
+        session.new_game("chess", {}, "Ann", "Bob")
+    with pytest.raises(rules.RulesError, match="unknown option"):
+        session.new_game("kalah", {"colour": 1}, "Ann", "Bob")
+
+
+def test_pass_it_on_match_continues_with_the_score_carried_over(recorder):
+    session = Session(recorder)
+    session.new_game("pass-it-on", {"match_target": 60}, "Ann", "Bob")
+    with pytest.raises(SessionError, match="not over"):
+        session.next_game()
+    import random
+    rng = random.Random(3)
+    while not session.game.is_over:
+        session.play_by_hand(rng.choice(session.game.legal_moves()).text)
+    first_match = session.game.position.to_json()["match"]
+    session.next_game()
+    state = session.state()["game"]
+    assert state["position"]["game"] == 2
+    assert state["match_history"] == [{"south": 0, "north": 0}, first_match, first_match]
+
+
+def test_state_is_json_and_names_the_last_sowing(session):
+    game = Game("kalah")
+    game.play("C")
+    session.submit(board(game))
+    state = json.loads(json.dumps(session.state()))
+    assert state["game"]["last"]["from"] == "C" and state["game"]["last"]["path"] == ["D", "E", "F", "S"]
+    assert state["game"]["to_move"] == "south"  # extra turn
+    assert state["game"]["score"] == {"south": 1, "north": 0}
+
+
+def test_a_capture_from_the_hand_flashes_only_real_pits(recorder):
+    """Nam Nam's "eight left": the capturer also takes the seeds still in the sower's hand."""
+    rng = random.Random(0)
+    session = Session(recorder)
+    session.new_game("nam-nam", {}, "Ann", "Bob")
+    game = session.game
+    while not any(e.get("pit") == "hand" for e in (game.events[-1] if game.events else [])):
+        session.play_by_hand(rng.choice(game.legal_moves()).text)
+    state = session.state()
+    labels = set(game.variant.layout.labels)
+    assert set(state["flash"]) <= labels
+    assert len(state["leds"]) == len(labels)
+
+
+def test_the_boards_push_buttons_undo_and_confirm(session):
+    session.press("confirm")  # nothing to confirm: said, not raised
+    assert "does nothing now" in session.state()["verdict"]["message"]
+    session.play_by_hand("A")
+    session.press("undo")
+    assert session.game.moves == []
+    game = session.game
+    a, _ = game.variant.play(game.position, game.variant.parse_move(game.position, "A"))
+    b, _ = game.variant.play(game.position, game.variant.parse_move(game.position, "B"))
+    session.submit(between(a, b))
+    best = session.state()["choices"][0]["moves"]
+    session.press("confirm")
+    assert [m.text for m in session.game.moves] == best

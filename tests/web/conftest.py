@@ -1,0 +1,55 @@
+"""A dashboard app over a real session and recorder on tmp_path, for Flask's test client."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pitwatch"))  # apphelpers, shared with the app tests
+
+from pitwatch.hub import FrameFeed
+from pitwatch.recorder import Recorder
+from pitwatch.session import Session
+from web import create_app
+
+
+class ClickBoard:
+    """The demo's click seam, recording what the dashboard asked for (the real one is tested end to end)."""
+
+    def __init__(self):
+        self.clicks, self.mode = [], "random"
+
+    def click(self, label):
+        if label not in ("A", "B", "C", "D", "E", "F"):
+            raise ValueError(f"pit {label} has no legal move")
+        self.clicks.append(label)
+        return label
+
+    def set_player(self, mode):
+        self.mode = mode
+
+
+@pytest.fixture
+def session(tmp_path):
+    recorder = Recorder(tmp_path / "games.sqlite")
+    s = Session(recorder)
+    s.new_game("kalah", {}, "Ann", "Bob")
+    yield s
+    recorder.close()
+
+
+@pytest.fixture
+def app(session):
+    return create_app(session, frames=FrameFeed(), demo=ClickBoard())
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def csrf(app):
+    return {"X-CSRF-Token": app.extensions["pitwatch"].guard.csrf}

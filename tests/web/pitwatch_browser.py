@@ -1,0 +1,27 @@
+"""Headless Chromium for the end-to-end tests and the session benchmark.
+
+Debian's /usr/bin/chromium and /usr/bin/chromedriver, with the driver path
+given explicitly so Selenium Manager never tries to download anything, and
+a fresh profile directory per browser so parallel runs never share state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+def chromium(profile: Path, width: int = 1400, height: int = 1000) -> webdriver.Chrome:
+    """A headless Chromium using the fresh profile directory ``profile`` (a tmp_path: cleaned up for us)."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", f"--user-data-dir={profile}", f"--window-size={width},{height}"):
+        options.add_argument(flag)
+    return webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))

@@ -1,0 +1,204 @@
+"""Every endpoint of the dashboard through Flask's test client, including bad input and security."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from apphelpers import between
+from pitwatch.hub import FrameFeed
+from rules import Game, Reading
+from web import create_app
+
+
+def post(client, url, body, headers, **kw):
+    return client.post(url, data=json.dumps(body), content_type="application/json", headers=headers, **kw)
+
+
+def test_pages_render_with_the_csrf_token_and_no_external_resources(client, csrf):
+    for url in ("/", "/games", "/games/1"):
+        page = client.get(url)
+        assert page.status_code == 200
+        html = page.get_data(as_text=True)
+        assert csrf["X-CSRF-Token"] in html
+        assert "http://" not in html and "https://" not in html
+    assert "default-src 'self'" in client.get("/").headers["Content-Security-Policy"]
+    for asset in ("pitwatch.css", "board.js", "dashboard.js", "common.js", "games.js", "logo.svg"):
+        assert client.get(f"/static/{asset}").status_code == 200
+
+
+def test_state_and_variants(client):
+    state = client.get("/api/state").get_json()
+    assert state["game"]["variant"] == "kalah" and state["game"]["names"] == {"south": "Ann", "north": "Bob"}
+    assert state["game"]["legal"] == ["A", "B", "C", "D", "E", "F"]
+    variants = client.get("/api/variants").get_json()
+    names = [v["name"] for v in variants]
+    assert "kalah" in names and "pass-it-on" in names
+    kalah = next(v for v in variants if v["name"] == "kalah")
+    assert {o["name"] for o in kalah["options"]} >= {"houses", "seeds"}
+
+
+def test_server_sent_events_start_with_the_current_state(client, session):
+    response = client.get("/api/events", buffered=False)
+    assert response.mimetype == "text/event-stream"
+    chunks = response.response
+    assert next(chunks).decode().startswith("retry:")
+    event = next(chunks).decode()
+    assert event.startswith("event: state\ndata: ")
+    assert json.loads(event.split("data: ", 1)[1])["game"]["id"] == session.game_id
+    session.play_by_hand("C")
+    event = json.loads(next(chunks).decode().split("data: ", 1)[1])
+    assert [m["text"] for m in event["game"]["moves"]] == ["C"]
+    response.close()
+    assert session.hub.listeners == 0
+
+
+def test_controls_change_the_game(client, csrf, session):
+    assert post(client, "/api/move", {"move": "C"}, csrf).get_json()["ok"]
+    assert post(client, "/api/correct", {"move": "D"}, csrf).status_code == 200
+    assert [m.text for m in session.game.moves] == ["D"]
+    assert post(client, "/api/takeback", {}, csrf).status_code == 200
+    assert session.game.moves == []
+    r = post(client, "/api/game", {"variant": "oware", "south": "Cy", "north": "Di",
+                                   "options": {"grand_slam": "forbidden"}}, csrf)
+    assert r.status_code == 200 and session.game.variant.options["grand_slam"] == "forbidden"
+    assert post(client, "/api/draw", {}, csrf).status_code == 200
+    assert session.game.result.reason == "agreement"
+
+
+def test_choosing_between_ambiguous_explanations(client, csrf, session):
+    game = session.game
+    a, _ = game.variant.play(game.position, game.variant.parse_move(game.position, "A"))
+    b, _ = game.variant.play(game.position, game.variant.parse_move(game.position, "B"))
+    session.submit(between(a, b))
+    choices = client.get("/api/state").get_json()["choices"]
+    index = [c["moves"] for c in choices].index(["A"])
+    assert post(client, "/api/choose", {"index": index}, csrf).status_code == 200
+    assert [m.text for m in session.game.moves] == ["A"]
+
+
+@pytest.mark.parametrize("url, body, status, message", [
+    ("/api/move", {}, 400, "missing field 'move'"),
+    ("/api/move", {"move": 3}, 400, "field 'move' must be a str"),
+    ("/api/move", {"move": "x" * 100}, 400, "longer than 60"),
+    ("/api/move", {"move": "S"}, 409, "not a legal move"),
+    ("/api/choose", {"index": True}, 400, "must be a whole number"),
+    ("/api/choose", {"index": 0}, 409, "no ambiguous verdict"),
+    ("/api/takeback", {}, 409, "no move to take back"),
+    ("/api/correct", {"move": "A"}, 409, "no move to correct"),
+    ("/api/draw", {}, 409, "do not allow a draw"),
+    ("/api/next-game", {}, 409, "not played in matches"),
+    ("/api/game", {"variant": "chess"}, 400, "unknown variant 'chess'"),
+    ("/api/game", {"variant": "kalah", "options": {"houses": 99}}, 400, "outside 1..8"),
+    ("/api/game", {"variant": "kalah", "options": []}, 400, "field 'options' must be a dict"),
+    ("/api/game", {"variant": "kalah", "south": ""}, 400, "1 to 40 printable"),
+    ("/api/demo/click", {"pit": "S"}, 409, "no legal move"),
+    ("/api/demo/player", {"mode": "robot"}, 400, "'random' or 'clicks'"),
+])
+def test_bad_controls_get_a_4xx_naming_the_problem(client, csrf, url, body, status, message):
+    r = post(client, url, body, csrf)
+    assert r.status_code == status, r.get_json()
+    assert message in r.get_json()["error"]
+
+
+def test_body_must_be_a_json_object(client, csrf):
+    r = client.post("/api/move", data="move=C", content_type="application/x-www-form-urlencoded", headers=csrf)
+    assert r.status_code == 415 and "JSON" in r.get_json()["error"]
+    r = client.post("/api/move", data="[1, 2]", content_type="application/json", headers=csrf)
+    assert r.status_code == 400 and "JSON object" in r.get_json()["error"]
+    r = client.post("/api/move", data="{nope", content_type="application/json", headers=csrf)
+    assert r.status_code == 400
+    r = client.post("/api/move", data=b"{" + b" " * 300_000 + b"}", content_type="application/json", headers=csrf)
+    assert r.status_code == 413
+
+
+def test_unknown_routes_and_methods_answer_in_json(client, csrf):
+    assert client.get("/api/nothing").status_code == 404
+    assert "error" in client.get("/api/nothing").get_json()
+    assert client.get("/api/takeback").status_code == 405
+    assert client.get("/nothing").status_code == 404
+
+
+def test_demo_controls(client, csrf, app):
+    demo = app.extensions["pitwatch"].demo
+    assert post(client, "/api/demo/click", {"pit": "C"}, csrf).get_json()["move"] == "C"
+    assert post(client, "/api/demo/player", {"mode": "clicks"}, csrf).status_code == 200
+    assert demo.clicks == ["C"] and demo.mode == "clicks"
+
+
+def test_demo_controls_are_404_outside_the_demo(session):
+    app = create_app(session)
+    client = app.test_client()
+    headers = {"X-CSRF-Token": app.extensions["pitwatch"].guard.csrf}
+    r = post(client, "/api/demo/click", {"pit": "C"}, headers)
+    assert r.status_code == 404 and "only in `pitwatch demo`" in r.get_json()["error"]
+    assert client.get("/camera.mjpg").status_code == 404
+
+
+def test_control_without_csrf_token_or_from_another_site_is_refused(client, csrf, session):
+    r = post(client, "/api/move", {"move": "C"}, {})
+    assert r.status_code == 403 and "CSRF" in r.get_json()["error"]
+    r = post(client, "/api/move", {"move": "C"}, {"X-CSRF-Token": "guess"})
+    assert r.status_code == 403
+    r = post(client, "/api/move", {"move": "C"}, {**csrf, "Origin": "http://evil.example"})
+    assert r.status_code == 403 and "evil.example" in r.get_json()["error"]
+    assert session.game.moves == []
+
+
+def test_local_dashboard_refuses_other_host_names(client):
+    r = client.get("/api/state", headers={"Host": "attacker.example:8080"})
+    assert r.status_code == 403 and "--allow-network" in r.get_data(as_text=True)
+
+
+def test_on_the_network_control_actions_need_the_token(session):
+    with pytest.raises(ValueError, match="needs an access token"):
+        create_app(session, allow_network=True)
+    app = create_app(session, allow_network=True, token="s3cret")
+    client = app.test_client()
+    csrf = {"X-CSRF-Token": app.extensions["pitwatch"].guard.csrf}
+    assert client.get("/api/state", headers={"Host": "192.168.1.5:8080"}).status_code == 200
+    r = post(client, "/api/move", {"move": "C"}, csrf)
+    assert r.status_code == 401 and "access token" in r.get_json()["error"]
+    assert post(client, "/api/move", {"move": "C"}, {**csrf, "X-Pitwatch-Token": "wrong"}).status_code == 401
+    assert post(client, "/api/move", {"move": "C"}, {**csrf, "X-Pitwatch-Token": "s3cret"}).status_code == 200
+
+
+def test_recorded_games_list_replay_and_snapshots(client, session):
+    truth = Game("kalah")
+    for text in ("C", "F", "a"):
+        truth.play(text)
+        session.submit(Reading.of_position(truth.position, "test"), snapshot=b"\xff\xd8fake-jpeg")
+    games = client.get("/api/games").get_json()
+    assert games[0]["id"] == session.game_id and games[0]["moves"] == 3
+    detail = client.get(f"/api/games/{session.game_id}").get_json()
+    assert [s["move"] for s in detail["steps"]] == [None, "C", "F", "a"]
+    assert detail["steps"][-1]["position"] == truth.position.to_json()
+    assert detail["snapshots"] == [0, 1, 2]
+    snap = client.get(f"/api/games/{session.game_id}/snapshot/1")
+    assert snap.status_code == 200 and snap.mimetype == "image/jpeg"
+    assert client.get(f"/api/games/{session.game_id}/snapshot/9").status_code == 404
+    assert client.get("/api/games/999").status_code == 404
+    assert "no recorded game with id 999" in client.get("/api/games/999").get_json()["error"]
+    assert client.get("/api/games?limit=0").status_code == 400
+    assert client.get("/api/games?limit=x").status_code == 400
+    assert client.get(f"/api/games/{session.game_id}/export?format=pgn").status_code == 400
+    text = client.get(f"/api/games/{session.game_id}/export?format=text")
+    assert text.status_code == 200 and "attachment" in text.headers["Content-Disposition"]
+    assert '[South "Ann"]' in text.get_data(as_text=True) and "1. C F" in text.get_data(as_text=True)
+    data = client.get(f"/api/games/{session.game_id}/export?format=json").get_json()
+    assert data["moves"] == ["C", "F", "a"] and data["variant"] == "kalah"
+    assert client.get("/api/games/999/export").status_code == 404
+
+
+def test_camera_stream_and_still(app, client):
+    frames: FrameFeed = app.extensions["pitwatch"].frames
+    assert client.get("/camera.jpg").status_code == 404
+    frames.put(b"\xff\xd8first")
+    assert client.get("/camera.jpg").data == b"\xff\xd8first"
+    response = client.get("/camera.mjpg", buffered=False)
+    assert response.mimetype == "multipart/x-mixed-replace"
+    chunks = response.response
+    assert b"Content-Type: image/jpeg" in next(chunks)
+    assert next(chunks).startswith(b"\xff\xd8first")
+    response.close()

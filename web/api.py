@@ -1,0 +1,217 @@
+"""The JSON API: the live state, server-sent events, control actions and recorded games.
+
+Control actions are POSTs with a JSON object body; every field is checked
+and a bad one gets a 400 naming it. A control the game refuses (no move to
+take back, an illegal move text, ...) gets a 409 with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, abort, jsonify, request, stream_with_context
+
+import rules
+from pitwatch import records
+from pitwatch.recorder import RecorderError
+from pitwatch.session import SessionError
+
+from . import optional, services
+
+api = Blueprint("api", __name__)
+
+KEEPALIVE_SECONDS = 15.0
+
+
+def _body() -> dict[str, Any]:
+    if not request.is_json:
+        abort(415, description="send the control as JSON (Content-Type: application/json)")
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        abort(400, description="the request body must be a JSON object")
+    return data
+
+
+def _field(data: dict[str, Any], name: str, kind: type, *, default: Any = ..., limit: int = 200) -> Any:
+    if name not in data:
+        if default is ...:
+            abort(400, description=f"missing field {name!r}")
+        return default
+    value = data[name]
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        abort(400, description=f"field {name!r} must be a whole number, not {value!r}")
+    if kind is not int and not isinstance(value, kind):
+        abort(400, description=f"field {name!r} must be a {kind.__name__}, not {type(value).__name__}")
+    if isinstance(value, str) and len(value) > limit:
+        abort(400, description=f"field {name!r} is longer than {limit} characters")
+    return value
+
+
+def _control(action, *args) -> Response:
+    try:
+        return jsonify(ok=True, verdict=action(*args))
+    except SessionError as exc:
+        abort(409, description=str(exc))
+
+
+@api.get("/state")
+def state():
+    return Response(services().session.hub.latest, mimetype="application/json")
+
+
+@api.get("/events")
+def events():
+    """Server-sent events: one ``state`` event per change (the newest state only, never a backlog)."""
+    hub = services().session.hub
+    sub = hub.subscribe()
+
+    def stream():
+        try:
+            yield "retry: 1000\n\n"
+            while True:
+                text = sub.get(KEEPALIVE_SECONDS)
+                yield f"event: state\ndata: {text}\n\n" if text is not None else ": keepalive\n\n"
+        finally:
+            hub.unsubscribe(sub)
+
+    return Response(stream_with_context(stream()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+@api.get("/variants")
+def variants():
+    return jsonify([
+        {"name": name, "description": description, "options": [o.to_json() for o in rules.options_of(name)]}
+        for name, description in rules.VARIANTS.items()
+    ])
+
+
+@api.post("/game")
+def new_game():
+    data = _body()
+    variant = _field(data, "variant", str)
+    options = _field(data, "options", dict, default={})
+    south = _field(data, "south", str, default="South", limit=40)
+    north = _field(data, "north", str, default="North", limit=40)
+    try:
+        game_id = services().session.new_game(variant, options, south, north)
+    except (rules.RulesError, SessionError) as exc:
+        abort(400, description=str(exc))
+    return jsonify(ok=True, game=game_id)
+
+
+@api.post("/next-game")
+def next_game():
+    _body()
+    try:
+        return jsonify(ok=True, game=services().session.next_game())
+    except SessionError as exc:
+        abort(409, description=str(exc))
+
+
+@api.post("/choose")
+def choose():
+    return _control(services().session.choose, _field(_body(), "index", int))
+
+
+@api.post("/move")
+def move():
+    return _control(services().session.play_by_hand, _field(_body(), "move", str, limit=60))
+
+
+@api.post("/correct")
+def correct():
+    return _control(services().session.correct, _field(_body(), "move", str, limit=60))
+
+
+@api.post("/takeback")
+def takeback():
+    _body()
+    return _control(services().session.takeback)
+
+
+@api.post("/draw")
+def draw():
+    _body()
+    return _control(services().session.agree_draw)
+
+
+def _demo():
+    return optional("demo", "the virtual board exists only in `pitwatch demo`")
+
+
+@api.post("/demo/click")
+def demo_click():
+    label = _field(_body(), "pit", str, limit=4)
+    try:
+        return jsonify(ok=True, move=_demo().click(label))
+    except ValueError as exc:
+        abort(409, description=str(exc))
+
+
+@api.post("/demo/player")
+def demo_player():
+    mode = _field(_body(), "mode", str, limit=10)
+    if mode not in ("random", "clicks"):
+        abort(400, description=f"mode must be 'random' or 'clicks', not {mode!r}")
+    _demo().set_player(mode)
+    return jsonify(ok=True, mode=mode)
+
+
+def _query_int(name: str, default: int, low: int, high: int) -> int:
+    raw = request.args.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        abort(400, description=f"query parameter {name!r} must be a whole number, not {raw!r}")
+    if not low <= value <= high:
+        abort(400, description=f"query parameter {name!r} must be between {low} and {high}")
+    return value
+
+
+@api.get("/games")
+def games():
+    recorder = services().session.recorder
+    limit = _query_int("limit", 50, 1, 500)
+    offset = _query_int("offset", 0, 0, 10**9)
+    return jsonify([g.to_json() for g in recorder.games(limit, offset)])
+
+
+def _game(game_id: int):
+    try:
+        return records.game_of(services().session.recorder, game_id)
+    except RecorderError as exc:
+        abort(404, description=str(exc))
+    except rules.RulesError as exc:  # a record the rules no longer accept (another version, a damaged file)
+        abort(422, description=f"game {game_id} cannot be replayed: {exc}")
+
+
+@api.get("/games/<int:game_id>")
+def game(game_id: int):
+    record, played = _game(game_id)
+    moves = services().session.recorder.moves(game_id)
+    return jsonify(record=record.to_json(), layout=played.variant.layout.to_json(),
+                   steps=records.replay(played), snapshots=[m.ply for m in moves if m.has_snapshot])
+
+
+@api.get("/games/<int:game_id>/export")
+def export(game_id: int):
+    fmt = request.args.get("format", "text")
+    if fmt not in ("text", "json"):
+        abort(400, description=f"format must be 'text' or 'json', not {fmt!r}")
+    _game(game_id)
+    body = records.export(services().session.recorder, game_id, fmt)
+    suffix, mimetype = ("json", "application/json") if fmt == "json" else ("txt", "text/plain; charset=utf-8")
+    return Response(body, mimetype=mimetype,
+                    headers={"Content-Disposition": f'attachment; filename="pitwatch-game-{game_id}.{suffix}"'})
+
+
+@api.get("/games/<int:game_id>/snapshot/<int:ply>")
+def snapshot(game_id: int, ply: int):
+    _game(game_id)
+    jpeg = services().session.recorder.snapshot(game_id, ply)
+    if jpeg is None:
+        abort(404, description=f"game {game_id} has no camera snapshot for move {ply}")
+    return Response(jpeg, mimetype="image/jpeg")

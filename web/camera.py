@@ -1,0 +1,40 @@
+"""The camera view: an MJPEG stream of the newest frames, the overlay already drawn on them."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, stream_with_context
+
+from . import optional
+
+camera = Blueprint("camera", __name__)
+
+BOUNDARY = "pitwatchframe"
+
+
+def _feed():
+    return optional("frames", "no camera is configured")
+
+
+@camera.get("/camera.mjpg")
+def mjpeg():
+    frames = _feed()
+
+    def stream():
+        version = -1
+        while True:
+            version, jpeg = frames.wait_newer(version, timeout=10.0)
+            if jpeg is None:
+                continue
+            yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n").encode()
+            yield jpeg + b"\r\n"
+
+    return Response(stream_with_context(stream()), mimetype=f"multipart/x-mixed-replace; boundary={BOUNDARY}",
+                    headers={"Cache-Control": "no-store"})
+
+
+@camera.get("/camera.jpg")
+def still():
+    _, jpeg = _feed().latest()
+    if jpeg is None:
+        abort(404, description="the camera has not delivered a frame yet")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

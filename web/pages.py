@@ -1,0 +1,30 @@
+"""The HTML pages: the live dashboard, the list of recorded games and the replay of one game."""
+
+from __future__ import annotations
+
+from flask import Blueprint, render_template
+
+from . import services
+
+pages = Blueprint("pages", __name__)
+
+
+def _page(template: str, **context):
+    s = services()
+    return render_template(template, csrf=s.guard.csrf, network=s.guard.allow_network,
+                           camera=s.frames is not None, demo=s.demo is not None, **context)
+
+
+@pages.get("/")
+def dashboard():
+    return _page("dashboard.html")
+
+
+@pages.get("/games")
+def games():
+    return _page("games.html")
+
+
+@pages.get("/games/<int:game_id>")
+def replay(game_id: int):
+    return _page("replay.html", game_id=game_id)

@@ -1,0 +1,51 @@
+"""Request checks: who may change the game, and from where.
+
+* Local by default: requests must name a local host (``Host:`` header), which
+  also defeats DNS-rebinding pages that try to reach 127.0.0.1.
+* Every control action (any POST) carries the page's CSRF token in the
+  ``X-CSRF-Token`` header (or a ``csrf_token`` form field) and, if the
+  browser sends one, an ``Origin`` equal to our own; a page on another site
+  can neither read the token nor forge the header.
+* Served on the network, every control action also needs the access token
+  (``X-Pitwatch-Token`` header, ``token`` form field); viewing does not.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from flask import Flask, abort, request
+
+LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass
+class Guard:
+    allow_network: bool = False
+    token: str = ""
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+
+    def install(self, app: Flask) -> None:
+        app.before_request(self.check)
+
+    def check(self) -> None:
+        host = urlsplit(f"//{request.host}").hostname or ""
+        if not self.allow_network and host not in LOCAL_NAMES:
+            abort(403, description=f"this dashboard only answers on 127.0.0.1, not {host!r} "
+                                   "(start it with --allow-network to serve the network)")
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return
+        origin = request.headers.get("Origin")
+        if origin and origin != "null" and urlsplit(origin).netloc != request.host:
+            abort(403, description=f"control actions are only accepted from this dashboard, not from {origin}")
+        sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token", "")
+        if not hmac.compare_digest(sent.encode(), self.csrf.encode()):
+            abort(403, description="missing or wrong CSRF token: reload the dashboard and try again")
+        if self.allow_network:
+            given = request.headers.get("X-Pitwatch-Token") or request.form.get("token", "")
+            if not self.token or not hmac.compare_digest(given.encode(), self.token.encode()):
+                abort(401, description="this dashboard is served on the network: control actions need the "
+                                       "access token (open the URL printed at start, which carries it)")

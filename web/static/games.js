@@ -1,0 +1,75 @@
+// Recorded games: the list, and the step-by-step replay of one game.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+
+  function resultText(record) {
+    const r = record.result;
+    if (!r) return record.status === "active" ? "in play" : record.status;
+    const score = `${r.score.south}–${r.score.north}`;
+    return r.winner === null ? `draw ${score}` : `${r.winner === "south" ? record.south : record.north} won ${score}`;
+  }
+
+  async function list() {
+    const games = await (await fetch("/api/games?limit=200")).json();
+    $("games").replaceChildren(...games.map((g) => {
+      const row = Pitwatch.el("tr", { "data-game": g.id });
+      const cells = [g.id, new Date(g.started_at * 1000).toLocaleString(), g.variant, g.south, g.north, g.moves];
+      for (const value of cells) row.append(Pitwatch.el("td", {}, String(value)));
+      row.append(Pitwatch.el("td", { class: `status-${g.status}` }, resultText(g)));
+      const actions = Pitwatch.el("td");
+      actions.append(Pitwatch.el("a", { href: `/games/${g.id}` }, "replay"), document.createTextNode(" · "),
+        Pitwatch.el("a", { href: `/api/games/${g.id}/export?format=text` }, "text"), document.createTextNode(" · "),
+        Pitwatch.el("a", { href: `/api/games/${g.id}/export?format=json` }, "JSON"));
+      row.append(actions);
+      return row;
+    }));
+  }
+
+  async function replay(root) {
+    const id = root.dataset.game;
+    const response = await fetch(`/api/games/${id}`);
+    const data = await response.json();
+    if (!response.ok) { $("replay-title").textContent = data.error; return; }
+    const { record, layout, steps, snapshots } = data;
+    const withSnapshot = new Set(snapshots);
+    let at = steps.length - 1;
+    $("replay-title").textContent = `Game ${record.id}: ${record.south} vs ${record.north} · ${record.variant}`;
+    $("replay-detail").textContent = resultText(record);
+    $("export-text").href = `/api/games/${id}/export?format=text`;
+    $("export-json").href = `/api/games/${id}/export?format=json`;
+    const moves = $("moves");
+    moves.replaceChildren(...steps.slice(1).map((s) => {
+      const li = Pitwatch.el("li", { class: `${s.player} pickable`, "data-ply": s.ply });
+      li.append(Pitwatch.el("span", { class: "n" }, `${s.ply + 1}.`), document.createTextNode(s.move));
+      li.addEventListener("click", () => show(s.ply + 1));
+      return li;
+    }));
+    function show(index) {
+      at = Math.max(0, Math.min(steps.length - 1, index));
+      const step = steps[at];
+      Board.render($("board"), layout, step.position, { last: step.last, owners: step.position.owners });
+      $("step-text").textContent = at === 0 ? "start position" : `after move ${at} of ${steps.length - 1}: ${step.move}`;
+      moves.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.ply) === at - 1));
+      const img = $("snapshot");
+      const has = at > 0 && withSnapshot.has(step.ply);
+      img.hidden = !has;
+      $("no-snapshot").hidden = has;
+      if (has) img.src = `/api/games/${id}/snapshot/${step.ply}`;
+    }
+    $("first").addEventListener("click", () => show(0));
+    $("prev").addEventListener("click", () => show(at - 1));
+    $("next").addEventListener("click", () => show(at + 1));
+    $("last").addEventListener("click", () => show(steps.length - 1));
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "ArrowLeft") show(at - 1);
+      if (e.key === "ArrowRight") show(at + 1);
+    });
+    show(at);
+  }
+
+  if ($("games")) list();
+  const root = $("replay");
+  if (root) replay(root);
+})();
