@@ -222,13 +222,13 @@ class BoardReader:
 
     def _hand(self, changed: np.ndarray, surface: np.ndarray) -> np.ndarray | None:
         """A large change on the bare wood: something is over the board. Returns its grown mask.
-        (Searched at half resolution: a hand is big, and this is the reader's widest search.)"""
-        over = ((changed[::2, ::2] > 1.0) & surface[::2, ::2]).astype(np.uint8)
+        (``changed`` is at half resolution: a hand is big, and this is the reader's widest search.)"""
+        over = ((changed > 1.0) & surface[::2, ::2]).astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(over)
         big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] * 4 >= self._hand_min_px]
         if not big:
             return None
-        mask = cv2.resize(np.isin(labels, big).astype(np.uint8), (changed.shape[1], changed.shape[0]), interpolation=cv2.INTER_NEAREST)
+        mask = cv2.resize(np.isin(labels, big).astype(np.uint8), (surface.shape[1], surface.shape[0]), interpolation=cv2.INTER_NEAREST)
         return cv2.dilate(mask, self._hand_kernel) > 0
 
     def _overlay(self, homography: np.ndarray, pits: dict[str, PitReading | None]) -> list[PitOverlay]:
