@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any
+from typing import Any, Sequence
 
 import rules
 from rules import PLAYER_NAMES, Game, notation
 
 from .recorder import AcceptedMove, GameRecord, Recorder
-from .session import last_move_path
+
+
+def last_move_path(events: Sequence[dict]) -> dict[str, Any]:
+    """The last move's sowing path (lift, drops in order), laps and captures, by pit label."""
+    return {
+        "from": next((e["pit"] for e in events if e.get("type") == "lift"), None),
+        "path": [e["pit"] for e in events if e.get("type") == "drop"],
+        "laps": [e["pit"] for e in events if e.get("type") == "lap"],
+        "captures": [{"pit": e["pit"], "seeds": e.get("seeds", 0), "by": e.get("by")}
+                     for e in events if e.get("type") == "capture"],
+    }
 
 
 def game_of(recorder: Recorder, game_id: int) -> tuple[GameRecord, Game]:
@@ -26,7 +36,9 @@ def game_of(recorder: Recorder, game_id: int) -> tuple[GameRecord, Game]:
     start = variant.position_from_json(record.start) if record.start else None
     game = Game(variant, start, {"South": record.south, "North": record.north})
     for move in recorder.moves(game_id):
-        game.play(move.text)
+        # the recorded position is what the referee accepted: it differs from the engine's
+        # result only where the players' board legitimately did (a Nam Nam four left standing)
+        game.play(move.text, observed=variant.position_from_json(move.position))
     if record.result and record.result.get("reason") == "agreement" and not game.is_over:
         game.agree_draw()
     return record, game

@@ -27,6 +27,7 @@ from rules.game import score_of
 
 from .hub import Hub
 from .recorder import AcceptedMove, Recorder
+from .records import game_of, last_move_path
 from .verdicts import VerdictView, judge_reading, view_of
 
 log = logging.getLogger(__name__)
@@ -103,11 +104,7 @@ class Session:
         record = self.recorder.active_game()
         if record is not None:
             try:
-                v = rules.variant(record.variant, **record.options)
-                start = v.position_from_json(record.start) if record.start else None
-                game = Game(v, start, {"South": record.south, "North": record.north})
-                for move in self.recorder.moves(record.id):
-                    game.play(move.text)
+                _, game = game_of(self.recorder, record.id)
             except rules.RulesError as exc:  # recorded by another version of the rules: keep it, start afresh
                 log.warning("game %s cannot be resumed (%s); starting a new game", record.id, exc)
             else:
@@ -307,7 +304,8 @@ class Session:
         played = []
         try:
             for move in view.moves:
-                game.play(move)
+                last = len(played) == len(view.moves) - 1
+                game.play(move, observed=view.observed if last else None)
                 played.append(move)
         except rules.RulesError:
             self._rollback(game, played, undone)
@@ -498,17 +496,6 @@ def score_label(game: Game) -> str:
     if _own_pits(game) is None:
         return "seeds won"
     return "kete in his rows" if game.variant.layout.player_tracks else "chips left to pass on"
-
-
-def last_move_path(events: Sequence[dict]) -> dict[str, Any]:
-    """The last move's sowing path (lift, drops in order), laps and captures, by pit label."""
-    return {
-        "from": next((e["pit"] for e in events if e.get("type") == "lift"), None),
-        "path": [e["pit"] for e in events if e.get("type") == "drop"],
-        "laps": [e["pit"] for e in events if e.get("type") == "lap"],
-        "captures": [{"pit": e["pit"], "seeds": e.get("seeds", 0), "by": e.get("by")}
-                     for e in events if e.get("type") == "capture"],
-    }
 
 
 def led_frame(game: Game, differing: Sequence[str], flash: Sequence[str]) -> LedFrame:

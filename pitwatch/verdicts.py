@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from rules import PLAYER_NAMES, Game, Move, Reading
+from rules import PLAYER_NAMES, Game, Move, Position, Reading
 
 
 @dataclass
@@ -25,6 +25,7 @@ class VerdictView:
     takeback_to: int | None = None
     differing: list[str] = field(default_factory=list)
     choices: list["VerdictView"] = field(default_factory=list)
+    observed: Position | None = None  # the accepted position where it is not the engine's (a Nam Nam four left)
 
 
 def judge_reading(judge: Callable[[Game, Reading], Any] | None, game: Game, reading: Reading) -> Any:
@@ -49,7 +50,9 @@ def view_of(verdict: Any, game: Game) -> VerdictView:
     data.setdefault("message", data.get("reason", ""))
     if kind == "move":
         data.setdefault("player", PLAYER_NAMES[game.position.to_move])
-        return VerdictView(kind, data, _moves(game, data.get("moves", [])))
+        left_for_owner = (data.get("best") or {}).get("left_for_owner")
+        observed = game.variant.position_from_json(data["position"]) if left_for_owner and data.get("position") else None
+        return VerdictView(kind, data, _moves(game, data.get("moves", [])), observed=observed)
     if kind == "takeback":
         return VerdictView(kind, data, [], max(0, len(game.moves) - int(data.get("undo", 0))))
     if kind == "ambiguous":

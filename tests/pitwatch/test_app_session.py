@@ -10,7 +10,7 @@ import pytest
 
 from pitwatch.recorder import Recorder
 from pitwatch.session import ILLEGAL_COLOUR, PLAYER_COLOURS, Session, SessionError
-from rules import Game
+from rules import Game, Reading
 
 from apphelpers import between, board, random_game
 
@@ -267,3 +267,46 @@ def test_the_boards_push_buttons_undo_and_confirm(session):
     best = session.state()["choices"][0]["moves"]
     session.press("confirm")
     assert [m.text for m in session.game.moves] == best
+
+
+def _four_left_for_its_owner(seed: int):
+    """A Nam Nam game prefix and a move of it during which a hollow reached 4 mid-sowing:
+    (game, move, the board with that four left standing by its owner)."""
+    truth = random_game("nam-nam", 120, seed)
+    variant = truth.variant
+    for ply, pos in enumerate(truth.positions[:-1]):
+        for move in variant.legal_moves(pos):
+            after, events = variant.play(pos, move)
+            if any(e["type"] in ("round_end", "setup") for e in events):
+                continue
+            for k, e in enumerate(events):
+                later = events[k + 1:]
+                if (e["type"] == "capture" and e["seeds"] == 4 and e["pit"] in variant.layout.labels
+                        and any(x["type"] == "drop" for x in later)
+                        and not any(x.get("pit") == e["pit"] for x in later)):
+                    prefix = Game("nam-nam")
+                    for played in truth.moves[:ply]:
+                        prefix.play(played)
+                    pits = list(after.pits)
+                    pits[variant.layout.index_of(e["pit"])] += 4
+                    return prefix, move, pits
+    raise AssertionError("no mid-sowing four in the sample game")
+
+
+def test_a_nam_nam_four_left_for_its_owner_is_accepted_recorded_and_resumed(recorder):
+    prefix, move, pits = _four_left_for_its_owner(seed=8)
+    session = Session(recorder)
+    session.new_game("nam-nam", {}, "Ann", "Bob")
+    replay = Game("nam-nam")
+    for played in prefix.moves:
+        replay.play(played)
+        assert session.submit(board(replay))["kind"] == "move"
+    labels = replay.variant.layout.labels
+    verdict = session.submit(Reading.exact(labels, pits, source="camera"))
+    assert verdict["kind"] == "move" and verdict["moves"] == [move.text], verdict
+    assert verdict["best"]["left_for_owner"], verdict
+    assert list(session.game.position.pits) == pits  # the four stands: the engine did not take it
+    assert recorder.moves(session.game_id)[-1].position["pits"] == dict(zip(labels, pits))
+    resumed = Session(recorder)
+    assert resumed.resume_or_start("nam-nam", {}, "Ann", "Bob")
+    assert resumed.game.positions == session.game.positions
