@@ -258,7 +258,10 @@ class Demo:
         return self.player.click(label)
 
     def set_player(self, mode: str) -> None:
+        """Switch who moves, and publish it at once: after a switch to clicks no move follows to
+        publish it, so every open page (and ``/api/state``) would keep showing the old player."""
         self.player.set_player(mode)
+        self.runtime.session.refresh()
 
     def state(self) -> dict[str, Any]:
         return {"demo": {"player": self.player.mode, "moves_played": self.board.moves_played,

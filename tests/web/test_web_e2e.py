@@ -169,17 +169,41 @@ def test_an_unplugged_microcontroller_is_reported_and_the_game_goes_on_after_rep
 
 def test_a_new_game_of_another_board_recalibrates_the_sensors_and_plays_on(demo):
     runtime, demo, url, db_path = demo
-    csrf = re.search(r'name="csrf-token" content="([^"]+)"',
-                     urllib.request.urlopen(url, timeout=5).read().decode()).group(1)
-    request = urllib.request.Request(url + "api/game", data=json.dumps({"variant": "bao-kenya"}).encode(),
-                                     headers={"Content-Type": "application/json", "X-CSRF-Token": csrf})
-    assert json.loads(urllib.request.urlopen(request, timeout=5).read())["ok"]
+    assert control(url, "api/game", {"variant": "bao-kenya"})["ok"]
     wait_for(lambda: demo.sensors.source.calibration is not None
              and demo.sensors.source.labels == runtime.session.game.variant.layout.labels, what="sensors recalibrated")
     wait_for(lambda: demo.player.caught_up(), what="the new board set up")
     demo.player.click("A")
     wait_for(lambda: [m["text"] for m in state(url)["game"]["moves"]] == ["A"], what="the first bao-kenya move")
     assert state(url)["game"]["variant"] == "bao-kenya"
+
+
+def control(url: str, path: str, body: dict) -> dict:
+    """A control action as the dashboard sends it (with the page's CSRF token), from outside the browser."""
+    csrf = re.search(r'name="csrf-token" content="([^"]+)"',
+                     urllib.request.urlopen(url, timeout=5).read().decode()).group(1)
+    request = urllib.request.Request(url + path, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json", "X-CSRF-Token": csrf})
+    return json.loads(urllib.request.urlopen(request, timeout=5).read())
+
+
+CHECKED_PLAYER_JS = "return document.querySelector('input[name=\"demo-player\"]:checked').value"
+
+
+def test_the_page_shows_the_demos_player_and_a_switch_is_published_at_once(demo, browser):
+    """The radio shows the player the demo really has (here started with clicks; then switched from
+    another tab), and a switch is in the published state at once: after a switch to clicks no move
+    follows that would publish it, so without that the page and /api/state kept the old player."""
+    runtime, demo, url, _ = demo
+    browser.get(url)
+    wait_for(lambda: browser.execute_script(CHECKED_PLAYER_JS) == "clicks", what="the page showing the clicks player")
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.pit.clickable"), what="clickable pits")
+    assert control(url, "api/demo/player", {"mode": "random"}) == {"ok": True, "mode": "random"}
+    assert state(url)["demo"]["player"] == "random"  # published with the answer, not at some later move
+    wait_for(lambda: browser.execute_script(CHECKED_PLAYER_JS) == "random", what="the page following the switch")
+    browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
+    wait_for(lambda: state(url)["demo"]["player"] == "clicks", what="the switch made in the page")
+    assert browser.execute_script(CHECKED_PLAYER_JS) == "clicks"
 
 
 def free_port() -> int:

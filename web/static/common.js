@@ -23,7 +23,13 @@ const Pitwatch = (() => {
     const headers = { "Content-Type": "application/json", "X-CSRF-Token": csrf };
     const token = sessionStorage.getItem("pitwatch-token");
     if (token) headers["X-Pitwatch-Token"] = token;
-    const response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body || {}) });
+    let response;
+    try {
+      response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body || {}) });
+    } catch (error) {  // Pitwatch stopped or restarting: the action was not taken, and the player must see that
+      toast("Pitwatch cannot be reached: the action was not taken, try again");
+      throw error;
+    }
     const data = await response.json().catch(() => ({ error: response.statusText }));
     if (!response.ok) {
       toast(data.error || `request failed (${response.status})`);

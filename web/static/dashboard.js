@@ -7,6 +7,7 @@
   const isDemo = main.dataset.demo === "1";
   let state = null;
   let demoMode = "random";
+  let demoModeAsked = null;  // a switch of the demo's player the server has not yet published
   window.__pitwatchRenders = [];  // {version, moves, at, stableAt, byPlayers, boardChangedAt, judgeMs, commitMs, publishedAt}: read by the end-to-end tests and the benchmark
 
   const ICONS = { move: "✓", takeback: "↶", unchanged: "✓", in_progress: "…", ambiguous: "?", illegal: "✗",
@@ -187,6 +188,17 @@
     });
   }
 
+  // The demo's player as the server says (it may have been started with --player clicks, or
+  // switched in another tab); a switch made here is kept until the server publishes it, or fails.
+  function renderDemoPlayer() {
+    if (!state.demo) return;
+    if (demoModeAsked !== null && state.demo.player !== demoModeAsked) return;
+    demoModeAsked = null;
+    demoMode = state.demo.player;
+    const radio = document.querySelector(`input[name="demo-player"][value="${demoMode}"]`);
+    if (radio) radio.checked = true;
+  }
+
   function renderControls() {
     const game = state.game;
     $("btn-takeback").disabled = !game.moves.length;
@@ -203,6 +215,7 @@
     renderExtra();
     renderMoves();
     renderSensors();
+    renderDemoPlayer();
     renderBoard();
     renderControls();
     document.body.dataset.version = state.version;
@@ -235,8 +248,11 @@
     if (pit) Pitwatch.post("/api/demo/click", { pit: pit.dataset.label });
   });
   document.querySelectorAll('input[name="demo-player"]').forEach((radio) => radio.addEventListener("change", () => {
-    demoMode = radio.value;
-    Pitwatch.post("/api/demo/player", { mode: demoMode }).then(() => state && renderBoard());
+    demoMode = demoModeAsked = radio.value;
+    Pitwatch.post("/api/demo/player", { mode: demoMode }).then(() => state && renderBoard(), () => {
+      demoModeAsked = null;  // refused (the toast says why): show the player the server still has
+      if (state) { renderDemoPlayer(); renderBoard(); }
+    });
   }));
 
   // -- new game dialog -----------------------------------------------------------
