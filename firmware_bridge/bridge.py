@@ -129,7 +129,7 @@ class BridgeStatus:
     device_bad_frames: int = 0  # frames the device rejected (from its ERROR reports)
     retries: int = 0
     failed_commands: int = 0
-    reconnects: int = 0
+    reconnects: int = 0  # back-offs: each lost link and each failed attempt to (re)open the port
 
     @property
     def connected(self) -> bool:
@@ -161,7 +161,8 @@ class _Session:
     lost_reason: str = ""
     rebooted: threading.Event = field(default_factory=threading.Event)
     last_frame: float = field(default_factory=time.monotonic)
-    presses: list[int] | None = None
+    # The device's press counter per button as last seen; None until this session first sees it.
+    presses: list[int | None] = field(default_factory=lambda: [None] * p.BUTTONS)
     uptime_ms: int = 0
 
     def close(self) -> None:
@@ -398,14 +399,15 @@ class Bridge:
             if message.uptime_ms < session.uptime_ms:  # the clock went back: a reboot whose banner was lost
                 self._rebooted(session, "its clock restarted")
             session.uptime_ms = message.uptime_ms
-            self._count_presses(session, message.presses)
+            for button, count in enumerate(message.presses):
+                self._count_presses(session, button, count)
             self._call(self._on_reading, SensorFrame(message.raw, message.uptime_ms, time.time(),
                                                      message.buttons_down))
         elif isinstance(message, p.ButtonEvent):
             if message.pressed:
-                presses = list(session.presses or [0] * p.BUTTONS)
-                presses[message.button] = message.presses
-                self._count_presses(session, tuple(presses))
+                if session.presses[message.button] is None:  # sent at once: this press is news
+                    session.presses[message.button] = (message.presses - 1) & 0xFF
+                self._count_presses(session, message.button, message.presses)
         elif isinstance(message, p.Info) and message.is_boot:
             session.uptime_ms = 0
             self._rebooted(session, message.reset_cause.name.lower().replace("_", " "), message)
@@ -420,15 +422,20 @@ class Bridge:
                      device=info or self.status.device)
         self._wake.set()
 
-    def _count_presses(self, session: _Session, presses: tuple[int, ...]) -> None:
-        """Turn the device's press counters into one callback per press, each exactly once."""
-        if session.presses is None:  # first report: presses before we connected are history
-            session.presses = list(presses)
+    def _count_presses(self, session: _Session, button: int, count: int) -> None:
+        """Turn one button's press counter into one callback per press, each exactly once.
+
+        Each button has its own baseline: the first REPORT of a session shows
+        presses made before we connected (history, not counted), while a
+        BUTTON event is sent the moment its button goes down, so one that
+        comes before any REPORT is a press to count, and says nothing about
+        the other button's history.
+        """
+        last, session.presses[button] = session.presses[button], count
+        if last is None:
             return
-        for button, count in enumerate(presses):
-            for _ in range((count - session.presses[button]) & 0xFF):
-                self._call(self._on_button, p.Button(button))
-            session.presses[button] = count
+        for _ in range((count - last) & 0xFF):
+            self._call(self._on_button, p.Button(button))
 
     def _on_bad_frame(self, session: _Session, error: p.ProtocolError) -> None:
         log.debug("%s: rejected frame: %s", session.port, error)

@@ -202,8 +202,18 @@ static void led_pin(struct avr_irq_t *irq, uint32_t value, void *param)
 
 /* ------------------------------------------------------------------ control */
 
+static int buttons_up = 0x03;  /* bit b set: button b released, its pull-up holds the pin high */
+
+/* A switch drives its pin from outside. Raising the pin IRQ alone is not enough: simavr puts
+ * the PORT (pull-up) bit back on an input pin at every write to its port, and the WS2812 line
+ * shares that port, so any LED refresh would let go of a held button. Declaring the pins'
+ * external level makes simavr keep it, as a real button keeps the pin low. */
 static void set_button(int button, int pressed)
 {
+    buttons_up = pressed ? buttons_up & ~(1 << button) : buttons_up | (1 << button);
+    avr_ioport_external_t external = {.name = board->button_port, .mask = 0x03 << board->button_shift,
+                                      .value = buttons_up << board->button_shift};
+    avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL(board->button_port), &external);
     avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(board->button_port), board->button_shift + button),
                   pressed ? 0 : 1);
 }

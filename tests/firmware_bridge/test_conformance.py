@@ -220,6 +220,20 @@ def test_buttons_are_reported_once_per_press(device):
         assert rec.buttons == [Button.CONFIRM, Button.UNDO, Button.CONFIRM]
 
 
+def test_a_button_held_while_the_leds_animate_still_counts(device):
+    """The LED line shares its port with the buttons: refreshing the chain at 50 Hz must not
+    let go of a held button (simavr did, until the harness drove the pins as a switch does)."""
+    with Recorder(device.port) as rec:
+        rec.bridge.set_leds([Led(0, 0, 240, LedMode.PULSE)] * 14)
+        assert device.wait_shown(lambda s: len(s) == 14 and s[0][2] > 0) is not None
+        for i in range(10):  # pauses of 0-18 ms: presses land at every phase of the 20 ms refresh
+            device.press(Button.CONFIRM)
+            time.sleep(0.002 * i)
+        assert wait_until(lambda: len(rec.buttons) >= 10), rec.buttons
+        time.sleep(0.2)
+        assert rec.buttons == [Button.CONFIRM] * 10
+
+
 def test_garbage_and_broken_frames_are_rejected_and_the_stream_resynchronises(device, raw):
     good = p.Ping().frame(1)
     flipped = bytearray(p.Ping().frame(2))
@@ -284,5 +298,5 @@ def test_unplug_and_replug_through_the_bridge(device):
         assert wait_until(lambda: rec.bridge.status.connected, 15), rec.bridge.status
         assert device.wait_shown(lambda s: list(s) == [(9, 9, 9)] * 14) is not None
         device.press(Button.UNDO)
-        assert wait_until(lambda: rec.buttons == [Button.UNDO])
+        assert wait_until(lambda: rec.buttons == [Button.UNDO]), (rec.buttons, rec.bridge.status)
         assert rec.bridge.status.reconnects >= 1
