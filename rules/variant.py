@@ -7,6 +7,7 @@ generation and ``_apply`` (the sowing); everything shared lives here.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, ClassVar, Sequence
 
 from .errors import BadOption, BadPosition, IllegalMove
@@ -111,9 +112,12 @@ class Variant:
         raise NotImplementedError
 
     # -- shared behaviour -------------------------------------------------
-    @property
+    @cached_property
     def total_seeds(self) -> int:
-        """Seeds (chips, kete) in play in this variant: conserved by every move."""
+        """Seeds (chips, kete) in play in this variant: conserved by every move.
+
+        Worked out once from the start position (validation and every referee
+        judgement ask for it), so no variant has to restate its seed count."""
         return sum(self.start().pits)
 
     def play(

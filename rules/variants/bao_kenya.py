@@ -48,10 +48,6 @@ class _KenyanBao(QuickPlay, repetition.RepetitionRules, Variant):
         self._owner = tuple(-1 if p.is_store else p.owner for p in self.layout.pits)
         self._moves = tuple(Move(i, label) for i, label in enumerate(self.layout.labels))
 
-    @property
-    def total_seeds(self) -> int:
-        return 2 * HOUSES * self.SEEDS
-
     def start(self) -> Position:
         pits = tuple(0 if p.is_store else self.SEEDS for p in self.layout.pits)
         return Position(self, pits, 0, (0, 0), None, repetition.fresh(pits, 0))

@@ -72,7 +72,6 @@ class Kalah(QuickPlay, Variant):
         self._owner = tuple(p.owner if not p.is_store else -1 for p in self.layout.pits)
         self._opposite = self.layout.opposite
         self._needs_opposite = self.options["capture_needs_opposite"]
-        self._total = 2 * n * self.options["seeds"]
         # _paths[p][i]: one lap of p's CCW sowing from i (the opponent's store off the track)
         self._paths = self._track_paths(lambda pit: (pit + 1) % size)
         labels = self.layout.labels
@@ -86,10 +85,6 @@ class Kalah(QuickPlay, Variant):
         return tuple(
             tuple(track_path(step, i, (self._stores[1 - p],)) for i in range(size)) for p in (0, 1)
         )
-
-    @property
-    def total_seeds(self) -> int:
-        return self._total
 
     def start(self) -> Position:
         n, s = self._n, self.options["seeds"]

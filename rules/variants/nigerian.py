@@ -40,10 +40,6 @@ class Nigerian(QuickPlay, Variant):
         self._moves = tuple(Move(i, p.label) for i, p in enumerate(pits))
         self._memo = Memo()
 
-    @property
-    def total_seeds(self) -> int:
-        return 48
-
     def start(self) -> Position:
         return Position(self, (4,) * 6 + (0,) + (4,) * 6 + (0,), 0)
 

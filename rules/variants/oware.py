@@ -69,10 +69,6 @@ class Oware(QuickPlay, repetition.RepetitionRules, Variant):
         self._slam = self.options["grand_slam"]
         self._repetitions = self.options["repetitions"]
 
-    @property
-    def total_seeds(self) -> int:
-        return 2 * HOUSES * SEEDS
-
     def start(self) -> Position:
         pits = (SEEDS,) * (2 * HOUSES)
         return Position(self, pits, 0, (0, 0), None, repetition.fresh(pits, 0))
