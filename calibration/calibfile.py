@@ -21,9 +21,10 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -179,14 +180,41 @@ def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:
 
 def save_calibration(calibration: Calibration, path: str | Path) -> None:
     """Write ``calibration`` as JSON (atomically: a crash never leaves half a file)."""
+    _write_atomically(Path(path), json.dumps(calibration.to_json(), indent=1))
+
+
+def save_corners(path: str | Path, corners: Sequence[float] | None) -> None:
+    """Set the ``corners`` field of the calibration file at ``path`` (8 numbers, or ``None``:
+    find the board by its markers), leaving every other field as it is on disk.
+
+    The file is read and validated first, so a damaged file is named rather
+    than overwritten, and written atomically: a crash leaves the old corners
+    or the new ones, never half a file.
+    """
     path = Path(path)
+    data = _read_json(path)
+    _parse(data, path)  # the file on disk is a calibration (and a JSON object)
+    data["corners"] = None if corners is None else [float(v) for v in corners]
+    _parse(data, path)  # and still one with these corners
+    _write_atomically(path, json.dumps(data, indent=1))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write a sibling temporary file, flush it to the disk, then rename it over ``path``."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(calibration.to_json(), indent=1))
+    with open(tmp, "w", encoding="utf-8") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
     tmp.replace(path)
 
 
 def load_calibration(path: str | Path) -> Calibration:
     """Read and validate a calibration file; :class:`CalibrationError` says what is wrong and where."""
+    return _parse(_read_json(path), path)
+
+
+def _read_json(path: str | Path) -> Any:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
@@ -194,9 +222,12 @@ def load_calibration(path: str | Path) -> Calibration:
     except UnicodeDecodeError:
         raise CalibrationError(f"{path}: not a calibration file (not JSON text)") from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise CalibrationError(f"{path}: not JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+
+
+def _parse(data: Any, path: str | Path) -> Calibration:
     try:
         return Calibration.from_json(data)
     except CalibrationError as error:

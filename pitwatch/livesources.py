@@ -3,31 +3,35 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
+import numpy as np
+
+from calibration.calibfile import Calibration, CalibrationError, load_calibration
 from rules import Variant
 
 from .config import Config, ConfigError
+from .corners import LiveCorners
 from .fusion import Fusion
+from .hub import FrameFeed
 from .runtime import Runtime, calibration_path
 from .sources import CameraSource, SensorSource
 
 LEARN_FRAMES = 10
 
 
-def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Runtime) -> CameraSource:
-    """The configured camera, read with its calibration file (which must match the game's board)."""
-    from calibration.calibfile import CalibrationError, load_calibration
+def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Runtime) -> tuple[CameraSource, LiveCorners]:
+    """The configured camera, read with its calibration file (which must match the game's board),
+    and its board corners as the dashboard sets them."""
     from vision.camera import SourceError, open_source
-    from vision.live import StillnessGate
-    from vision.reader import BoardReader
 
     path = config["camera"]["calibration"]
     if not path:
         raise ConfigError("camera.calibration is not set: run `pitwatch calibrate` first and set it "
                           "(or --calibration FILE)")
+    path = Path(path).expanduser()
     try:
-        calibration = load_calibration(Path(path).expanduser())
+        calibration = load_calibration(path)
         source = open_source(config["camera"]["source"])
     except (CalibrationError, SourceError) as exc:
         raise ConfigError(str(exc)) from None
@@ -35,10 +39,22 @@ def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Run
     if board.labels != variant.layout.labels:
         raise ConfigError(f"{path} calibrates a {board.name} board, but {variant.name} is played on a "
                           f"{variant.layout.name} board: calibrate this board or choose another variant")
-    reader = BoardReader(calibration)
-    return CameraSource(lambda: source.read().image, reader.read, StillnessGate(config["camera"]["still_frames"]),
-                        fusion, runtime.frames,
-                        snapshot_width=config["session"]["snapshot_width"])
+    return live_camera(lambda: source.read().image, calibration, path, config, fusion, runtime.frames)
+
+
+def live_camera(grab: Callable[[], np.ndarray | None], calibration: Calibration, path: Path, config: Config,
+                fusion: Fusion, frames: FrameFeed) -> tuple[CameraSource, LiveCorners]:
+    """The camera loop over ``grab()``, reading the board of ``calibration`` (saved at ``path``);
+    its overlaid frames go to ``frames`` (the dashboard's camera view)."""
+    from vision.live import StillnessGate
+    from vision.reader import BoardReader
+
+    def reader(calibration: Calibration) -> tuple[Callable[[np.ndarray | None], Any], StillnessGate]:
+        return BoardReader(calibration).read, StillnessGate(config["camera"]["still_frames"])
+
+    camera = CameraSource(grab, *reader(calibration), fusion, frames,
+                          snapshot_width=config["session"]["snapshot_width"])
+    return camera, LiveCorners(camera, calibration, path, reader)
 
 
 def sensor_source(config: Config, labels: Sequence[str], fusion: Fusion, runtime: Runtime) -> SensorSource:

@@ -23,6 +23,7 @@ from werkzeug.serving import make_server
 from web import create_app
 
 from .config import LOCAL_HOSTS, Config, ConfigError
+from .corners import LiveCorners
 from .fusion import Fusion, StableGate
 from .hub import FrameFeed, Hub
 from .recorder import Recorder
@@ -46,6 +47,7 @@ class Runtime:
         self.fusion: Fusion | None = None
         self.gate = StableGate(config["session"]["settle_seconds"])
         self.camera: CameraSource | None = None
+        self.corners: LiveCorners | None = None  # the camera's board corners, set from the dashboard
         self.sensors: SensorSource | None = None
         self.demo: Any = None
         self._stop = threading.Event()
@@ -102,7 +104,7 @@ class Runtime:
         self.token = web["token"] or (secrets.token_urlsafe(16) if allow else "")
         has_camera = self.fusion is not None and CAMERA in self.fusion.weights
         app = create_app(self.session, frames=self.frames if has_camera else None, demo=self.demo,
-                         allow_network=allow, token=self.token)
+                         corners=self.corners, allow_network=allow, token=self.token)
         port = web["port"]
         problem = port_problem(web["host"], port)
         if problem and not any_port_if_busy:
@@ -201,7 +203,7 @@ def run_live(config: Config) -> int:
         runtime.session.leds = runtime.sensors.set_leds
         runtime.session.refresh()  # the first LED frame: the legal moves of the game in progress
     if CAMERA in weights:
-        runtime.camera = camera_source(config, runtime.session.game.variant, fusion, runtime)
+        runtime.camera, runtime.corners = camera_source(config, runtime.session.game.variant, fusion, runtime)
     runtime.serve()
     for source in (runtime.sensors, runtime.camera):
         if source is not None:

@@ -110,7 +110,8 @@ class CameraSource(Loop):
     ``grab()`` returns the next BGR frame or ``None`` (camera lost);
     ``read(frame)`` is the vision reader (a ``FrameResult``); ``still``
     is vision's stillness gate: fed every result, it returns a Reading only
-    once the board has been still with nothing over it.
+    once the board has been still with nothing over it. :meth:`use_reader`
+    swaps both between two frames (new board corners clicked on the dashboard).
     """
 
     def __init__(self, grab: Callable[[], np.ndarray | None], read: Callable[[np.ndarray | None], Any],
@@ -123,6 +124,9 @@ class CameraSource(Loop):
         self._snapshot: bytes | None = None
         self._last: Reading | None = None
         self._lock = threading.Lock()
+        self._next_reader: tuple[Callable[[np.ndarray | None], Any], Any] | None = None
+        self._frame: np.ndarray | None = None
+        self.status = "starting"  # what the reader made of the newest frame ("ok", "board not found: ...")
         self.frames_read = 0
 
     @property
@@ -131,17 +135,39 @@ class CameraSource(Loop):
         with self._lock:
             return self._snapshot
 
+    def latest_frame(self) -> np.ndarray | None:
+        """The newest good frame as the camera took it (no overlay), or ``None`` before the first."""
+        with self._lock:
+            return self._frame
+
+    def use_reader(self, read: Callable[[np.ndarray | None], Any], still: Any) -> None:
+        """Read with ``read`` and gate with ``still`` from the next frame on.
+
+        A fresh gate too: a reading from frames read the old way must not be
+        carried over as still, nor count towards the new one.
+        """
+        with self._lock:
+            self._next_reader = (read, still)
+
     def failed(self, exc: Exception) -> None:
         self.fusion.update(CAMERA, None, time.monotonic(), status=f"camera error: {exc}")
 
     def step(self) -> None:
+        with self._lock:
+            if self._next_reader is not None:
+                (self._read, self._still), self._next_reader = self._next_reader, None
+                self._last = None
         frame = self._grab()
         now = time.monotonic()
         if frame is None:
-            self.fusion.update(CAMERA, None, now, status="camera lost: no picture from the camera")
+            self.status = "camera lost: no picture from the camera"
+            self.fusion.update(CAMERA, None, now, status=self.status)
             self.pause(0.5)
             return
         result = self._read(frame)
+        with self._lock:
+            self._frame = frame
+        self.status = result.status.message
         self.frames_read += 1
         ok, jpeg = cv2.imencode(".jpg", result.draw(frame), [cv2.IMWRITE_JPEG_QUALITY, 70])
         if ok:

@@ -22,6 +22,8 @@ from vision.camera import first_frame, open_source
 from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult
 
+from .corners import check_outline
+
 # Bad input: CalibrationError, SourceError and UnknownBoard are ValueErrors; OSError for files.
 USER_ERRORS = (ValueError, OSError)
 
@@ -59,8 +61,14 @@ def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callabl
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    corners = parse_corners(args.corners) if args.corners else None
-    calibration = calibrate(args.variant, first_frame(args.empty), first_frame(args.start), corners)
+    empty, start = first_frame(args.empty), first_frame(args.start)
+    corners = None
+    if args.corners:
+        # The same checks as corners clicked on the dashboard: a mirrored or turned order is refused.
+        values = parse_corners(args.corners)
+        outline = check_outline([values[i:i + 2] for i in range(0, 8, 2)], (empty.shape[1], empty.shape[0]))
+        corners = [v for point in outline for v in point]
+    calibration = calibrate(args.variant, empty, start, corners)
     save_calibration(calibration, args.output)
     print(f"calibrated a {calibration.board} board: {len(calibration.hollows)} pits, "
           f"one seed = {calibration.seed_area:.0f} px; written to {args.output}")

@@ -2,7 +2,7 @@
 
 ``create_app(session, ...)`` builds the app (application factory); the
 blueprints are ``pages`` (HTML), ``api`` (JSON controls, recorded games,
-server-sent events) and ``camera`` (MJPEG). Nothing is loaded from outside:
+server-sent events) and ``camera`` (MJPEG, stills). Nothing is loaded from outside:
 the page's CSS and JavaScript are in ``web/static``.
 
 Every error answer is JSON ``{"error": "..."}`` (or plain text for pages)
@@ -27,16 +27,29 @@ class DemoControls(Protocol):
     def set_player(self, mode: str) -> None: ...
 
 
+class BoardCorners(Protocol):
+    """The live camera's board outline, set by clicking its corners (``pitwatch.corners.LiveCorners``).
+
+    ``use`` raises ``CornersError`` for corners that cannot be a board (400) and
+    ``CornersUnavailable`` when they cannot be set now (409).
+    """
+
+    def state(self) -> dict[str, Any]: ...
+    def picture(self) -> bytes | None: ...
+    def use(self, corners: Any) -> dict[str, Any]: ...
+
+
 @dataclass
 class Services:
     session: Any            # pitwatch.session.Session
     frames: Any = None      # pitwatch.hub.FrameFeed, or None without a camera
     demo: DemoControls | None = None
     guard: Guard | None = None
+    corners: BoardCorners | None = None  # None without a camera, or with the demo's virtual one
 
 
 def create_app(session: Any, *, frames: Any = None, demo: DemoControls | None = None,
-               allow_network: bool = False, token: str = "") -> Flask:
+               corners: BoardCorners | None = None, allow_network: bool = False, token: str = "") -> Flask:
     """The dashboard app for ``session``; ``allow_network`` requires ``token`` for control actions."""
     if allow_network and not token:
         raise ValueError("serving on the network needs an access token")
@@ -45,7 +58,7 @@ def create_app(session: Any, *, frames: Any = None, demo: DemoControls | None = 
     app.debug = False
     guard = Guard(allow_network, token)
     guard.install(app)
-    app.extensions["pitwatch"] = Services(session, frames, demo, guard)
+    app.extensions["pitwatch"] = Services(session, frames, demo, guard, corners)
 
     from .api import api
     from .camera import camera
@@ -90,3 +103,14 @@ def optional(name: str, missing: str) -> Any:
     if service is None:
         abort(404, description=missing)
     return service
+
+
+def board_corners() -> BoardCorners:
+    """The live camera's board corners; 404 saying why there are none (no camera, or the demo's)."""
+    from flask import abort
+
+    if services().corners is None and services().demo is not None and services().frames is not None:
+        abort(404, description="the demo's virtual camera finds its board by its markers: board corners "
+                               "are set for the camera of `pitwatch run`")
+    return optional("corners", "no camera is configured: set camera.source and camera.calibration "
+                               "(pitwatch run --camera ... --calibration ...) to read the board with a camera")

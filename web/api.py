@@ -13,10 +13,11 @@ from flask import Blueprint, Response, abort, jsonify, request, stream_with_cont
 
 import rules
 from pitwatch import records
+from pitwatch.corners import CornersError, CornersUnavailable
 from pitwatch.recorder import RecorderError
 from pitwatch.session import SessionError
 
-from . import optional, services
+from . import board_corners, optional, services
 
 api = Blueprint("api", __name__)
 
@@ -156,6 +157,26 @@ def demo_player():
         abort(400, description=f"mode must be 'random' or 'clicks', not {mode!r}")
     _demo().set_player(mode)
     return jsonify(ok=True, mode=mode)
+
+
+@api.get("/camera/corners")
+def corners():
+    return jsonify(board_corners().state())
+
+
+@api.post("/camera/corners")
+def set_corners():
+    """Four clicked corners ``[[x, y], ...]`` in camera pixels (or null: back to the markers)."""
+    service = board_corners()
+    data = _body()
+    if "corners" not in data:
+        abort(400, description="missing field 'corners' (4 points [x, y] in camera pixels, or null for the markers)")
+    try:
+        return jsonify(ok=True, **service.use(data["corners"]))
+    except CornersError as exc:
+        abort(400, description=str(exc))
+    except CornersUnavailable as exc:
+        abort(409, description=str(exc))
 
 
 def _query_int(name: str, default: int, low: int, high: int) -> int:

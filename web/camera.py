@@ -1,10 +1,11 @@
-"""The camera view: an MJPEG stream of the newest frames, the overlay already drawn on them."""
+"""The camera view: an MJPEG stream of the newest frames, the overlay already drawn on them,
+and the newest frame as taken (no overlay), for clicking the board's corners on."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, stream_with_context
 
-from . import optional
+from . import board_corners, optional
 
 camera = Blueprint("camera", __name__)
 
@@ -35,6 +36,14 @@ def mjpeg():
 @camera.get("/camera.jpg")
 def still():
     _, jpeg = _feed().latest()
+    if jpeg is None:
+        abort(404, description="the camera has not delivered a frame yet")
+    return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@camera.get("/camera/picture.jpg")
+def picture():
+    jpeg = board_corners().picture()
     if jpeg is None:
         abort(404, description="the camera has not delivered a frame yet")
     return Response(jpeg, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})

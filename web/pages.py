@@ -1,4 +1,5 @@
-"""The HTML pages: the live dashboard, the list of recorded games and the replay of one game."""
+"""The HTML pages: the live dashboard, the board corners of the camera, the list of recorded
+games and the replay of one game."""
 
 from __future__ import annotations
 
@@ -12,12 +13,18 @@ pages = Blueprint("pages", __name__)
 def _page(template: str, **context):
     s = services()
     return render_template(template, csrf=s.guard.csrf, network=s.guard.allow_network,
-                           camera=s.frames is not None, demo=s.demo is not None, **context)
+                           camera=s.frames is not None, demo=s.demo is not None, corners=s.corners is not None,
+                           **context)
 
 
 @pages.get("/")
 def dashboard():
     return _page("dashboard.html")
+
+
+@pages.get("/camera/corners")
+def corners():
+    return _page("corners.html")
 
 
 @pages.get("/games")

@@ -7,13 +7,16 @@ a fresh profile directory per browser so parallel runs never share state.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any, Callable
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
+WAIT = 30.0
 
 
 def chromium(profile: Path, width: int = 1400, height: int = 1000) -> webdriver.Chrome:
@@ -25,3 +28,14 @@ def chromium(profile: Path, width: int = 1400, height: int = 1000) -> webdriver.
                  "--disable-dev-shm-usage", f"--user-data-dir={profile}", f"--window-size={width},{height}"):
         options.add_argument(flag)
     return webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+
+
+def wait_for(condition: Callable[[], Any], timeout: float = WAIT, what: str = "condition") -> Any:
+    """Poll ``condition`` until it returns something true (returned); fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -15,7 +15,6 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -23,23 +22,12 @@ import pytest
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
-from pitwatch_browser import chromium
+from pitwatch_browser import chromium, wait_for
 from pitwatch import config as cfg
 from pitwatch.demo import build_demo
 from pitwatch.session import PLAYER_COLOURS
 from rules.game import score_of
 
-WAIT = 30.0
-
-
-def wait_for(condition, timeout=WAIT, what="condition"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest.fixture

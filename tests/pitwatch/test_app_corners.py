@@ -1,0 +1,153 @@
+"""Board corners: the outline check, the calibration file update, and the live camera using them.
+
+The camera is the real loop (``CameraSource``) with the real board reader,
+stepped by hand over a rendered board without markers (see ``markerless``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import cv2
+import pytest
+
+import markerless
+from calibration.calibfile import CalibrationError, load_calibration, save_calibration, save_corners
+from pitwatch import config as cfg
+from pitwatch.corners import CornersError, CornersUnavailable, check_outline
+from pitwatch.fusion import Fusion
+from pitwatch.livesources import camera_source, live_camera
+from pitwatch.runtime import Runtime
+
+SIZE = (1280, 720)
+GOOD = [[160.0, 460.0], [1180.0, 430.0], [1100.0, 250.0], [215.0, 275.0]]
+
+
+def test_a_board_seen_from_south_passes_as_it_was_clicked():
+    assert check_outline(GOOD, SIZE) == [tuple(p) for p in GOOD]
+    assert check_outline([[0, 720], [1280, 720], [1280, 0], [0, 0]], SIZE)  # the whole picture, edges included
+
+
+@pytest.mark.parametrize("corners, problem", [
+    (None, "expected 4 points [x, y] (near-left, near-right, far-right, far-left), got NoneType"),
+    (GOOD[:3], "expected 4 points [x, y] (near-left, near-right, far-right, far-left), got 3 points"),
+    (GOOD + [[1, 1]], "got 5 points"),
+    ([GOOD[0], [1180.0], GOOD[2], GOOD[3]], "corners[1] (near-right): expected [x, y], two numbers in camera pixels, got [1180.0]"),
+    ([GOOD[0], GOOD[1], ["1100", 250], GOOD[3]], "corners[2] (far-right): expected [x, y]"),
+    ([GOOD[0], GOOD[1], GOOD[2], [True, 275]], "corners[3] (far-left): expected [x, y]"),
+    ([[160.0, float("nan")], GOOD[1], GOOD[2], GOOD[3]], "corners[0] (near-left): expected [x, y]"),
+    ([GOOD[0], [1300.0, 430.0], GOOD[2], GOOD[3]], "corners[1] (near-right): (1300, 430) lies outside the 1280 x 720 camera picture"),
+    ([GOOD[0], GOOD[1], GOOD[2], [-4.0, 275.0]], "corners[3] (far-left): (-4, 275) lies outside"),
+    ([GOOD[0], GOOD[1], [1180.0, 425.0], GOOD[3]], "near-right and far-right are only 5 px apart"),
+    ([GOOD[0], GOOD[1], [1140.0, 340.0], GOOD[2]], "almost straight or folded back at far-right"),
+    ([GOOD[0], GOOD[1], GOOD[3], GOOD[2]], "the outline crosses itself or bends inwards"),
+    ([[200, 600], [1000, 600], [500, 450], [200, 200]], "the outline crosses itself or bends inwards"),
+    ([GOOD[0], GOOD[3], GOOD[2], GOOD[1]], "go round clockwise on the picture"),
+    ([GOOD[2], GOOD[3], GOOD[0], GOOD[1]], "the first two points must be the near side"),
+    ([GOOD[1], GOOD[2], GOOD[3], GOOD[0]], "the first two points must be the near side"),
+])
+def test_corners_that_cannot_be_a_board_are_refused_naming_the_problem(corners, problem):
+    with pytest.raises(CornersError) as error:
+        check_outline(corners, SIZE)
+    assert problem in str(error.value)
+
+
+def test_saving_corners_changes_only_the_corners_field(tmp_path):
+    path = tmp_path / "board.json"
+    save_calibration(markerless.calibration(), path)
+    before = json.loads(path.read_text())
+    save_corners(path, [1, 2, 3, 4, 5, 6, 7, 8])
+    after = json.loads(path.read_text())
+    assert after.pop("corners") == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+    before.pop("corners")
+    assert after == before
+    assert load_calibration(path).corners == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
+    save_corners(path, None)
+    assert load_calibration(path).corners is None
+    assert [p.name for p in tmp_path.iterdir()] == ["board.json"]  # no temporary file left behind
+
+
+def test_a_damaged_calibration_file_is_named_and_left_alone(tmp_path):
+    path = tmp_path / "board.json"
+    path.write_text('{"format": "pitwatch-calibration", "version": 1, "board": "2x6+stores"')
+    with pytest.raises(CalibrationError, match=r"board\.json: not JSON"):
+        save_corners(path, [1, 2, 3, 4, 5, 6, 7, 8])
+    assert path.read_text().endswith('"2x6+stores"')
+
+
+@pytest.fixture
+def live(tmp_path):
+    """The live camera of `pitwatch run` over a board without markers, nudged since it was calibrated."""
+    config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}", "camera.still_frames=2"])
+    runtime = Runtime(config)
+    runtime.start_session()
+    fusion = runtime.use_fusion({"camera": 1.0})
+    path = tmp_path / "board.json"
+    save_calibration(markerless.calibration(), path)
+    frame = markerless.moved_frame()
+    camera, corners = live_camera(lambda: frame, load_calibration(path), path, config, fusion, runtime.frames)
+    yield camera, corners, path
+    runtime.stop()
+
+
+def test_clicked_corners_are_read_from_the_next_frame_and_saved(live):
+    camera, corners, path = live
+    assert corners.state()["frame"] is None
+    with pytest.raises(CornersUnavailable, match="has not delivered a picture yet"):
+        corners.use(markerless.true_corners(markerless.MOVED))
+    for _ in range(3):
+        camera.step()
+    assert camera.status == "hand over board"  # the stale corners put the pits on bare wood
+    assert camera.fusion.fused(time.monotonic()) is None
+
+    clicked = markerless.true_corners(markerless.MOVED)
+    state = corners.use(clicked)
+    assert state["frame"] == {"width": 1280, "height": 720}
+    assert state["corners"] == [[round(x, 1), round(y, 1)] for x, y in clicked]
+    assert load_calibration(path).corners == tuple(round(v, 1) for p in clicked for v in p)  # survives a restart
+    for _ in range(3):
+        camera.step()
+    assert camera.status == "ok"
+    reading = camera.fusion.fused(time.monotonic())
+    assert reading is not None and reading.most_likely_counts() == markerless.start()
+
+
+def test_going_back_to_the_markers_is_saved_too(live):
+    camera, corners, path = live
+    camera.step()
+    assert corners.use(None)["corners"] is None
+    assert load_calibration(path).corners is None
+    camera.step()
+    assert camera.status.startswith("board not found: markers missing")  # this board has none
+
+
+def test_corners_that_cannot_be_saved_change_nothing(live):
+    camera, corners, path = live
+    camera.step()
+    (path.parent / "board.json.tmp").mkdir()  # the temporary file cannot be written
+    with pytest.raises(CornersUnavailable, match=r"not saved to .*board\.json .*nothing changed"):
+        corners.use(markerless.true_corners(markerless.MOVED))
+    assert corners.calibration.corners == markerless.calibration().corners
+    assert load_calibration(path).corners == markerless.calibration().corners
+    camera.step()
+    assert camera.status == "hand over board"  # still read from the old corners
+
+
+def test_the_configured_camera_comes_with_its_corners_and_their_file(tmp_path):
+    image, path = tmp_path / "table.png", tmp_path / "board.json"
+    cv2.imwrite(str(image), markerless.moved_frame())
+    save_calibration(markerless.calibration(), path)
+    config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}",
+                                               f"camera.source={image}", f"camera.calibration={path}"])
+    runtime = Runtime(config)
+    try:
+        runtime.start_session()
+        fusion = runtime.use_fusion({"camera": 1.0})
+        camera, corners = camera_source(config, runtime.session.game.variant, fusion, runtime)
+        camera.step()
+        assert corners.state()["calibration"] == str(path) and camera.status == "hand over board"
+        corners.use(markerless.true_corners(markerless.MOVED))
+        assert load_calibration(path).corners == corners.calibration.corners != markerless.calibration().corners
+    finally:
+        runtime.stop()
