@@ -91,8 +91,16 @@ class Evidence:
         pits: list[PitReading] = [reading.pits[labels[i]] for i in self.seen]  # type: ignore[misc]
         # one table per pit in canonical order; an unseen pit's table is all zeros (it says nothing)
         nothing = (0.0,) * size
-        counts = {i: _log_table(p.counts, size) for i, p in zip(self.seen, pits)}
-        whites = {i: _log_table(p.white, size) for i, p in zip(self.seen, pits) if p.white is not None}
+        tables: dict[tuple[float, ...], tuple[float, ...]] = {}  # pits read alike share one table
+
+        def table(probs: tuple[float, ...]) -> tuple[float, ...]:
+            found = tables.get(probs)
+            if found is None:
+                found = tables[probs] = _log_table(probs, size)
+            return found
+
+        counts = {i: table(p.counts) for i, p in zip(self.seen, pits)}
+        whites = {i: table(p.white) for i, p in zip(self.seen, pits) if p.white is not None}
         self._counts = tuple(counts.get(i, nothing) for i in range(len(labels)))
         self._whites = tuple(whites.get(i, nothing) for i in range(len(labels))) if whites else None
         self.ideal = sum(max(t) for t in counts.values()) + sum(max(t) for t in whites.values())

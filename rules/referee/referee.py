@@ -25,6 +25,8 @@ nothing the next could find might take the verdict below ``CONFIDENT``.
 from __future__ import annotations
 
 import math
+from itertools import takewhile
+from operator import itemgetter
 from typing import Any, Iterable, Sequence
 
 from ..layout import PLAYER_NAMES
@@ -123,7 +125,13 @@ class _Judgement:
         self.explorer = referee.explorer
         self.scored: dict[Any, Explanation] = {}  # one explanation per resulting position (or board)
         self._changes = 0                  # explanations added or changed so far
-        self._weighed: tuple | None = None  # what ranked() computed, and after how many changes
+        # ranked() keeps its work between stages: the best weight of every explanation it has
+        # seen, and the explanations added (or changed: which one each replaces) since
+        self._best_of: dict[tuple, tuple[float, Explanation]] = {}
+        self._unranked: list[tuple[Explanation, Explanation | None]] = []
+        self._weighed: tuple[list[tuple[float, Explanation]], float, float] | None = None
+        self._top = -math.inf  # the best weight scored so far: it only grows
+        self._claimed: set[tuple] = set()  # positions claimed by takebacks too unlikely to weigh
 
     def add(self, e: Explanation, key: Any = None) -> None:
         """Keep ``e`` unless its position is explained already; a second way to the same
@@ -131,11 +139,21 @@ class _Judgement:
         key = state_key(e.position) if key is None else key
         known = self.scored.get(key)
         if known is None:
+            if key in self._claimed:
+                return
             self.scored[key] = e
+            self._unranked.append((e, None))
             self._changes += 1
+            self._top = max(self._top, e.log_likelihood + e.prior)
         elif known.kind == e.kind == "move" and len(e.moves) == len(known.moves):
-            self.scored[key] = known._replace(equivalent=known.equivalent + (tuple(e.texts),))
+            self.scored[key] = again = known._replace(equivalent=known.equivalent + (tuple(e.texts),))
+            self._unranked.append((again, known))
             self._changes += 1
+
+    def negligible(self, weight: float) -> bool:
+        """An explanation this unlikely can never be weighed (``ranked`` leaves it out, as the
+        best weight only grows) and adds under exp(-NEGLIGIBLE) to any posterior: not kept."""
+        return weight <= self._top - NEGLIGIBLE
 
     def explanation(self, kind: str, moves: tuple[Move, ...], pos: Position, prior: float,
                     board: Any = None, **kw: Any) -> Explanation:
@@ -165,17 +183,19 @@ class _Judgement:
         for move, pos in successors:
             first.setdefault(state_key(pos), ((move,), pos))
         level = list(first.values())  # sequences so far, one per position
-        score = self.evidence.score
-        for depth in range(2, 1 if self.over else self.referee.depth + 1):
+        deepest = self.referee.depth
+        for depth in range(2, 1 if self.over else deepest + 1):
             if verdict and self.settled(verdict, depth - 1):
                 return verdict
-            level, complete = self.explorer.extend(level, self.referee.budget, lambda p: score(p.pits, p.white))
+            # the last level keeps only what can count: positions within NEGLIGIBLE of its best
+            found, complete = self.explorer.extend(level, self.referee.budget, self.evidence.score,
+                                                    NEGLIGIBLE if depth == deepest else math.inf)
             exhaustive = exhaustive and complete
-            lls = [score(pos.pits, pos.white) for _, pos in level]
-            floor = max(lls, default=0.0) - NEGLIGIBLE
-            for ll, (moves, pos) in zip(lls, level):
+            floor = max((ll for _, ll in found), default=0.0) - NEGLIGIBLE
+            for (moves, pos), ll in found:
                 if ll > floor:
                     self.add(Explanation("move", moves, pos, ll, PRIOR_EXTRA_MOVE * (depth - 1)))
+            level = [sequence for sequence, _ in found]
             verdict = self.decide(depth, exhaustive)
         return verdict or self.seeds_in_hand(successors) or self.illegal(exhaustive)
 
@@ -196,6 +216,9 @@ class _Judgement:
             prior = PRIOR_TAKEBACK - 0.5 * (undo - 1)
             if prior < -NEGLIGIBLE:
                 break
+            if self.negligible(self.evidence.score(pos.pits, pos.white) + prior):
+                self._claimed.add(state_key(pos))  # still explained: no longer sequence may claim it
+                continue
             self.add(self.explanation("takeback", (), pos, prior, undo=undo))
 
     # -- stage 1 extras: boards that show a legal move before the players tidy up --------
@@ -222,27 +245,30 @@ class _Judgement:
         among *every* explanation scored. Boards that stand for the same explanation (a move
         before and after the sweep) count once, at their best; explanations too unlikely to
         change a posterior (``NEGLIGIBLE``) are left out."""
-        if self._weighed is None or self._weighed[0] != self._changes:
-            best_of: dict[tuple, Explanation] = {}
-            for e in self.scored.values():
+        if self._unranked:
+            best_of = self._best_of
+            for e, replaced in self._unranked:
+                weight = e.log_likelihood + e.prior  # e.weight, worked out once
                 key = (e.kind, state_key(e.position), e.board if e.kind == "in_progress" else None)
-                if key not in best_of or e.weight > best_of[key].weight:
-                    best_of[key] = e
-            everyone = sorted(best_of.values(), key=lambda e: e.weight, reverse=True)
-            top = everyone[0].weight
-            norm = sum(math.exp(e.weight - top) for e in everyone)
-            self._weighed = (self._changes, everyone, top, norm)
-        _, everyone, top, norm = self._weighed
-        return [e._replace(posterior=math.exp(e.weight - top) / norm)
-                for e in everyone if e.kind in kinds and e.weight > top - negligible]
+                known = best_of.get(key)
+                if known is None or weight > known[0] or known[1] is replaced:
+                    best_of[key] = (weight, e)
+            self._unranked.clear()
+            everyone = sorted(best_of.values(), key=itemgetter(0), reverse=True)
+            top = everyone[0][0]
+            norm = sum([math.exp(weight - top) for weight, _ in everyone])
+            self._weighed = (everyone, top, norm)
+        assert self._weighed is not None, "ranked() before any explanation was scored"
+        everyone, top, norm = self._weighed
+        worth = takewhile(lambda weighed: weighed[0] > top - negligible, everyone)
+        return [e._replace(posterior=math.exp(weight - top) / norm) for weight, e in worth if e.kind in kinds]
 
     def decide(self, depth: int, exhaustive: bool, kinds: tuple[str, ...] = KINDS) -> Verdict | None:
         """Commit the best fitting explanation if sure enough, else name the candidates."""
         ranked = self.ranked(kinds)
-        fitting = [e for e in ranked if self.evidence.fits(*e.seen_board)]
-        if not fitting:
+        best = next((e for e in ranked if self.evidence.fits(*e.seen_board)), None)
+        if best is None:
             return None
-        best = fitting[0]
         runner_up = next((e for e in ranked if e is not best), None)
         margin = best.weight - runner_up.weight if runner_up else math.inf
         notes = self.search_notes(depth, exhaustive)
@@ -315,8 +341,9 @@ class _Judgement:
         for move, _ in successors:
             partial, _ = sowing_boards(self.current, move, _play_events(self.current, (move,)))
             for hand, board in partial:
-                self.add(self.explanation("in_progress", (move,), self.current, PRIOR_IN_PROGRESS,
-                                          board=board, in_hand=hand), ("in_progress", move, board))
+                if not self.negligible(self.evidence.score(*board) + PRIOR_IN_PROGRESS):
+                    self.add(self.explanation("in_progress", (move,), self.current, PRIOR_IN_PROGRESS,
+                                              board=board, in_hand=hand), ("in_progress", move, board))
 
     # -- stage 4: nothing legal fits ----------------------------------------------------------
     def seeds_in_hand(self, successors: Sequence[tuple[Move, Position]]) -> Verdict | None:

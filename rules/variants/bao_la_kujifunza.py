@@ -64,9 +64,13 @@ class BaoLaKujifunza(Variant):
                   for pit in track)
             for track in self._tracks
         )
-        # single-entry memo: the end check of a move works out the next player's moves,
-        # which legal_moves and play then reuse
-        self._memo: tuple[Position | None, list[Move], dict[Move, tuple]] = (None, [], {})
+        # The moves of the two positions asked about last, newest first, each with the view it
+        # leaves (working out the moves plays every candidate turn out: only turns that end
+        # exist). legal_moves and then play ask about the same position; a search plays every
+        # move of a position in turn, and the end check of each play may work out the moves of
+        # its new position in between: two entries are enough, known by identity (no hashing).
+        self._recent: tuple[tuple[Position | None, tuple], ...] = ((None, ()), (None, ()))
+        self._ring = tuple(itemgetter(*track) for track in self._tracks)  # a player's 16 mashimo
 
     def start(self) -> Position:
         return Position(self, (2,) * (4 * FRONT), 0)
@@ -78,11 +82,29 @@ class BaoLaKujifunza(Variant):
         return list(self._outcomes(pos)[0])
 
     def _outcomes(self, pos: Position) -> tuple[list[Move], dict[Move, tuple]]:
-        memo_pos, moves, outcomes = self._memo
-        if memo_pos is not pos:
-            moves, outcomes = self._work_out(pos.pits, pos.to_move)
-            self._memo = (pos, moves, outcomes)
-        return moves, outcomes
+        newest, older = self._recent
+        if newest[0] is pos:
+            return newest[1]
+        if older[0] is pos:
+            self._recent = (older, newest)
+            return older[1]
+        found = self._work_out(pos.pits, pos.to_move)
+        self._recent = ((pos, found), newest)
+        return found
+
+    def _can_move(self, pos: Position) -> bool:
+        """Whether the player to move has a turn that ends: the end check of every move asks.
+
+        Cheapest first: 2..15 kete sown into an empty shimo end the turn at once (fewer than
+        16 never come back round, so the last shimo gets exactly one), and every shimo of 2
+        or more starts a kutakata turn, so one such shimo answers without sowing. Most
+        positions of a referee's search are answered so and never played on. Otherwise
+        every move is worked out (and kept: whoever plays on asks for them next)."""
+        ring = self._ring[pos.to_move](pos.pits)
+        if 0 in ring and any(2 <= n <= MTAJI_MAX and not (ring[(k + n) % RING] and ring[(k - n) % RING])
+                             for k, n in enumerate(ring)):
+            return True
+        return bool(self._outcomes(pos)[0])
 
     def _work_out(self, pits: tuple[int, ...], player: int) -> tuple[list[Move], dict[Move, tuple]]:
         """Every legal move with the view it leaves: mtaji if any ends, else kutakata."""
@@ -176,7 +198,7 @@ class BaoLaKujifunza(Variant):
             return self._win(new, mover, f"{PLAYER_NAMES[1 - mover]}'s front row is empty")
         if not any(view[:FRONT]):
             return self._win(new, 1 - mover, f"{PLAYER_NAMES[mover]}'s front row is empty")
-        if not self._outcomes(new)[0]:
+        if not self._can_move(new):
             return self._win(new, mover, f"{PLAYER_NAMES[1 - mover]} has neither a mtaji nor a kutakata move")
         return None
 

@@ -37,9 +37,6 @@ class Ethiopian(Kalah):
             (Move(i, labels[i] + ">", "ccw"), Move(i, labels[i] + "<", "cw")) for i in range(size)
         )
 
-    def _can_move(self, pits, player: int) -> bool:
-        return any(pits[i] > 1 for i in self._houses[player])
-
     def legal_moves(self, pos: Position) -> list[Move]:
         if pos.result is not None:
             return []
@@ -59,10 +56,13 @@ class Ethiopian(Kalah):
         return self._finish(pits, player, last, events)
 
     def _end_check(self, pits: list[int], events: list[Event] | None) -> Result | None:
-        result = super()._end_check(pits, events)
-        if result is None and not self._can_move(pits, 0) and not self._can_move(pits, 1):
-            result = self._sweep_and_end(pits, events, "neither player can move")
-        return result
+        """Kalah's end (a side is empty), or neither player can move (no house holds 2 or more).
+        The largest house of each side answers both: every move asks, so two C calls first."""
+        (s0, s1), (n0, n1) = self._rows
+        south, north = max(pits[s0:s1]), max(pits[n0:n1])
+        if south and north and (south > 1 or north > 1):
+            return None
+        return super()._end_check(pits, events) or self._sweep_and_end(pits, events, "neither player can move")
 
 
 register("ethiopian", Ethiopian,

@@ -4,6 +4,8 @@ and RULES.md (the working is in the comments), not by running the engine.
 Reminders: South's clockwise track is A1..A8 then B8..B1; A(k) faces a(9-k); ``<`` is CW, ``>`` ACW.
 """
 
+import random
+
 import pytest
 
 from rules_boards import counts
@@ -245,3 +247,45 @@ def test_a_turn_whose_only_mtaji_never_ends_is_kutakata(v):
     expected = {names[k] + sign for k in range(8) if ring[k] >= 2
                 for step, sign in ((1, "<"), (-1, ">")) if literal_kutakata(ring, k, step) == "ends"}
     assert expected and texts(v, pos) == expected
+
+
+
+def test_remembered_moves_change_no_move_position_or_event():
+    # The engine keeps the moves it worked out for the last two positions (legal_moves and play
+    # reuse them; the end check of a move may work them out for the next player). Over random
+    # games, an engine that remembers must give the same moves, the same positions (results
+    # included) and the same events as a new engine asked each question on its own.
+    warm = rules.variant("bao-la-kujifunza")
+    rng = random.Random(2024)
+    plies = 0
+    for _ in range(40):
+        pos = warm.start()
+        while pos.result is None:
+            moves = warm.legal_moves(pos)
+            assert rules.variant("bao-la-kujifunza").legal_moves(pos) == moves
+            for move in moves:  # every move in turn, as the referee's search plays them
+                expected = rules.variant("bao-la-kujifunza").play(pos, move)
+                assert warm.play(pos, move, events=False, check=False)[0] == expected[0]
+                assert warm.play(pos, move) == expected
+            pos = warm.play(pos, rng.choice(moves), events=False)[0]
+            plies += 1
+    assert plies > 1000
+
+
+def test_the_end_check_shortcut_agrees_with_working_out_every_turn():
+    # The end check answers "does the player to move have a turn that ends?" without sowing when
+    # 2..15 kete fall into an empty shimo; it must agree with the full list of legal moves on
+    # boards with and without moves, heaps of 16 or more, and turns that never end.
+    rng = random.Random(7)
+    answers = {True: 0, False: 0}
+    for _ in range(3000):
+        pits = [rng.choice((0, 0, 1, 1, 1, 1, 1, 1, 2)) for _ in range(32)]
+        for _ in range(rng.randrange(4)):
+            pits[rng.randrange(32)] += rng.choice((2, 3, 7, 15, 16, 20))
+        for player in (0, 1):
+            v = rules.variant("bao-la-kujifunza")  # nothing remembered
+            pos = rules.Position(v, tuple(pits), player)  # any board: the end check sees unchecked ones
+            expected = bool(v._work_out(pos.pits, player)[0])
+            assert rules.variant("bao-la-kujifunza")._can_move(pos) == expected, (pits, player)
+            answers[expected] += 1
+    assert min(answers.values()) > 300, answers
