@@ -1,6 +1,6 @@
 """Random playouts of every variant: moves per second, next to OpenSpiel's C++ games driven from Python.
 
-    .venv/bin/python benchmarks/rules_bench.py [seconds per measurement, default 2]
+    .venv/bin/python benchmarks/rules_bench.py [SECONDS per measurement, default 2] [--variants NAME ...]
 
 One move = legal-move generation + choosing one at random + playing it, as a
 referee's search or a random playout does it. "no events" plays with
@@ -13,6 +13,7 @@ machine at this moment. Targets (one core, no events): kalah and oware
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -61,13 +62,18 @@ def openspiel(name: str, seconds: float) -> float | None:
 
 
 def main(argv: list[str]) -> int:
-    seconds = float(argv[1]) if len(argv) > 1 else 2.0
+    parser = argparse.ArgumentParser(description="Random playouts of every variant: moves per second.")
+    parser.add_argument("seconds", nargs="?", type=float, default=2.0, help="seconds per measurement (default 2)")
+    parser.add_argument("--variants", nargs="+", choices=sorted(rules.VARIANTS), default=sorted(rules.VARIANTS),
+                        metavar="NAME", help="variants to measure (default: all)")
+    args = parser.parse_args(argv[1:])
+    seconds = args.seconds
     print(f"random playouts, {seconds:g} s per measurement, moves/s (legal moves + random choice + play)\n")
     header = f"{'variant':<18}{'no events':>12}{'events':>12}{'target':>10}  {'OpenSpiel':>22}{'ratio':>7}  ok"
     print(header)
     print("-" * len(header))
     all_ok = True
-    for name in sorted(rules.VARIANTS):
+    for name in args.variants:
         variant = rules.variant(name)
         quiet = ours(variant, seconds, events=False)
         logged = ours(variant, seconds, events=True)
