@@ -164,6 +164,7 @@ class _Session:
     # The device's press counter per button as last seen; None until this session first sees it.
     presses: list[int | None] = field(default_factory=lambda: [None] * p.BUTTONS)
     uptime_ms: int = 0
+    reports: p.ReportAssembler = field(default_factory=p.ReportAssembler)
 
     def close(self) -> None:
         try:
@@ -378,8 +379,7 @@ class Bridge:
             session.close()
 
     def _count_retries(self, session: _Session) -> None:
-        self._update(self.status.state, self.status.message,
-                     retries=self._earlier_retries + session.link.retries,
+        self._update(retries=self._earlier_retries + session.link.retries,
                      failed_commands=self._earlier_failures + session.link.failed)
 
     # ------------------------------------------------------------ the reader thread
@@ -395,14 +395,10 @@ class Bridge:
             self._on_bad_frame(session, error)
             return
         session.link.frame_received(message)
-        if isinstance(message, p.Report):
-            if message.uptime_ms < session.uptime_ms:  # the clock went back: a reboot whose banner was lost
-                self._rebooted(session, "its clock restarted")
-            session.uptime_ms = message.uptime_ms
-            for button, count in enumerate(message.presses):
-                self._count_presses(session, button, count)
-            self._call(self._on_reading, SensorFrame(message.raw, message.uptime_ms, time.time(),
-                                                     message.buttons_down))
+        if isinstance(message, (p.ReportHeader, p.ReportSlice)):
+            report = session.reports.add(message)
+            if report is not None:
+                self._on_report(session, report)
         elif isinstance(message, p.ButtonEvent):
             if message.pressed:
                 if session.presses[message.button] is None:  # sent at once: this press is news
@@ -412,14 +408,22 @@ class Bridge:
             session.uptime_ms = 0
             self._rebooted(session, message.reset_cause.name.lower().replace("_", " "), message)
         elif isinstance(message, p.ErrorReport):
-            self._update(self.status.state, self.status.message, device_bad_frames=message.count)
+            self._update(device_bad_frames=message.count)
+
+    def _on_report(self, session: _Session, report: p.Report) -> None:
+        if report.uptime_ms < session.uptime_ms:  # the clock went back: a reboot whose banner was lost
+            self._rebooted(session, "its clock restarted")
+        session.uptime_ms = report.uptime_ms
+        for button, count in enumerate(report.presses):
+            self._count_presses(session, button, count)
+        self._call(self._on_reading, SensorFrame(report.raw, report.uptime_ms, time.time(), report.buttons_down))
 
     def _rebooted(self, session: _Session, why: str, info: p.Info | None = None) -> None:
         """The device started afresh: its press counters are zero and it needs its settings again."""
         session.presses = [0] * p.BUTTONS
         session.rebooted.set()
-        self._update(self.status.state, f"the board on {session.port} restarted ({why}); restoring its settings",
-                     device=info or self.status.device)
+        self._update(message=f"the board on {session.port} restarted ({why}); restoring its settings",
+                     **({"device": info} if info else {}))
         self._wake.set()
 
     def _count_presses(self, session: _Session, button: int, count: int) -> None:
@@ -439,7 +443,7 @@ class Bridge:
 
     def _on_bad_frame(self, session: _Session, error: p.ProtocolError) -> None:
         log.debug("%s: rejected frame: %s", session.port, error)
-        self._update(self.status.state, self.status.message, bad_frames=self.status.bad_frames + 1)
+        self._update(bad_frames=self.status.bad_frames + 1)  # only this (reader) thread counts them
 
     def _on_lost(self, session: _Session, exc: Exception | None) -> None:
         if exc is not None:
@@ -459,10 +463,14 @@ class Bridge:
                 self._failed_callbacks.add(callback)
                 log.exception("bridge callback %r failed (later failures of it are not logged)", callback)
 
-    def _update(self, state: State, message: str, **changes) -> None:
+    def _update(self, state: State | None = None, message: str | None = None, **changes) -> None:
+        """Change the status; ``state`` and ``message`` stay as they are unless given. The old
+        values are read under the lock: the reader and bridge threads both update the status,
+        and a counter update must never put back a message the other thread just replaced."""
         with self._status_lock:
             old = self._status
-            self._status = replace(old, state=state, message=message, **changes)
+            self._status = replace(old, state=state or old.state,
+                                   message=old.message if message is None else message, **changes)
             new = self._status
         if new != old:
             self._call(self._on_status, new)

@@ -2,7 +2,7 @@
 
 For the demo, for users without the AVR toolchain, and as the second
 implementation the conformance tests hold the firmware to. It speaks
-protocol version 1 exactly as ``firmware/pitwatch.c`` does: the same
+protocol version 2 exactly as ``firmware/pitwatch.c`` does: the same
 handshake, acknowledgements, reports, button events and error reports.
 
 The board appears as a pty path (``.port``) that the bridge opens like
@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 
 from . import protocol as p
 
-FIRMWARE_VERSION = (1, 0, 0)
+FIRMWARE_VERSION = (2, 0, 0)
 ADC_BITS = 10
 REPORT_HZ = 20  # the promise in INFO; reports go out more often to keep it with jitter
 REPORT_EVERY = 0.035  # seconds, as the firmware
@@ -85,7 +85,8 @@ class DeviceCore:
         self.presses = [0] * p.BUTTONS
         self.bad_frames = 0
         self.reset_cause = cause
-        self.seq = 0
+        self.seqs = {"stream": 0, "replies": 0}  # each numbers its frames, as the firmware's send queues do
+        self.scan = 0
         self.changed = True
         self.reader = p.FrameReader(self._on_frame, self._on_bad_frame)
 
@@ -96,8 +97,9 @@ class DeviceCore:
         self.reader.data_received(data)
 
     def send(self, message: p.Message) -> None:
-        frame = message.frame(self.seq)
-        self.seq = (self.seq + 1) & 0xFF
+        queue = "stream" if message.TYPE in p.STREAM_TYPES else "replies"
+        frame = message.frame(self.seqs[queue])
+        self.seqs[queue] = (self.seqs[queue] + 1) & 0xFF
         self.send_bytes(frame)
 
     def send_info(self, reply_to: int) -> None:
@@ -111,7 +113,9 @@ class DeviceCore:
         self.changed = False
         raw = tuple(adc_value(self.sensor.millivolts(i, self.counts[i]) + self.noise.gauss(0, self.sensor.noise_mv))
                     for i in range(self.pit_count))
-        self.send(p.Report(self.uptime(), 0, tuple(self.presses), raw))
+        self.scan = (self.scan + 1) & 0xFF
+        for message in p.Report(self.uptime(), 0, tuple(self.presses), raw).messages(self.scan):
+            self.send(message)
 
     def press(self, button: int) -> None:
         self.presses[button] = (self.presses[button] + 1) & 0xFF

@@ -1,4 +1,4 @@
-"""The Pitwatch serial protocol, version 1: framing, checksum and messages.
+"""The Pitwatch serial protocol, version 2: framing, checksum and messages.
 
 One module shared by the host bridge, the Python device emulator and the
 tests, so that both ends of the wire speak from the same definitions; the AVR
@@ -19,6 +19,11 @@ avr-libc's ``_crc_xmodem_update`` on the device. Every payload also has a
 fixed or self-described length that is checked, as a second line of defence.
 
 Multi-byte integers are little-endian (the AVR's own order).
+
+Version 2 sends a sensor report as a short REPORT header followed by
+REPORT_SLICE frames of at most ``SLICE_PITS`` pits (:class:`ReportAssembler`
+puts them back together), so that an acknowledgement, which the device sends
+ahead of any waiting report frame, never waits long behind one on the wire.
 """
 
 from __future__ import annotations
@@ -31,9 +36,14 @@ from typing import Callable, ClassVar
 
 from serial.threaded import Packetizer
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 MAX_PITS = 32  # build-time maximum of the firmware: Bao la Kujifunza has 32 pits
 BUTTONS = 2  # confirm, undo
+SLICE_PITS = 4  # pit values per REPORT_SLICE: 16 bytes on the wire, 1.4 ms at 115200 baud
+# Test builds of the firmware only (make test-hooks): acknowledge, then hang without feeding
+# the watchdog. Not a MessageType: the protocol does not have it, and production firmware
+# and the emulator answer it with UNKNOWN_TYPE.
+TEST_STALL = 0x7F
 DELIMITER = b"\x00"
 MAX_BODY = 2 + 1 + 4 * MAX_PITS + 2  # largest body with CRC: a whole-board LED frame
 MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1  # COBS adds one byte per 254
@@ -61,9 +71,15 @@ class MessageType(IntEnum):
     SET_LED = 0x05
     ACK = 0x80
     INFO = 0x81
-    REPORT = 0x82
+    REPORT = 0x82  # a report's header; its pit values follow in REPORT_SLICE frames
     BUTTON = 0x83
     ERROR = 0x84
+    REPORT_SLICE = 0x85
+
+
+# The device's stream: these keep their order among themselves, and every other device message
+# (a reply: ACK, INFO, ERROR) goes ahead of them. Each group numbers its frames on its own.
+STREAM_TYPES = frozenset({MessageType.REPORT, MessageType.REPORT_SLICE, MessageType.BUTTON})
 
 
 class Status(IntEnum):
@@ -396,31 +412,108 @@ class Info(Message):
 
 
 @dataclass(frozen=True)
-class Report(Message):
-    """Device -> host: the raw value of every pit, on change and at least 20 times a second.
+class ReportHeader(Message):
+    """Device -> host: the start of one report (scan number ``scan``), sent on change and
+    at least 20 times a second; its ``pit_count`` raw values follow in :class:`ReportSlice` frames.
 
     ``presses`` counts presses of each button since boot (wrapping at 256), so
     a host that lost a BUTTON message still sees the press in the next report.
     """
 
     TYPE: ClassVar = MessageType.REPORT
+    scan: int
+    uptime_ms: int
+    buttons_down: int
+    presses: tuple[int, ...]
+    pit_count: int
+
+    _FMT: ClassVar[str] = f"<BIB{BUTTONS}BB"
+
+    def pack(self) -> bytes:
+        return struct.pack(self._FMT, self.scan, self.uptime_ms, self.buttons_down, *self.presses, self.pit_count)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "ReportHeader":
+        f = _unpack(cls._FMT, payload, "REPORT")
+        if not 1 <= f[-1] <= MAX_PITS:
+            raise ProtocolError(f"REPORT announces {f[-1]} pits; a board has 1 to {MAX_PITS}")
+        return cls(f[0], f[1], f[2], tuple(f[3 : 3 + BUTTONS]), f[-1])
+
+
+@dataclass(frozen=True)
+class ReportSlice(Message):
+    """Device -> host: the raw values of pits ``first``, ``first + 1``, ... of report ``scan``."""
+
+    TYPE: ClassVar = MessageType.REPORT_SLICE
+    scan: int
+    first: int
+    raw: tuple[int, ...]
+
+    def pack(self) -> bytes:
+        return struct.pack(f"<BB{len(self.raw)}H", self.scan, self.first, *self.raw)
+
+    @classmethod
+    def unpack(cls, payload: bytes) -> "ReportSlice":
+        n = (len(payload) - 2) // 2
+        if len(payload) % 2 or not 1 <= n <= SLICE_PITS:
+            raise ProtocolError(f"REPORT_SLICE payload is {len(payload)} bytes; "
+                                f"expected 2 + 2 per pit for 1 to {SLICE_PITS} pits")
+        f = struct.unpack(f"<BB{n}H", payload)
+        if f[1] + n > MAX_PITS:
+            raise ProtocolError(f"REPORT_SLICE reaches past pit {MAX_PITS - 1} (first {f[1]}, {n} pits)")
+        return cls(f[0], f[1], tuple(f[2:]))
+
+
+@dataclass(frozen=True)
+class Report:
+    """One report put back together: the raw value of every pit, the buttons, the device's clock.
+
+    Not a message itself: on the wire it is a :class:`ReportHeader` and its
+    slices (:meth:`messages`), reassembled by :class:`ReportAssembler`.
+    """
+
     uptime_ms: int
     buttons_down: int
     presses: tuple[int, ...]
     raw: tuple[int, ...]
 
-    def pack(self) -> bytes:
-        return struct.pack(f"<IB{BUTTONS}BB{len(self.raw)}H", self.uptime_ms, self.buttons_down,
-                           *self.presses, len(self.raw), *self.raw)
+    def messages(self, scan: int) -> list[Message]:
+        """The frames' messages that carry this report as scan number ``scan``, in sending order."""
+        scan &= 0xFF
+        header = ReportHeader(scan, self.uptime_ms, self.buttons_down, self.presses, len(self.raw))
+        return [header] + [ReportSlice(scan, first, self.raw[first : first + SLICE_PITS])
+                           for first in range(0, len(self.raw), SLICE_PITS)]
 
-    @classmethod
-    def unpack(cls, payload: bytes) -> "Report":
-        head = 5 + BUTTONS + 1
-        if len(payload) < head or len(payload) != head + 2 * payload[head - 1]:
-            raise ProtocolError(f"REPORT payload of {len(payload)} bytes does not match its pit count")
-        n = payload[head - 1]
-        f = struct.unpack(f"<IB{BUTTONS}BB{n}H", payload)
-        return cls(f[0], f[1], tuple(f[2 : 2 + BUTTONS]), tuple(f[3 + BUTTONS :]))
+
+class ReportAssembler:
+    """Turns REPORT headers and REPORT_SLICE frames back into whole :class:`Report` s.
+
+    A report is complete when every pit its header announced has arrived in a
+    slice of the same scan. A report missing a slice (a frame lost to noise) is
+    dropped when the next header starts: the device sends a fresh one within
+    50 ms, and a report that mixed two scans would not be one moment's reading.
+    """
+
+    def __init__(self) -> None:
+        self._header: ReportHeader | None = None
+        self._raw: list[int | None] = []
+        self.dropped = 0  # reports abandoned incomplete
+
+    def add(self, message: Message) -> Report | None:
+        """Offer one received message; returns the report it completes, if any."""
+        if isinstance(message, ReportHeader):
+            if self._header is not None:
+                self.dropped += 1
+            self._header, self._raw = message, [None] * message.pit_count
+        elif isinstance(message, ReportSlice) and self._header is not None and message.scan == self._header.scan:
+            if message.first + len(message.raw) <= len(self._raw):
+                self._raw[message.first : message.first + len(message.raw)] = message.raw
+        else:
+            return None
+        if None in self._raw:
+            return None
+        header, self._header = self._header, None
+        return Report(header.uptime_ms, header.buttons_down, header.presses, tuple(self._raw))  # type: ignore
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 /* Pitwatch pit-sensor board firmware (plain avr-libc, ATmega328P / ATmega2560).
  *
  * Reads one analog sensor per pit through 74HC4067 multiplexers, drives one
- * WS2812 LED per pit, debounces two buttons, and speaks protocol v1
+ * WS2812 LED per pit, debounces two buttons, and speaks protocol v2
  * (docs/protocol.md) at 115200 baud.
  *
  * Shape: interrupts do the timing-critical minimum (1 kHz tick, ADC scan,
@@ -22,7 +22,7 @@
 #include "board.h"
 #include "protocol.h"
 
-#define FIRMWARE_MAJOR 1
+#define FIRMWARE_MAJOR 2
 #define FIRMWARE_MINOR 0
 #define FIRMWARE_PATCH 0
 #define BAUD 115200UL
@@ -35,7 +35,8 @@
 #define DEBOUNCE_MS 10
 #define ANIMATION_MS 20       /* blink/pulse refresh: 50 Hz */
 #define RX_SIZE 64            /* power of two */
-#define TX_SIZE 256           /* power of two; holds three full reports */
+#define REPLY_SIZE 64         /* power of two; an INFO (25 bytes) and a few ACKs and ERRORs */
+#define STREAM_SIZE 256       /* power of two; one whole 32-pit report (143 bytes) and button events */
 #ifndef DEVICE_ID
 #define DEVICE_ID (0x50570000UL | BOARD_CODE)
 #endif
@@ -65,7 +66,23 @@ static void timer_init(void)
 
 static volatile uint8_t rx_buf[RX_SIZE], rx_head, rx_tail;
 static volatile bool rx_overrun;
-static volatile uint8_t tx_buf[TX_SIZE], tx_head, tx_tail;
+
+/* Two send queues of whole COBS frames. Replies (ACK, INFO, ERROR) go ahead of the
+ * stream (REPORT, REPORT_SLICE, BUTTON): the transmit interrupt takes a waiting reply
+ * at every frame boundary, so an acknowledgement waits at most for the one stream
+ * frame already on the wire (16 bytes, 1.4 ms), never for a whole report.
+ * The stream keeps its own order: a BUTTON event and a REPORT both carry the press
+ * counters, and the host must never see a counter go backwards.
+ * Each queue numbers its frames (the frame's seq), so gaps show lost frames. */
+struct tx_queue {
+    volatile uint8_t *buf;
+    uint8_t mask;                     /* size - 1 */
+    volatile uint8_t head, tail;
+    uint8_t seq;
+};
+static volatile uint8_t reply_buf[REPLY_SIZE], stream_buf[STREAM_SIZE];
+static struct tx_queue replies = {.buf = reply_buf, .mask = REPLY_SIZE - 1};
+static struct tx_queue stream = {.buf = stream_buf, .mask = STREAM_SIZE - 1};
 
 ISR(UART_RX_VECT)
 {
@@ -81,12 +98,18 @@ ISR(UART_RX_VECT)
 
 ISR(UART_UDRE_VECT)
 {
-    if (tx_head == tx_tail) {
+    static struct tx_queue *on_wire;  /* the queue whose frame is being sent; NULL between frames */
+    struct tx_queue *q = on_wire;
+    if (!q)
+        q = replies.head != replies.tail ? &replies : &stream;
+    if (q->head == q->tail) {         /* between frames and both queues empty */
         UCSR0B &= ~_BV(UDRIE0);
         return;
     }
-    UDR0 = tx_buf[tx_tail];
-    tx_tail = (uint8_t)((tx_tail + 1) & (TX_SIZE - 1));
+    uint8_t byte = q->buf[q->tail];
+    q->tail = (q->tail + 1) & q->mask;
+    UDR0 = byte;
+    on_wire = byte ? q : NULL;        /* the delimiter ends the frame */
 }
 
 static void uart_init(void)
@@ -102,9 +125,14 @@ static void uart_init(void)
     UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
 }
 
-static uint8_t tx_free(void)
+static uint8_t tx_free(const struct tx_queue *q)
 {
-    return (uint8_t)(tx_tail - tx_head - 1) & (TX_SIZE - 1);
+    return (uint8_t)(q->tail - q->head - 1) & q->mask;
+}
+
+static bool tx_idle(const struct tx_queue *q)
+{
+    return q->head == q->tail;
 }
 
 static bool rx_pop(uint8_t *byte)
@@ -118,54 +146,53 @@ static bool rx_pop(uint8_t *byte)
 
 /* ------------------------------------------------------------------ framing */
 
-static uint8_t tx_seq;
 static uint8_t body[MAX_BODY];        /* the frame being built for sending */
 static uint8_t body_len;
 
 static void body_start(uint8_t type)
 {
     body[0] = type;
-    body[1] = tx_seq;
-    body_len = 2;
+    body_len = 2;                     /* body[1], the seq, is the queue's: set by body_send */
 }
 
 static void put8(uint8_t v) { body[body_len++] = v; }
 static void put16(uint16_t v) { put8(v & 0xFF); put8(v >> 8); }
 static void put32(uint32_t v) { put16(v & 0xFFFF); put16(v >> 16); }
 
-/* COBS-encode body + CRC into the TX ring, all or nothing: a frame that does not
+/* COBS-encode body + CRC into queue q, all or nothing: a frame that does not
  * fit is dropped whole (reports are repeated anyway), never cut short. */
-static bool body_send(void)
+static bool body_send(struct tx_queue *q)
 {
+    body[1] = q->seq;
     uint16_t crc = 0xFFFF;
     for (uint8_t i = 0; i < body_len; i++)
         crc = _crc_xmodem_update(crc, body[i]);
     put16(crc);
-    if (tx_free() < body_len + body_len / 254 + 2)
+    if (tx_free(q) < body_len + body_len / 254 + 2)
         return false;
-    uint8_t head = tx_head, code_at = head, code = 1;
-    head = (head + 1) & (TX_SIZE - 1);
+    uint8_t head = q->head, code_at = head, code = 1;
+    head = (head + 1) & q->mask;
     for (uint8_t i = 0; i < body_len; i++) {
         if (body[i]) {
-            tx_buf[head] = body[i];
-            head = (head + 1) & (TX_SIZE - 1);
+            q->buf[head] = body[i];
+            head = (head + 1) & q->mask;
             code++;
         }
         if (!body[i] || code == 0xFF) {
-            tx_buf[code_at] = code;
+            q->buf[code_at] = code;
             code_at = head;
             code = 1;
-            head = (head + 1) & (TX_SIZE - 1);
+            head = (head + 1) & q->mask;
         }
     }
-    tx_buf[code_at] = code;
-    tx_buf[head] = 0;
-    head = (head + 1) & (TX_SIZE - 1);
+    q->buf[code_at] = code;
+    q->buf[head] = 0;
+    head = (head + 1) & q->mask;
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
-        tx_head = head;
+        q->head = head;
         UCSR0B |= _BV(UDRIE0);
     }
-    tx_seq++;
+    q->seq++;
     return true;
 }
 
@@ -232,18 +259,32 @@ static void adc_init(void)
     ADCSRA |= _BV(ADSC);
 }
 
+/* One report: a REPORT header, then the pit values in REPORT_SLICE frames of
+ * SLICE_PITS pits, all tagged with the same scan number. Small frames, so that a
+ * reply never waits long behind one (see struct tx_queue). Sent only into an empty
+ * stream queue, so the whole report always fits (15 + 8 x 16 bytes for 32 pits) and
+ * the host never gets readings that waited behind an older report. */
 static void send_report(uint32_t now)
 {
+    static uint8_t scan;
+    scan++;
     body_start(MSG_REPORT);
+    put8(scan);
     put32(now);
     put8(button_state);
     for (uint8_t b = 0; b < BUTTONS; b++)
         put8(presses[b]);
     put8(pit_count);
-    for (uint8_t i = 0; i < pit_count; i++)
-        put16(raw[i]);
-    if (body_send())
-        memcpy(reported, raw, sizeof raw);
+    body_send(&stream);
+    for (uint8_t first = 0; first < pit_count; first += SLICE_PITS) {
+        body_start(MSG_REPORT_SLICE);
+        put8(scan);
+        put8(first);
+        for (uint8_t i = first; i < pit_count && i < first + SLICE_PITS; i++)
+            put16(raw[i]);
+        body_send(&stream);
+    }
+    memcpy(reported, raw, sizeof raw);
 }
 
 static bool changed_since_report(void)
@@ -285,7 +326,7 @@ static bool buttons_poll(uint32_t now)
             put8(pressed);
             put8(presses[b]);
             put32(now);
-            body_send();
+            body_send(&stream);
         }
     }
     button_state = level;
@@ -347,6 +388,15 @@ static inline void ws2812_byte(uint8_t byte)
         : [port] "I"(_SFR_IO_ADDR(LED_PORT)), [bit] "I"(LED_BIT));
 }
 
+/* channel * level / 255, rounded down as protocol.py's Led.shown does, without a division:
+ * exact for every channel and level (checked over all 65536 pairs), and a tenth of the time of
+ * avr-gcc's 16-bit division, which for 32 LEDs took over a millisecond of the main loop. */
+static inline uint8_t scale(uint8_t channel, uint8_t level)
+{
+    uint16_t x = (uint16_t)channel * level;
+    return (x + (x >> 8) + 1) >> 8;
+}
+
 /* Colours are worked out first, then streamed: between two LEDs there is only
  * the loop (a few cycles), never arithmetic that could stretch the low time
  * towards the 50 us that latches the chain early.
@@ -360,9 +410,9 @@ static void leds_write(uint32_t now)
         level[mode] = brightness(mode, now);
     for (uint8_t i = 0; i < pit_count; i++) {
         uint8_t l = level[leds[i][0]];
-        grb[i][0] = (uint16_t)leds[i][2] * l / 255;
-        grb[i][1] = (uint16_t)leds[i][1] * l / 255;
-        grb[i][2] = (uint16_t)leds[i][3] * l / 255;
+        grb[i][0] = scale(leds[i][2], l);
+        grb[i][1] = scale(leds[i][1], l);
+        grb[i][2] = scale(leds[i][3], l);
     }
     for (uint8_t i = 0; i < pit_count; i++) {
         ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
@@ -391,7 +441,7 @@ static void send_info(uint16_t reply_to)
     put8(10);
     put8(REPORT_HZ);
     put8(reset_cause);
-    body_send();
+    body_send(&replies);
 }
 
 static void send_ack(uint8_t seq, uint8_t type, uint8_t status)
@@ -400,7 +450,7 @@ static void send_ack(uint8_t seq, uint8_t type, uint8_t status)
     put8(seq);
     put8(type);
     put8(status);
-    body_send();
+    body_send(&replies);
 }
 
 static void send_error(uint8_t code)
@@ -409,7 +459,7 @@ static void send_error(uint8_t code)
     body_start(MSG_ERROR);
     put8(code);
     put16(bad_frames);
-    body_send();
+    body_send(&replies);
 }
 
 static uint8_t set_leds(const uint8_t *p, uint8_t len)
@@ -473,6 +523,15 @@ static void handle_frame(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t le
     case MSG_SET_LEDS: status = set_leds(p, len); break;
     case MSG_SET_LED: status = set_led(p, len); break;
     case MSG_PING: status = len == 0 ? ST_OK : ST_BAD_LENGTH; break;
+#ifdef PITWATCH_TEST_HOOKS
+    case MSG_TEST_STALL:
+        if (len != 0) {
+            status = ST_BAD_LENGTH;
+            break;
+        }
+        send_ack(seq, type, ST_OK);
+        for (;;) {}                   /* hang as a bug would: interrupts still run, nothing feeds the watchdog */
+#endif
     default: status = ST_UNKNOWN_TYPE; break;
     }
     send_ack(seq, type, status);
@@ -569,28 +628,28 @@ int main(void)
     wdt_enable(WDTO_250MS);
     set_sleep_mode(SLEEP_MODE_IDLE);
     sei();
-    tx_buf[tx_head] = 0;              /* ends any frame the reset cut off, so the banner arrives whole */
-    tx_head = (tx_head + 1) & (TX_SIZE - 1);
+    replies.buf[replies.head++] = 0;  /* ends any frame the reset cut off, so the banner arrives whole */
     send_info(INFO_BOOT);
 
     uint32_t last_tick = 0, last_report = 0, last_render = 0;
+    bool report_due = false;
     for (;;) {
         wdt_reset();
         receive();
         uint32_t now = now_ms();
-        bool report_now = false;
         if (now != last_tick) {
             last_tick = now;
-            report_now = buttons_poll(now);
+            report_due |= buttons_poll(now);
         }
         if (scan_ready) {
             take_scan();
-            report_now |= changed_since_report() || now - last_report >= REPORT_EVERY_MS;
-            if (report_now) {
-                send_report(now);
-                last_report = now;
-            }
+            report_due |= changed_since_report() || now - last_report >= REPORT_EVERY_MS;
             scan_ready = false;
+        }
+        if (report_due && tx_idle(&stream)) {  /* else: the next scan goes out once the last report has */
+            send_report(now);
+            last_report = now;
+            report_due = false;
         }
         if (leds_dirty || (animated() && now - last_render >= ANIMATION_MS)) {
             leds_write(now);

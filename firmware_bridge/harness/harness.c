@@ -5,16 +5,21 @@
  * - The firmware's UART is on a pseudo-terminal that pyserial opens like a USB port.
  * - Emulated time is paced to the wall clock, so baud rates and timeouts are real.
  * - The chip is held in reset until told to run, so a test sees the boot banner.
+ * - Every reset, the harness's or the firmware's own watchdog's, leaves the outside world as
+ *   it was: buttons released, the pins' external levels and the simavr workarounds restored.
  * - Pit sensor voltages are fed through the 74HC4067 select pins when the ADC samples.
  * - The WS2812 data line is decoded into LED colours from the pin's cycle timestamps.
  *
  * Control: one command per line on stdin, events one per line on stdout.
- *   run | reset | mv <pit> <millivolts> | press <n> <ms> | peek <address> | quit
+ *   run | reset | mv <pit> <millivolts> | press <n> <ms> | peek <address> | trace on|off | quit
  *   events: "pty <path>", "leds <n> <rrggbb>...", "pressed <n>", "peek <address> <value>",
- *   "error <text>"
+ *   "uart in|out <type> <us>", "error <text>"
  * "press" holds a button for <ms> of emulated time, lets go, and after as long again
  * (so the firmware's debounce has seen the release) reports "pressed <n>": a press
  * that a busy test machine cannot shorten to nothing.
+ * "trace on" reports every frame that crosses the UART when its delimiter does, with its
+ * message type and the emulated time in microseconds: how long the firmware takes to answer,
+ * free of the host's scheduling (benchmarks/bridge_bench.py).
  * (firmware_bridge/harness/simboard.py is the Python side.)
  */
 #define _GNU_SOURCE
@@ -87,12 +92,38 @@ static char last_frame[MAX_PITS * 7 + 32];
 
 /* ------------------------------------------------------------------ UART <-> pty */
 
+/* Where a direction of the UART is within its current COBS frame, for "trace on". */
+struct frame_tracker {
+    const char *direction;
+    int position;
+    uint8_t type;
+};
+
+static int tracing;
+static struct frame_tracker frames_in = {"in", 0, 0}, frames_out = {"out", 0, 0};
+
+/* Byte 0 of a frame is the COBS code, byte 1 the message type (never 0, so never stuffed). */
+static void track_frame(struct frame_tracker *t, uint8_t byte)
+{
+    if (byte) {
+        if (t->position++ == 1)
+            t->type = byte;
+        return;
+    }
+    if (tracing && t->position > 1) {
+        printf("uart %s %02x %llu\n", t->direction, t->type, (unsigned long long)(avr->cycle / (F_CPU / 1000000)));
+        fflush(stdout);
+    }
+    t->position = 0;
+}
+
 static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq; (void)param;
     uint8_t byte = (uint8_t)value;
     if (write(pty_master, &byte, 1) < 0 && errno != EAGAIN)
         perror("pty write");  /* nobody reading: a real USB bridge drops too */
+    track_frame(&frames_out, byte);
 }
 
 static void uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -112,6 +143,7 @@ static void feed_uart(void)
     avr_irq_t *input = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
     while (!uart_xoff && queue_tail != queue_head) {
         avr_raise_irq(input, queue[queue_tail]);
+        track_frame(&frames_in, queue[queue_tail]);
         queue_tail = (queue_tail + 1) % QUEUE_SIZE;
     }
 }
@@ -237,6 +269,7 @@ static avr_cycle_count_t press_release(avr_t *a, avr_cycle_count_t when, void *p
     return 0;
 }
 
+/* What a reset of the chip undoes in simavr but not on a real board; called after every reset. */
 static void after_reset(void)
 {
     /* simavr 1.6 crawls at real speed while INT0/INT1 pins are low unless this is off. */
@@ -244,10 +277,32 @@ static void after_reset(void)
     avr_extint_set_strict_lvl_trig(avr, 1, 0);
     uint32_t flags = 0;  /* no console echo of the UART, no sleeping in UART polls */
     avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
-    for (int b = 0; b < 2; b++)  /* buttons released (the pull-ups hold them high) */
-        set_button(b, 0);
+    for (int b = 0; b < 2; b++) {  /* buttons released (the pull-ups hold them high) */
+        set_button(b, 1);          /* first the other level: simavr ignores a pin IRQ raised to the */
+        set_button(b, 0);          /* level it last had, and the reset cleared the PIN register behind it */
+    }
     led_bit_count = 0;
     led_level = 0;  /* a reset drops the pin whatever it was doing */
+}
+
+/* simavr resets the chip itself when the watchdog fires: wrap the core's reset hook to notice.
+ * The hook runs before simavr resets the peripherals, so the flag is acted on afterwards. */
+static void (*core_reset)(avr_t *);
+static int chip_was_reset;
+
+static void on_chip_reset(avr_t *a)
+{
+    if (core_reset)
+        core_reset(a);
+    chip_was_reset = 1;
+}
+
+static void settle_after_reset(void)
+{
+    if (chip_was_reset) {
+        chip_was_reset = 0;
+        after_reset();
+    }
 }
 
 static void no_sleep(avr_t *a, avr_cycle_count_t how_long)
@@ -277,7 +332,7 @@ static int command(char *line, double *epoch, avr_cycle_count_t *cycle0)
     if (reset || strncmp(line, "run", 3) == 0) {
         if (reset) {
             avr_reset(avr);
-            after_reset();
+            settle_after_reset();
         }
         running = 1;
         *epoch = wall();
@@ -291,6 +346,8 @@ static int command(char *line, double *epoch, avr_cycle_count_t *cycle0)
     } else if (sscanf(line, "peek %i", &a) == 1 && a >= 0 && a <= avr->ramend) {
         printf("peek %d %d\n", a, avr->data[a]);  /* a register or RAM byte, for tests */
         fflush(stdout);
+    } else if (strncmp(line, "trace ", 6) == 0) {
+        tracing = strcmp(line + 6, "on") == 0;
     } else if (strncmp(line, "quit", 4) == 0) {
         return 0;
     } else {
@@ -369,13 +426,15 @@ int main(int argc, char **argv)
     avr->sleep = no_sleep;
     avr_load_firmware(avr, &firmware);
     avr->frequency = F_CPU;
+    core_reset = avr->reset;
+    avr->reset = on_chip_reset;
 
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_output, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), uart_xon, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), uart_xoff_irq, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER), adc_trigger, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(board->led_port), board->led_bit), led_pin, NULL);
-    after_reset();
+    after_reset();  /* the reset in avr_init came before the hook was in place */
 
     int slave = open_pty();
     if (slave < 0)
@@ -390,6 +449,7 @@ int main(int argc, char **argv)
             avr_cycle_count_t target = cycle0 + (avr_cycle_count_t)((wall() - epoch + SLICE_NS * 1e-9) * F_CPU);
             while (running && avr->cycle < target) {
                 int state = avr_run(avr);
+                settle_after_reset();  /* the watchdog may have reset the chip */
                 if (state == cpu_Done || state == cpu_Crashed) {
                     printf("error firmware stopped (state %d)\n", state);
                     fflush(stdout);

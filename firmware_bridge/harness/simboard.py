@@ -15,10 +15,10 @@ import subprocess
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from ..emulator import SensorModel
-from ..protocol import BUTTONS, MAX_PITS
+from ..protocol import BUTTONS, MAX_PITS, MessageType
 
 HERE = Path(__file__).resolve().parent
 FIRMWARE_DIR = HERE.parent / "firmware"
@@ -30,18 +30,33 @@ class HarnessError(RuntimeError):
     """The harness or the firmware could not be built or started; the text says why."""
 
 
-def build(out_dir: Path) -> tuple[Path, dict[str, Path]]:
-    """Build the harness and the firmware for every MCU into ``out_dir`` with make.
+class Build(NamedTuple):
+    """What :func:`build` made: the harness binary and, per MCU, the firmware images."""
 
-    Returns the harness binary and ``{mcu: firmware.elf}``.
-    """
+    harness: Path
+    firmware: dict[str, Path]  # the production image, as flashed on a real board
+    test_hooks: dict[str, Path]  # the same firmware with -DPITWATCH_TEST_HOOKS (TEST_STALL), for tests only
+
+
+def build(out_dir: Path) -> Build:
+    """Build the harness and both firmware images for every MCU into ``out_dir`` with make."""
     out_dir = Path(out_dir)
-    for source, target in ((HERE, out_dir / "harness"), (FIRMWARE_DIR, out_dir / "firmware")):
-        result = subprocess.run(["make", "-C", str(source), f"BUILD={target}"], capture_output=True, text=True)
+    for source, target, goals in ((HERE, out_dir / "harness", ["all"]),
+                                  (FIRMWARE_DIR, out_dir / "firmware", ["all", "test-hooks"])):
+        result = subprocess.run(["make", "-C", str(source), f"BUILD={target}", *goals], capture_output=True, text=True)
         if result.returncode != 0:
             raise HarnessError(f"make in {source} failed:\n{result.stdout}{result.stderr}")
-    return out_dir / "harness" / "pitwatch-harness", {
-        mcu: out_dir / "firmware" / mcu / "pitwatch.elf" for mcu in MCUS}
+    images = out_dir / "firmware"
+    return Build(out_dir / "harness" / "pitwatch-harness",
+                 {mcu: images / mcu / "pitwatch.elf" for mcu in MCUS},
+                 {mcu: images / mcu / "pitwatch-test-hooks.elf" for mcu in MCUS})
+
+
+class Answer(NamedTuple):
+    """How long the chip took to acknowledge one command, in emulated time (see SimavrBoard.answers)."""
+
+    seconds: float  # from the command's delimiter entering the UART to its ACK's delimiter leaving it
+    frames_before: int  # other frames (reports, button events) that left the chip meanwhile
 
 
 class SimavrBoard:
@@ -62,6 +77,8 @@ class SimavrBoard:
         self._peeks: queue.Queue[int] = queue.Queue()
         self._presses: queue.Queue[int] = queue.Queue()
         self.errors: list[str] = []
+        # While tracing: (direction "in" or "out", message type, emulated time in us) per UART frame.
+        self.uart_frames: list[tuple[str, int, int]] = []
 
     # ------------------------------------------------------------ power and cable
 
@@ -175,6 +192,30 @@ class SimavrBoard:
                 if left <= 0 or not self._changed.wait(left):
                     return None
 
+    def trace(self, on: bool) -> None:
+        """Start (or stop) collecting every frame that crosses the UART in :attr:`uart_frames`,
+        stamped with emulated time: the firmware's own answer times, whatever the host's load."""
+        self._send(f"trace {'on' if on else 'off'}")
+
+    def answers(self, command: int) -> list[Answer]:
+        """For every traced ``command`` frame fed to the chip, how long until the next ACK left it.
+
+        Emulated time, so load on the host machine does not change it: what the firmware
+        itself adds to a round trip (the wire time of the command and the ACK included).
+        """
+        answers, fed_at, between = [], None, 0
+        for direction, message_type, microseconds in list(self.uart_frames):
+            if direction == "in":
+                fed_at, between = (microseconds if message_type == command else None), 0
+            elif fed_at is None:
+                continue
+            elif message_type == MessageType.ACK:
+                answers.append(Answer((microseconds - fed_at) / 1e6, between))
+                fed_at = None
+            else:
+                between += 1
+        return answers
+
     def peek(self, address: int, timeout: float = 2.0) -> int:
         """The byte at data-space ``address`` (an I/O register or RAM) of the running chip."""
         self._send(f"peek {address}")
@@ -207,5 +248,7 @@ class SimavrBoard:
                 self._presses.put(int(words[1]))
             elif words[:1] == ["peek"]:
                 self._peeks.put(int(words[2]))
+            elif words[:1] == ["uart"]:
+                self.uart_frames.append((words[1], int(words[2], 16), int(words[3])))
             elif words[:1] == ["error"]:
                 self.errors.append(line.strip())

@@ -8,20 +8,19 @@ protocol. Everything lives under pytest's tmp paths: parallel-safe.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Callable
 
 import pytest
 
 from firmware_bridge.emulator import EmulatedBoard
-from firmware_bridge.harness import SimavrBoard, build
+from firmware_bridge.harness import Build, SimavrBoard, build
 
 Colours = tuple[tuple[int, int, int], ...]
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory) -> tuple[Path, dict[str, Path]]:
-    """``make`` the harness and the firmware for both MCUs (a second or two)."""
+def built(tmp_path_factory) -> Build:
+    """``make`` the harness and both firmware images for both MCUs (a second or two)."""
     return build(tmp_path_factory.mktemp("firmware-build"))
 
 
@@ -60,8 +59,7 @@ def device(request, built, tmp_path) -> Device:
     if request.param == "emulator":
         board = EmulatedBoard(link=link)
     else:
-        harness, firmware = built
-        board = SimavrBoard(harness, firmware[request.param], request.param, link=link)
+        board = SimavrBoard(built.harness, built.firmware[request.param], request.param, link=link)
     board.start()
     yield Device(board, request.param)
     board.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -103,7 +104,7 @@ def test_no_board_is_a_status_not_an_exception(tmp_path):
 
 
 def test_mega_2560_firmware_handshakes_and_lights_leds(built, tmp_path):
-    harness, firmware = built
+    harness, firmware = built.harness, built.firmware
     with SimavrBoard(harness, firmware["atmega2560"], "atmega2560") as board:
         bridge = Bridge(board.port, pit_count=32, ack_timeout=0.3).start()
         bridge.set_leds([Led(1, 2, 3)] * 32)
@@ -117,7 +118,7 @@ def test_mega_2560_firmware_handshakes_and_lights_leds(built, tmp_path):
 
 def test_firmware_held_in_reset_boots_with_a_banner_when_released(built):
     """The harness holds the chip in reset (a pty has no DTR line to reset it) until told to run."""
-    harness, firmware = built
+    harness, firmware = built.harness, built.firmware
     board = SimavrBoard(harness, firmware["atmega328p"]).start(run=False)
     try:
         port = serial.Serial(board.port, 115200, timeout=0.3)
@@ -134,7 +135,7 @@ def test_firmware_held_in_reset_boots_with_a_banner_when_released(built):
 @pytest.mark.parametrize("mcu", ["atmega328p", "atmega2560"])
 def test_firmware_runs_with_its_watchdog_armed(built, mcu):
     """WDTCSR (data address 0x60 on both chips): WDE set, prescaler for 250 ms (WDP2)."""
-    harness, firmware = built
+    harness, firmware = built.harness, built.firmware
     with SimavrBoard(harness, firmware[mcu], mcu) as board:
         time.sleep(0.1)
         wdtcsr = board.peek(0x60)
@@ -143,9 +144,82 @@ def test_firmware_runs_with_its_watchdog_armed(built, mcu):
         time.sleep(0.6)  # host silent for longer than the watchdog period: no reboot
         port = serial.Serial(board.port, 115200, timeout=2)  # generous: a starved harness may pause between frames
         port.read_until(b"\x00")  # align on a frame boundary
-        reports = [p.decode_message(p.decode_frame(port.read_until(b"\x00")[:-1])) for _ in range(3)]
+        assembler, reports = p.ReportAssembler(), []
+        for _ in range(3 * 9 + 8):  # three whole reports of 32 pits (a header and 8 slices each), wherever we start
+            report = assembler.add(p.decode_message(p.decode_frame(port.read_until(b"\x00")[:-1])))
+            if report is not None:
+                reports.append(report)
         port.close()
-        assert all(isinstance(m, p.Report) and m.uptime_ms > 600 for m in reports), reports
+        assert len(reports) == 3 and all(r.uptime_ms > 600 and len(r.raw) == 32 for r in reports), reports
+
+
+def test_an_ack_waits_for_at_most_one_report_frame(built):
+    """With 32 pits streaming (a 143-byte report every 35 ms), each one-pit LED command is answered
+    within its own wire time (11 bytes in, 9 out: 1.9 ms with simavr's 11-bit bytes) plus at most
+    one 16-byte report frame (1.5 ms), plus a little of the firmware's own work: 4 ms, where two
+    report frames would take 4.9 ms. Timed in emulated time, from the harness's trace of the UART,
+    so a busy test machine cannot change it. (Protocol v1 sent a report as one 78-byte frame
+    here: an ACK behind it waited up to 9.3 ms.)"""
+    with SimavrBoard(built.harness, built.firmware["atmega328p"]) as board, \
+            serial.Serial(board.port, 115200, timeout=0.05) as port:
+        received: list[p.Message] = []
+        reader = p.FrameReader(lambda frame: received.append(p.decode_message(frame)), lambda error: None)
+
+        def command(message: p.Message, seq: int) -> None:
+            """Send until acknowledged (bytes sent while the chip boots are lost)."""
+            for _ in range(8):
+                port.write(message.frame(seq))
+                deadline = time.monotonic() + 0.25
+                while time.monotonic() < deadline:
+                    reader.data_received(port.read(port.in_waiting or 1))
+                    if any(isinstance(m, p.Ack) and m.seq == seq for m in received):
+                        return
+            raise AssertionError(f"no ACK for {message}")
+
+        command(p.SetPits(32), 1)
+        board.trace(True)
+        for n in range(60):
+            command(p.SetLed(n % 32, Led(n, 0, 0)), 2 + n)
+            time.sleep(0.002 * (n % 7))  # land at every phase of the report cycle
+        board.trace(False)
+        answers = board.answers(p.MessageType.SET_LED)
+    assert len(answers) == 60
+    assert sum(answer.frames_before > 0 for answer in answers) >= 5, "no command met a report on its way"
+    slowest = max(answer.seconds for answer in answers)
+    assert slowest <= 0.004, f"an ACK took {slowest * 1000:.2f} ms of device time: {sorted(answers)[-5:]}"
+
+
+def test_a_hung_main_loop_is_reset_by_the_watchdog_and_the_bridge_restores_the_board(built):
+    """The test-hooks image (never flashed) knows TEST_STALL: it acknowledges, then its main loop
+    hangs with interrupts still running, as a bug would. Nothing feeds the watchdog, so 250 ms later
+    it resets the chip; the bridge hears the boot banner and puts the pit count and LEDs back."""
+    statuses, buttons, frames = [], [], []
+    with SimavrBoard(built.harness, built.test_hooks["atmega328p"]) as board:
+        bridge = Bridge(board.port, pit_count=14, on_status=statuses.append, on_button=buttons.append,
+                        on_reading=frames.append, ack_timeout=0.3).start()
+        try:
+            colours = [(9 * i, 100, 200 - i) for i in range(14)]
+            bridge.set_leds([Led(*colour) for colour in colours])
+            assert board.wait_for_leds(lambda s: list(s) == colours, 5) is not None, bridge.status
+            stalled_at = time.monotonic()
+            # A second writer on the port, write-only and as it is: pyserial's open would flush the
+            # input that the bridge has not read yet.
+            side = os.open(board.port, os.O_WRONLY | os.O_NOCTTY)
+            os.write(side, p.encode_frame(p.TEST_STALL, 0xEE))
+            os.close(side)
+            rebooted = board.wait_for_leds(lambda s: len(s) == p.MAX_PITS and not any(map(any, s)), 3, stalled_at)
+            assert rebooted is not None, "the chip never rebooted: all 32 LEDs off is how it starts"
+            assert board.wait_for_leds(lambda s: list(s) == colours, 3, stalled_at) is not None, bridge.status
+            restored = time.time()
+            assert bridge.status.device.is_boot and bridge.status.device.reset_cause == p.ResetCause.WATCHDOG
+            assert any("restarted (watchdog)" in status.message for status in statuses), statuses
+            time.sleep(0.3)
+            assert bridge.status.connected
+            after = [frame for frame in frames if frame.received > restored + 0.1]
+            assert after and {len(frame.raw) for frame in after} == {14}, "the pit count was not restored"
+            assert buttons == [], "the reset made buttons look pressed"
+        finally:
+            bridge.stop()
 
 
 def test_a_failing_callback_does_not_break_the_link():

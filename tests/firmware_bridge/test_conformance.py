@@ -37,9 +37,19 @@ class RawPort:
 
     def __init__(self, port: str) -> None:
         self.serial = serial.Serial(port, 115200, timeout=0.05)
-        self.messages: list[p.Message] = []
+        self.messages: list[p.Message | p.Report] = []  # as received, with each report put together after its frames
         self.bad: list[p.ProtocolError] = []
-        self.reader = p.FrameReader(lambda f: self.messages.append(p.decode_message(f)), self.bad.append)
+        self.frames: list[p.Frame] = []
+        self.reader = p.FrameReader(self._received, self.bad.append)
+        self.reports = p.ReportAssembler()
+
+    def _received(self, frame: p.Frame) -> None:
+        self.frames.append(frame)
+        message = p.decode_message(frame)
+        self.messages.append(message)
+        report = self.reports.add(message)
+        if report is not None:
+            self.messages.append(report)
 
     def send(self, data: bytes) -> None:
         self.serial.write(data)
@@ -143,6 +153,35 @@ def test_reports_at_least_twenty_times_a_second(device, raw):
     assert len(reports) >= 19, f"{len(reports)} reports in one second of device time"
     gaps = sorted(b.uptime_ms - a.uptime_ms for a, b in zip(reports, reports[1:]))
     assert gaps[int(len(gaps) * 0.9)] <= 50, gaps
+
+
+def test_reports_travel_in_frames_short_enough_that_an_ack_never_waits_long(device, raw):
+    """An ACK goes out ahead of any waiting report frame, so it waits at most for the one on the
+    wire: every frame but INFO must be short (16 bytes: 1.4 ms at 115200 baud)."""
+    raw.send(p.SetPits(32).frame(1))
+    assert raw.ack(1).status == p.Status.OK
+    device.press(Button.CONFIRM)
+    first = raw.wait_for(lambda m: isinstance(m, p.Report) and len(m.raw) == 32)
+    assert raw.wait_for(lambda m: isinstance(m, p.Report) and m.uptime_ms >= first.uptime_ms + 100) is not None
+    sizes: dict[str, int] = {}  # the longest frame of each message type, in bytes on the wire
+    for m in raw.messages:
+        if isinstance(m, p.Message):
+            sizes[type(m).__name__] = max(sizes.get(type(m).__name__, 0), len(m.frame(1)))
+    assert {"ReportHeader", "ReportSlice", "ButtonEvent", "Ack"} <= set(sizes), sizes
+    assert max(size for name, size in sizes.items() if name != "Info") <= 16, sizes
+
+
+def test_replies_and_the_stream_each_number_their_frames_without_gaps(device, raw):
+    """Replies overtake report frames, so each kind has its own counter: a gap is a lost frame."""
+    for seq in range(1, 8):
+        raw.send(p.Ping().frame(seq))
+        assert raw.ack(seq) is not None
+    device.press(Button.UNDO)
+    first = raw.wait_for(lambda m: isinstance(m, p.Report))
+    assert raw.wait_for(lambda m: isinstance(m, p.Report) and m.uptime_ms >= first.uptime_ms + 150) is not None
+    for stream in (True, False):
+        seqs = [frame.seq for frame in raw.frames if (frame.type in p.STREAM_TYPES) == stream]
+        assert len(seqs) >= 7 and all((b - a) & 0xFF == 1 for a, b in zip(seqs, seqs[1:])), (stream, seqs)
 
 
 def test_all_32_pits_are_read_through_both_multiplexers(device, raw):
@@ -264,6 +303,17 @@ def test_bad_commands_are_answered_with_an_error_status(device, raw):
     assert raw.ack(6).status == p.Status.UNKNOWN_TYPE
     raw.send(p.encode_frame(p.MessageType.HELLO, 7, b""))
     assert raw.ack(7).status == p.Status.BAD_LENGTH
+
+
+def test_the_production_image_does_not_know_the_test_stall_command(device, raw):
+    """TEST_STALL exists only in the test-hooks build: a real board refuses it and keeps running."""
+    before = len(raw.messages)
+    raw.send(p.encode_frame(p.TEST_STALL, 9))
+    assert raw.ack(9).status == p.Status.UNKNOWN_TYPE
+    time.sleep(0.4)  # longer than the watchdog's 250 ms: a hung main loop would have been reset
+    raw.send(p.Ping().frame(10))
+    assert raw.ack(10).status == p.Status.OK
+    assert not any(isinstance(m, p.Info) and m.is_boot for m in raw.messages[before:]), "the device rebooted"
 
 
 def show(rec: Recorder, device, colour: tuple[int, int, int]) -> list[tuple[int, int, int]]:

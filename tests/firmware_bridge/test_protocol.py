@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -28,7 +30,8 @@ def test_led_frames_round_trip(leds, seq):
     p.Hello(), p.SetPits(14), p.Ping(), p.SetLed(3, p.Led(1, 2, 3, p.LedMode.PULSE)),
     p.Ack(9, p.MessageType.SET_LEDS, p.Status.BAD_VALUE),
     p.Info(p.Info.BOOT, 1, (1, 0, 0), 0x50570001, 32, 14, 7, 10, 20, p.ResetCause.WATCHDOG),
-    p.Report(123456, 1, (2, 250), tuple(range(0, 1024, 73))),
+    p.ReportHeader(17, 123456, 1, (2, 250), 14),
+    p.ReportSlice(17, 12, (1023, 0)), p.ReportSlice(200, 28, (1, 2, 3, 1000)),
     p.ButtonEvent(1, True, 5, 99), p.ErrorReport(p.ErrorCode.TOO_LONG, 300),
 ])
 def test_every_message_round_trips(message):
@@ -59,3 +62,45 @@ def test_bad_payloads_are_named(payload, message):
 def test_unknown_type_is_named():
     with pytest.raises(p.ProtocolError, match="unknown message type 0x42"):
         p.decode_message(p.Frame(0x42, 0, b""))
+
+
+def received(messages: list[p.Message]) -> list[p.Message]:
+    """The messages as the host decodes them from the wire."""
+    return [p.decode_message(p.decode_frame(m.frame(n)[:-1])) for n, m in enumerate(messages)]
+
+
+@pytest.mark.parametrize("pits", [1, 4, 14, 32])
+def test_a_report_travels_in_short_frames_and_is_put_back_together(pits):
+    report = p.Report(987654, 2, (7, 255), tuple(range(1023, 1023 - 31 * pits, -31)))
+    messages = report.messages(300)
+    longest = max(len(m.frame(255)) for m in messages)
+    assert longest <= 16, f"a report frame of {longest} bytes would hold an ACK back longer than 1.4 ms"
+    assembler = p.ReportAssembler()
+    results = [assembler.add(m) for m in received(messages)]
+    assert results[:-1] == [None] * (len(messages) - 1) and results[-1] == report
+    assert assembler.add(received(messages)[-1]) is None, "a duplicate slice completed the report twice"
+
+
+def test_a_report_missing_a_slice_is_dropped_never_mixed_with_the_next():
+    first = p.Report(1000, 0, (0, 0), tuple(range(100, 114)))
+    second = p.Report(1035, 0, (0, 0), tuple(range(500, 514)))
+    assembler = p.ReportAssembler()
+    lost_one = received(first.messages(8))
+    del lost_one[2]
+    assert [assembler.add(m) for m in lost_one] == [None] * len(lost_one)
+    # A slice of the next scan whose header was lost fills nothing either.
+    assert assembler.add(received(second.messages(9))[1]) is None
+    assert [assembler.add(m) for m in received(second.messages(9))][-1] == second
+    assert assembler.dropped == 1
+
+
+@pytest.mark.parametrize("message_type, payload, message", [
+    (p.MessageType.REPORT_SLICE, bytes((1, 0)), "expected 2 + 2 per pit for 1 to 4 pits"),
+    (p.MessageType.REPORT_SLICE, bytes((1, 0)) + bytes(10), "expected 2 + 2 per pit for 1 to 4 pits"),
+    (p.MessageType.REPORT_SLICE, bytes((1, 30, 1, 0, 2, 0, 3, 0)), "reaches past pit 31"),
+    (p.MessageType.REPORT, bytes((1, 0, 0, 0, 0, 0, 0, 0, 33)), "announces 33 pits"),
+    (p.MessageType.REPORT, bytes(4), "REPORT payload is 4 bytes, expected 9"),
+])
+def test_bad_report_frames_are_named(message_type, payload, message):
+    with pytest.raises(p.ProtocolError, match=re.escape(message)):
+        p.decode_message(p.Frame(message_type, 0, payload))
