@@ -50,7 +50,7 @@ def view_of(verdict: Any, game: Game) -> VerdictView:
     data.setdefault("message", data.get("reason", ""))
     if kind == "move":
         data.setdefault("player", PLAYER_NAMES[game.position.to_move])
-        left_for_owner = (data.get("best") or {}).get("left_for_owner")
+        left_for_owner = (data.get("best") or data).get("left_for_owner")  # a verdict, or a candidate of one
         observed = game.variant.position_from_json(data["position"]) if left_for_owner and data.get("position") else None
         return VerdictView(kind, data, _moves(game, data.get("moves", [])), observed=observed)
     if kind == "takeback":

@@ -168,13 +168,12 @@ class _Judgement:
         for move, pos in successors:
             self.add(self.explanation("move", (move,), pos, 0.0))
         self.add_takebacks()
+        # before any verdict: an untidy board's prior (0, or -1 for a four left) is far above
+        # the -7 of a longer sequence that settled() bounds, so it could beat a settled move
+        self.add_untidy_boards(successors)
         verdict = self.decide(1, True)
         if verdict and self.settled(verdict, 1):
             return verdict
-        if self.add_untidy_boards(successors):
-            verdict = self.decide(1, True)
-            if verdict and self.settled(verdict, 1):
-                return verdict
         # a move caught half-way, or a poor fit, still has to beat longer sequences
         self.add_partial_boards(successors)
         verdict = self.decide(1, True)
@@ -222,11 +221,10 @@ class _Judgement:
             self.add(self.explanation("takeback", (), pos, prior, undo=undo))
 
     # -- stage 1 extras: boards that show a legal move before the players tidy up --------
-    def add_untidy_boards(self, successors: Sequence[tuple[Move, Position]]) -> bool:
+    def add_untidy_boards(self, successors: Sequence[tuple[Move, Position]]) -> None:
         """A move that ends the game (or a Nam Nam round) is seen before the sweep; a Nam Nam
-        four may be left on the board by its owner. Same move, different board. True if any."""
+        four may be left on the board by its owner. Same move, different board."""
         leave = self.current.variant.name in LEAVE_FOURS
-        before = self._changes
         for move, pos in successors:
             if pos.result is None and not leave:
                 continue
@@ -237,7 +235,6 @@ class _Judgement:
             if leave:
                 for label, left in fours_left(self.current, move, pos, events):
                     self.add(self.explanation("move", (move,), left, PRIOR_LEFT_FOUR, left=(label,)))
-        return self._changes > before
 
     # -- choosing ------------------------------------------------------------------------
     def ranked(self, kinds: tuple[str, ...] = KINDS, negligible: float = NEGLIGIBLE) -> list[Explanation]:

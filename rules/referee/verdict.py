@@ -66,7 +66,8 @@ class Explanation(NamedTuple):
 
     def describe(self) -> str:
         if self.kind == "move":
-            return " then ".join(self.texts)
+            left = f", the four in {' and '.join(self.left)} left on the board" if self.left else ""
+            return " then ".join(self.texts) + left
         if self.kind == "takeback":
             return f"take back {self.undo} move{'s' if self.undo > 1 else ''}"
         if self.kind == "in_progress":
@@ -81,6 +82,8 @@ class Explanation(NamedTuple):
             "in_hand": self.in_hand,
             "equivalent": [list(e) for e in self.equivalent],
             "left_for_owner": list(self.left),
+            # the board this explanation accepts (a Nam Nam four left is not the engine's position)
+            "position": self.position.to_json() if self.kind != "in_progress" else None,
             "log_likelihood": _rounded(self.log_likelihood),
             "posterior": _rounded(self.posterior),
             "description": self.describe(),

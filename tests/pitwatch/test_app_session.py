@@ -10,7 +10,7 @@ import pytest
 
 from pitwatch.recorder import Recorder
 from pitwatch.session import ILLEGAL_COLOUR, PLAYER_COLOURS, Session, SessionError
-from rules import Game, Reading
+from rules import Game, PitReading, Reading
 
 from apphelpers import between, board, random_game
 
@@ -310,3 +310,27 @@ def test_a_nam_nam_four_left_for_its_owner_is_accepted_recorded_and_resumed(reco
     resumed = Session(recorder)
     assert resumed.resume_or_start("nam-nam", {}, "Ann", "Bob")
     assert resumed.game.positions == session.game.positions
+
+
+def test_the_players_can_choose_a_four_left_standing_when_the_board_is_unsure(recorder):
+    """The camera is unsure whether the hollow holds the four: the verdict is ambiguous, and
+    the candidate the players choose keeps the four on the board and in the record."""
+    prefix, move, pits = _four_left_for_its_owner(seed=8)
+    session = Session(recorder)
+    session.new_game("nam-nam", {}, "Ann", "Bob")
+    replay = Game("nam-nam")
+    for played in prefix.moves:
+        replay.play(played)
+        assert session.submit(board(replay))["kind"] == "move"
+    after, _ = replay.variant.play(replay.position, move)
+    labels = replay.variant.layout.labels
+    four = next(label for label, seen, taken in zip(labels, pits, after.pits) if seen != taken)
+    unsure = dict(Reading.exact(labels, pits, source="camera").pits)
+    unsure[four] = PitReading((0.5, 0.0, 0.0, 0.0, 0.5))
+    verdict = session.submit(Reading(unsure, source="camera"))
+    assert verdict["kind"] == "ambiguous", verdict
+    choices = session.state()["choices"]
+    index = next(k for k, c in enumerate(choices) if c["left_for_owner"] == [four])
+    assert session.choose(index)["moves"] == [move.text]
+    assert list(session.game.position.pits) == pits  # the four stands
+    assert recorder.moves(session.game_id)[-1].position["pits"] == dict(zip(labels, pits))

@@ -176,9 +176,11 @@ def test_pass_it_on_colour_orders() -> None:
     assert {(d.pit, d.expected_white, d.seen_white) for d in verdict.differences} == {("B", 1, 0), ("E", 0, 1)}
 
 
-def test_nam_nam_four_left_for_its_owner_is_accepted_and_recorded() -> None:
+def _mid_sowing_four(seed: int = 8):
+    """A Nam Nam position, a move of it that captures a four mid-sowing, the position after,
+    the capture event, and the board with that four left standing by its owner."""
     variant = rules.variant("nam-nam")
-    rng = random.Random(8)
+    rng = random.Random(seed)
     for pos in random_game(variant, rng, 200):
         for move in variant.legal_moves(pos):
             new, events = variant.play(pos, move)
@@ -186,29 +188,54 @@ def test_nam_nam_four_left_for_its_owner_is_accepted_and_recorded() -> None:
                    and any(x["type"] == "drop" for x in events[k + 1:])
                    and not any(x.get("pit") == e["pit"] for x in events[k + 1:])
                    and not any(x["type"] == "round_end" for x in events)]
-            if not mid:
-                continue
-            capture = mid[0]
-            pits = list(new.pits)
-            pits[variant.layout.index_of(capture["pit"])] += 4
-            verdict = judge([pos], reading(variant, pits))
-            assert verdict.kind == "move", verdict.reason
-            assert verdict.moves == [move] and verdict.best.left == (capture["pit"],)
-            assert verdict.position.pits == tuple(pits)
-            assert verdict.position.captured[["south", "north"].index(capture["by"])] == \
-                new.captured[["south", "north"].index(capture["by"])] - 4
-            assert any(f"hollow {capture['pit']} holds 4" in n for n in verdict.notes)
-            assert capture not in verdict.captures
-            variant.validate(verdict.position)
-            game = rules.Game(variant, pos)
-            game.play(verdict.moves[0], observed=verdict.position)
-            assert game.position == verdict.position  # the four stays on the board, uncaptured
-            replayed = rules.Game.from_json(json.loads(json.dumps(game.to_json())))
-            assert replayed.positions == game.positions
-            game.undo()
-            assert game.position == pos and game.to_json()["observed"] == {}
-            return
+            if mid:
+                pits = list(new.pits)
+                pits[variant.layout.index_of(mid[0]["pit"])] += 4
+                return pos, move, new, mid[0], pits
     pytest.fail("no mid-sowing capture of four found in the sample game")
+
+
+def test_nam_nam_four_left_for_its_owner_is_accepted_and_recorded() -> None:
+    pos, move, new, capture, pits = _mid_sowing_four()
+    variant = pos.variant
+    verdict = judge([pos], reading(variant, pits))
+    assert verdict.kind == "move", verdict.reason
+    assert verdict.moves == [move] and verdict.best.left == (capture["pit"],)
+    assert verdict.position.pits == tuple(pits)
+    assert verdict.position.captured[["south", "north"].index(capture["by"])] == \
+        new.captured[["south", "north"].index(capture["by"])] - 4
+    assert any(f"hollow {capture['pit']} holds 4" in n for n in verdict.notes)
+    assert capture not in verdict.captures
+    variant.validate(verdict.position)
+    game = rules.Game(variant, pos)
+    game.play(verdict.moves[0], observed=verdict.position)
+    assert game.position == verdict.position  # the four stays on the board, uncaptured
+    replayed = rules.Game.from_json(json.loads(json.dumps(game.to_json())))
+    assert replayed.positions == game.positions
+    game.undo()
+    assert game.position == pos and game.to_json()["observed"] == {}
+
+
+@pytest.mark.parametrize("p_four", [0.5, 0.9])
+def test_a_four_left_that_the_reading_is_unsure_of_is_weighed_not_overlooked(p_four: float) -> None:
+    """The hollow reads 0 or 4: both the capture and the four left are named, the four left with
+    its position, and described apart so the players can tell them apart."""
+    pos, move, new, capture, pits = _mid_sowing_four()
+    unsure = dict(reading(pos.variant, pits).pits)
+    unsure[capture["pit"]] = rules.PitReading((1 - p_four, 0.0, 0.0, 0.0, p_four))
+    verdict = judge([pos], rules.Reading(unsure, source="camera"))
+    assert verdict.kind == "ambiguous", verdict.reason
+    by_board = {c.left: c for c in verdict.candidates}
+    assert set(by_board) == {(), (capture["pit"],)}
+    left, taken = by_board[(capture["pit"],)], by_board[()]
+    assert left.moves == taken.moves == (move,)
+    assert left.position.pits == tuple(pits) and taken.position == new
+    assert (left.posterior > taken.posterior) == (p_four > 0.5)  # the four left's prior is e^-1
+    assert left.describe() != taken.describe() and capture["pit"] in left.describe()
+    shown = verdict.to_json()["candidates"]
+    assert {tuple(c["left_for_owner"]) for c in shown} == {(), (capture["pit"],)}
+    for c in shown:
+        assert pos.variant.position_from_json(c["position"]).pits in (tuple(pits), new.pits)
 
 
 def test_every_verdict_kind_is_json() -> None:
