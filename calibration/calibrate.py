@@ -53,9 +53,8 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
                         None if corners is None else tuple(float(c) for c in corners))
     empty_board = _rectified(empty, profile.name, probe, "empty image")
     hollows = find_hollows(empty_board, profile, px_per_mm)
-    empty_u8 = np.clip(empty_board * 255 + 0.5, 0, 255).astype(np.uint8)
     variant = None if name in PROFILE_LAYOUTS else name
-    draft = Calibration(profile.name, variant, px_per_mm, hollows, 1.0, 1.0 if profile.chips else None, empty_u8, probe.corners)
+    draft = Calibration(profile.name, variant, px_per_mm, hollows, 1.0, 1.0 if profile.chips else None, empty_board, probe.corners)
 
     start_board = _rectified(start, profile.name, draft, "start image")
     reader = BoardReader(draft)
@@ -73,4 +72,4 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
         white_area = float(np.median(whites)) if whites else seed_area
         if white_area < 0.3 * seed_area:
             raise CalibrationError("start image: no white chip found where the start position has one (pits A and a)")
-    return Calibration(profile.name, variant, px_per_mm, hollows, seed_area, white_area, empty_u8, probe.corners)
+    return Calibration(profile.name, variant, px_per_mm, hollows, seed_area, white_area, empty_board, probe.corners)

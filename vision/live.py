@@ -56,7 +56,7 @@ class StillnessGate:
         if not result.status.board_found or result.board is None:
             return self._reset("no board", 0.0)
         small = cv2.resize(cv2.cvtColor(result.board, cv2.COLOR_BGR2GRAY), None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
-        small = cv2.GaussianBlur(small, (0, 0), 1.0)
+        small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), 1.0)
         small = small / max(float(small.mean()), 1e-3)
         motion = 0.0
         if self._previous is not None and self._previous.shape == small.shape:

@@ -20,13 +20,15 @@ import numpy as np
 from calibration.calibfile import Calibration, HollowFit
 from rules.reading import PitReading, Reading
 
-from .counting import MAX_PIT, MAX_STORE, Reference, SeedPixels, count_distribution, estimate_count, seed_pixels, white_distribution
+from .counting import (MAX_PIT, MAX_STORE, SMOOTH, Reference, SeedPixels, count_distribution, count_seeds, estimate_from,
+                       seed_pixels, white_distribution)
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
+from .mosaic import PitMosaic
 from .pits import hollow_mask
-from .rectify import LightModel, visible_mask, warp_to_board
+from .rectify import LightModel, reduce, visible_mask, warp_to_board
 
 HAND_MIN_MM2 = 250.0  # a change on the bare wood bigger than this is a hand (or an arm, a sleeve)
-DARK = 0.025  # rectified brightness (0..1) below which nothing can be read
+DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
 HAND_MARGIN_MM = 6.0  # pits this close to a hand are unseen: fingers cast shadows and hide seeds
 
 
@@ -69,7 +71,7 @@ class FrameResult:
     reading: Reading
     status: FrameStatus
     overlay: list[PitOverlay] = field(default_factory=list)
-    board: np.ndarray | None = None  # rectified view (float32 BGR) for motion detection
+    board: np.ndarray | None = None  # rectified view (uint8 BGR) for motion detection
     image_to_board: np.ndarray | None = None  # homography image px -> board mm
     hand_mask: np.ndarray | None = None  # rectified bool mask of the hand, if any
 
@@ -108,13 +110,31 @@ class BoardReader:
         self.calibration = calibration
         self.profile = calibration.profile
         self.labels = self.profile.layout.labels
-        reference = calibration.empty.astype(np.float32) / 255
-        shape = reference.shape[:2]
+        empty = calibration.empty
+        shape = empty.shape[:2]
         ppm = calibration.px_per_mm
-        self.pits = {label: _PitArea(label, calibration.hollows[label], shape, self.profile.hollow(label).is_store) for label in self.labels}
+        hollows = {label: hollow_mask(shape, calibration.hollows[label]) > 0 for label in self.labels}
+        boxes = {label: _bounding_box(mask) for label, mask in hollows.items()}
+        self._mosaic = PitMosaic(boxes, shape)
+        self.pits = {label: _PitArea(label, calibration.hollows[label], hollows[label][boxes[label]], self.profile.hollow(label).is_store,
+                                     boxes[label], self._mosaic.inner(label, boxes[label])) for label in self.labels}
+        self._pit_of = np.zeros(self._mosaic.shape, np.int32)  # pit number (1..) of every hollow pixel of the mosaic
+        for number, pit in enumerate(self.pits.values(), 1):
+            self._pit_of[pit.tile][pit.mask] = number
         self._surface = _bare_wood(shape, calibration)
-        self._light = LightModel(reference, self._surface)
-        self._reference = Reference.of(reference)
+        self._light = LightModel(empty, self._surface)
+        # seeds are looked for on the pit mosaic, a hand on the whole board at half resolution:
+        # each with its empty board and bare wood
+        reference = Reference.of(empty.astype(np.float32) * np.float32(1 / 255))
+        self._reference = Reference(self._mosaic.gather(reference.low), self._mosaic.gather(reference.high))
+        self._mosaic_surface = self._mosaic.gather(self._surface)
+        self._wood_reference = Reference.of(reduce(empty, 2).astype(np.float32) * np.float32(1 / 255), 1, blur=False)
+        self._wood_surface = _half(self._surface)
+        # where each lies on the light model's grid of cells
+        self._mosaic_light = LightModel.sampler(*self._mosaic.board_coordinates())
+        hh, hw = self._wood_surface.shape
+        yy, xx = np.mgrid[0:hh, 0:hw].astype(np.float32)
+        self._wood_light = LightModel.sampler(2 * xx + 0.5, 2 * yy + 0.5)  # a half-size pixel: a 2 x 2 block
         self._hand_min_px = HAND_MIN_MM2 * ppm * ppm
         self._hand_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * HAND_MARGIN_MM * ppm) | 1,) * 2)
         self._tracker = MarkerTracker()
@@ -131,7 +151,8 @@ class BoardReader:
         if frame.ndim == 2:
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         gray = cv2.cvtColor(frame[..., :3], cv2.COLOR_BGR2GRAY)
-        if float(gray.mean()) < 12 and float(gray.std()) < 6:
+        mean, spread = cv2.meanStdDev(gray)
+        if float(mean[0, 0]) < 12 and float(spread[0, 0]) < 6:
             return self._unseen("black frame: is the lens covered or the camera off?", when)
         try:
             homography, found = locate_board(gray, self.calibration, self._tracker)
@@ -164,19 +185,21 @@ class BoardReader:
     def _read_board(self, frame: np.ndarray, homography: np.ndarray, markers: tuple[int, ...], when: float) -> FrameResult:
         cal = self.calibration
         board = warp_to_board(frame, homography, self.profile.size, cal.px_per_mm)
-        brightness = cv2.cvtColor(board, cv2.COLOR_BGR2GRAY)
-        seen = self._visible(frame.shape, homography, brightness)
-        brightness = cv2.GaussianBlur(brightness, (0, 0), 1.0)  # for telling touching seeds apart
-        surface = self._surface if seen is None else self._surface & seen
-        pixels = self.seed_pixels(board, seen)
-        hand = self._hand(pixels.changed, surface)
+        seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
+        pits_image = self._mosaic.gather(board).astype(np.float32) * np.float32(1 / 255)
+        brightness = cv2.GaussianBlur(cv2.cvtColor(pits_image, cv2.COLOR_BGR2GRAY), SMOOTH, 1.0)  # for telling touching seeds apart
+        pixels = self.seed_pixels(board, seen, pits_image)
+        hand = self._hand(pixels.changed, self._wood_surface if seen is None else self._wood_surface & _half(seen))
 
+        in_pits = pixels.seeds & (self._pit_of > 0)
+        areas = np.bincount(self._pit_of[in_pits], minlength=len(self.pits) + 1)[1:]
+        one_by_one = count_seeds(in_pits, brightness, cal.seed_area, self._pit_of, len(self.pits))
         pits: dict[str, PitReading | None] = {}
-        for label, pit in self.pits.items():
+        for (label, pit), area, counted in zip(self.pits.items(), areas, one_by_one):
             if (hand is not None and pit.touches(hand)) or (seen is not None and not pit.inside(seen)):
                 pits[label] = None
                 continue
-            estimate = estimate_count(pit.seeds(pixels.seeds), brightness[pit.box], cal.seed_area, pit.hollow_area)
+            estimate = estimate_from(float(area), int(counted), cal.seed_area, pit.hollow_area)
             counts = count_distribution(estimate, MAX_STORE if pit.is_store else MAX_PIT)
             white = None
             if cal.white_area is not None:
@@ -196,11 +219,19 @@ class BoardReader:
         status = FrameStatus(True, markers, unseen, hand is not None, message)
         return FrameResult(reading, status, self._overlay(homography, pits), board, homography, hand)
 
-    def seed_pixels(self, board: np.ndarray, seen: np.ndarray | None = None) -> SeedPixels:
-        """Seed evidence of a rectified board (``seen``: the part in view, None = all)."""
-        surface = self._surface if seen is None else self._surface & seen
-        log_gain = self._light.log_gain(board, seen)
-        return seed_pixels(board, self._reference, log_gain, surface, whites=self.calibration.white_area is not None)
+    def seed_pixels(self, board: np.ndarray, seen: np.ndarray | None = None, pits_image: np.ndarray | None = None) -> SeedPixels:
+        """Seed evidence of a rectified board (uint8 BGR; ``seen``: the part in view, None = all;
+        ``pits_image``: its pit mosaic as float32, if already made). Seeds and white chips come
+        on the pit mosaic (read them with :meth:`_PitArea.area`), the hand evidence at half size."""
+        if pits_image is None:
+            pits_image = self._mosaic.gather(board).astype(np.float32) * np.float32(1 / 255)
+        field = self._light.log_gain(board, seen)
+        surface = self._mosaic_surface if seen is None else self._mosaic_surface & self._mosaic.gather(seen)
+        wood = reduce(board, 2).astype(np.float32) * np.float32(1 / 255)
+        wood_surface = self._wood_surface if seen is None else self._wood_surface & _half(seen)
+        return seed_pixels(pits_image, self._reference, LightModel.sample(field, self._mosaic_light), surface,
+                           wood, self._wood_reference, LightModel.sample(field, self._wood_light), wood_surface,
+                           whites=self.calibration.white_area is not None)
 
     def _visible(self, shape: tuple[int, ...], homography: np.ndarray, brightness: np.ndarray) -> np.ndarray | None:
         """The rectified pixels in view and lit, or None when the whole board is (the usual case).
@@ -221,14 +252,17 @@ class BoardReader:
         return seen
 
     def _hand(self, changed: np.ndarray, surface: np.ndarray) -> np.ndarray | None:
-        """A large change on the bare wood: something is over the board. Returns its grown mask.
-        (``changed`` is at half resolution: a hand is big, and this is the reader's widest search.)"""
-        over = ((changed > 1.0) & surface[::2, ::2]).astype(np.uint8)
+        """A large change on the bare wood: something is over the board. Returns its grown mask
+        at full size. (``changed`` and ``surface`` are at half size: a hand is big, and this
+        is the reader's widest search.)"""
+        over = ((changed > 1.0) & surface).astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(over)
         big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] * 4 >= self._hand_min_px]
         if not big:
             return None
-        mask = cv2.resize(np.isin(labels, big).astype(np.uint8), (surface.shape[1], surface.shape[0]), interpolation=cv2.INTER_NEAREST)
+        full = self._surface.shape
+        mask = cv2.resize(np.isin(labels, big).astype(np.uint8), (2 * surface.shape[1], 2 * surface.shape[0]), interpolation=cv2.INTER_NEAREST)
+        mask = cv2.copyMakeBorder(mask, 0, full[0] - mask.shape[0], 0, full[1] - mask.shape[1], cv2.BORDER_REPLICATE)
         return cv2.dilate(mask, self._hand_kernel) > 0
 
     def _overlay(self, homography: np.ndarray, pits: dict[str, PitReading | None]) -> list[PitOverlay]:
@@ -243,24 +277,31 @@ class BoardReader:
         return overlay
 
 
-class _PitArea:
-    """A hollow's mask, cut to its bounding box so per-frame work stays small."""
+def _half(mask: np.ndarray) -> np.ndarray:
+    """A bool mask at half size: true where the whole 2 x 2 block was."""
+    return reduce(mask.astype(np.uint8) * np.uint8(255), 2) == 255
 
-    def __init__(self, label: str, fit: HollowFit, shape: tuple[int, int], is_store: bool) -> None:
+
+def _bounding_box(mask: np.ndarray) -> tuple[slice, slice]:
+    ys, xs = np.nonzero(mask)
+    return (slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1))
+
+
+class _PitArea:
+    """A hollow's mask, cut to its bounding box (``box`` on the board, ``tile`` on the pit
+    mosaic) so per-frame work stays small."""
+
+    def __init__(self, label: str, fit: HollowFit, mask: np.ndarray, is_store: bool,
+                 box: tuple[slice, slice], tile: tuple[slice, slice]) -> None:
         self.label, self.is_store = label, is_store
-        full = hollow_mask(shape, fit) > 0
-        ys, xs = np.nonzero(full)
-        self.box = (slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1))
-        self.mask = full[self.box]
+        self.box, self.tile, self.mask = box, tile, mask
         self.hollow_area = float(self.mask.sum())
         angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
         self.outline = np.stack([fit.centre[0] + fit.axes[0] * np.cos(angles), fit.centre[1] + fit.axes[1] * np.sin(angles)], axis=1)
 
-    def seeds(self, pixels: np.ndarray) -> np.ndarray:
-        return pixels[self.box] & self.mask
-
     def area(self, pixels: np.ndarray) -> float:
-        return float(np.count_nonzero(pixels[self.box] & self.mask))
+        """Pixels set in this hollow of a pit-mosaic mask."""
+        return float(np.count_nonzero(pixels[self.tile] & self.mask))
 
     def touches(self, mask: np.ndarray) -> bool:
         return bool((mask[self.box] & self.mask).any())

@@ -19,11 +19,10 @@ GAIN_CELL_PX = 8  # the light field is fitted on cells of this many rectified pi
 
 
 def warp_to_board(frame: np.ndarray, image_to_mm: np.ndarray, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
-    """The top-down view of the board (float32 BGR, 0..1); outside the frame is NaN-free black."""
+    """The top-down view of the board (uint8 BGR, like the frame); outside the frame is black."""
     scale = np.diag([px_per_mm, px_per_mm, 1.0])
     size = (int(round(size_mm[0] * px_per_mm)), int(round(size_mm[1] * px_per_mm)))
-    warped = cv2.warpPerspective(frame, scale @ image_to_mm, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    return warped.astype(np.float32) * np.float32(1 / 255)
+    return cv2.warpPerspective(frame, scale @ image_to_mm, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
 
 
 def visible_mask(frame_shape: tuple[int, ...], image_to_mm: np.ndarray, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
@@ -34,9 +33,12 @@ def visible_mask(frame_shape: tuple[int, ...], image_to_mm: np.ndarray, size_mm:
     return cv2.warpPerspective(ones, scale @ image_to_mm, size, flags=cv2.INTER_NEAREST) > 0
 
 
-def _cells(image: np.ndarray) -> np.ndarray:
-    h, w = image.shape[:2]
-    return cv2.resize(image, (w // GAIN_CELL_PX, h // GAIN_CELL_PX), interpolation=cv2.INTER_AREA)
+def reduce(image: np.ndarray, factor: int) -> np.ndarray:
+    """``image`` shrunk by a whole ``factor``, each output pixel the mean of a factor x factor
+    block (the few rows and columns beyond the last whole block are dropped): the exact
+    block mean is several times cheaper than a resize by any other ratio."""
+    h, w = image.shape[0] // factor, image.shape[1] // factor
+    return cv2.resize(image[:h * factor, :w * factor], (w, h), interpolation=cv2.INTER_AREA)
 
 
 class LightModel:
@@ -51,25 +53,50 @@ class LightModel:
     EPS = np.float32(0.02)
 
     def __init__(self, reference: np.ndarray, surface: np.ndarray) -> None:
-        self.shape = reference.shape[:2]
-        self._log_reference_cells = np.log(_cells(reference) + self.EPS)
-        self._surface_cells = _cells(surface.astype(np.float32)) > 0.99
-        ch, cw = self._surface_cells.shape
-        yy, xx = np.mgrid[0:ch, 0:cw].astype(np.float32)
-        xx, yy = xx / max(cw - 1, 1) - 0.5, yy / max(ch - 1, 1) - 0.5
-        self._basis = np.stack([np.ones_like(xx), xx, yy, xx * xx, yy * yy, xx * yy], axis=-1)
+        """``reference``: the rectified empty board (uint8 BGR); ``surface``: its bare wood (bool)."""
+        self._log_reference_cells = self._log_cells(reference)
+        surface_cells = reduce(surface.astype(np.float32), GAIN_CELL_PX) > 0.99
+        self._cells_shape = surface_cells.shape
+        self._surface_cells = surface_cells.ravel()
+        ch, cw = self._cells_shape
+        yy, xx = np.mgrid[0:ch, 0:cw].astype(np.float64)
+        xx, yy = (xx / max(cw - 1, 1) - 0.5).ravel(), (yy / max(ch - 1, 1) - 0.5).ravel()
+        self._basis = np.stack([np.ones_like(xx), xx, yy, xx * xx, yy * yy, xx * yy], axis=-1)  # cells x 6
+
+    def _log_cells(self, board: np.ndarray) -> np.ndarray:
+        return np.log(reduce(board, GAIN_CELL_PX).astype(np.float32) * np.float32(1 / 255) + self.EPS).reshape(-1, 3)
 
     def log_gain(self, board: np.ndarray, seen: np.ndarray | None = None) -> np.ndarray:
-        """Per-pixel log gain (float32, 3 channels) turning the reference into ``board``'s light."""
-        ratio = np.log(_cells(board) + self.EPS) - self._log_reference_cells
-        usable = self._surface_cells if seen is None else self._surface_cells & (_cells(seen.astype(np.float32)) > 0.99)
-        use = usable.copy()
-        coeffs = np.zeros((6, 3), np.float32)
+        """The log gain (float32, 3 channels, one value per cell) turning the reference into
+        ``board``'s light (uint8 BGR); :meth:`sample` makes it an image."""
+        ratio = (self._log_cells(board) - self._log_reference_cells).astype(np.float64)
+        usable = self._surface_cells
+        if seen is not None:
+            usable = usable & (reduce(seen.astype(np.float32), GAIN_CELL_PX) > 0.99).ravel()
+        basis, target = self._basis[usable], ratio[usable]
+        use = np.ones(len(target), bool)
+        coeffs = np.zeros((6, 3))
         for _ in range(3):
-            if use.sum() < 12:
+            if np.count_nonzero(use) < 12:
                 break
-            coeffs, *_ = np.linalg.lstsq(self._basis[use], ratio[use], rcond=None)
-            residual = np.abs(ratio - self._basis @ coeffs).max(axis=-1)
-            use = usable & (residual < np.median(residual[use]) * 3 + 0.03)
-        field = (self._basis @ coeffs).astype(np.float32)
-        return cv2.resize(field, (self.shape[1], self.shape[0]), interpolation=cv2.INTER_LINEAR)
+            fit = basis[use]
+            try:  # least squares by the normal equations: 6 unknowns, well conditioned on a spread of cells
+                coeffs = np.linalg.solve(fit.T @ fit, fit.T @ target[use])
+            except np.linalg.LinAlgError:
+                break
+            error = np.abs(target - basis @ coeffs)
+            residual = np.maximum(np.maximum(error[:, 0], error[:, 1]), error[:, 2])
+            use = residual < np.median(residual[use]) * 3 + 0.03
+        return (self._basis @ coeffs).astype(np.float32).reshape(self._cells_shape + (3,))
+
+    @staticmethod
+    def sampler(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where the board pixels (``xs``, ``ys``: float32 images of board pixel coordinates) lie
+        on the grid of cells, as fixed-point maps for :meth:`sample` (cell k covers board
+        pixels 8k .. 8k+7 and is centred at 8k + 3.5)."""
+        return cv2.convertMaps((xs + 0.5) / GAIN_CELL_PX - 0.5, (ys + 0.5) / GAIN_CELL_PX - 0.5, cv2.CV_16SC2)
+
+    @staticmethod
+    def sample(field: np.ndarray, sampler: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The per-cell ``field`` interpolated where ``sampler`` says: an image of the log gain."""
+        return cv2.remap(field, sampler[0], sampler[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from calibration.profiles import board_profile
-from vision.markers import detect_markers, homography_from_corners, homography_from_markers, parse_corners
+from vision.markers import MarkerTracker, detect_markers, homography_from_corners, homography_from_markers, parse_corners
 from vision.render import Shot, project, random_scene, random_shot, render
 
 import cv2
@@ -57,3 +57,18 @@ def test_corners_given_by_hand():
         parse_corners("1,2,3")
     with pytest.raises(ValueError, match="not a list of numbers"):
         parse_corners("1,2,x,4,5,6,7,8")
+
+
+def test_tracked_markers_follow_a_nudged_board_as_a_fresh_search_finds_them():
+    """Frame after frame the markers are looked for round their last place (at half size,
+    corners refined at full size): they must land where a whole-frame search puts them."""
+    rng = np.random.default_rng(13)
+    scene = random_scene("2x8+stores", rng)
+    tracker = MarkerTracker()
+    for nudge in ((0.0, 0.0, 0.0), (6.0, -4.0, 0.01), (-5.0, 3.0, -0.015)):
+        frame = cv2.cvtColor(render(scene, {"C": 3}, None, Shot(nudge=nudge, noise=2, seed=4)).image, cv2.COLOR_BGR2GRAY)
+        tracked, fresh = tracker.find(frame), detect_markers(frame)
+        assert sorted(tracked) == sorted(fresh) == [0, 1, 2, 3]
+        assert max(float(np.abs(tracked[i] - fresh[i]).max()) for i in fresh) < 1.0
+    corners = project(scene, np.array(board_profile("2x8+stores").marker_corners(2)), Shot(nudge=(-5.0, 3.0, -0.015)))
+    assert np.abs(tracked[2] - corners).max() < 2.0  # and where the marker truly is (px)
