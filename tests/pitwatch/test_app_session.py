@@ -293,7 +293,9 @@ def _four_left_for_its_owner(seed: int):
     raise AssertionError("no mid-sowing four in the sample game")
 
 
-def test_a_nam_nam_four_left_for_its_owner_is_accepted_recorded_and_resumed(recorder):
+def _session_before_a_four_left(recorder):
+    """A Nam Nam session played up to a move that can leave a four standing:
+    (session, its game replayed, the move, the board with the four left)."""
     prefix, move, pits = _four_left_for_its_owner(seed=8)
     session = Session(recorder)
     session.new_game("nam-nam", {}, "Ann", "Bob")
@@ -301,6 +303,11 @@ def test_a_nam_nam_four_left_for_its_owner_is_accepted_recorded_and_resumed(reco
     for played in prefix.moves:
         replay.play(played)
         assert session.submit(board(replay))["kind"] == "move"
+    return session, replay, move, pits
+
+
+def test_a_nam_nam_four_left_for_its_owner_is_accepted_recorded_and_resumed(recorder):
+    session, replay, move, pits = _session_before_a_four_left(recorder)
     labels = replay.variant.layout.labels
     verdict = session.submit(Reading.exact(labels, pits, source="camera"))
     assert verdict["kind"] == "move" and verdict["moves"] == [move.text], verdict
@@ -315,13 +322,7 @@ def test_a_nam_nam_four_left_for_its_owner_is_accepted_recorded_and_resumed(reco
 def test_the_players_can_choose_a_four_left_standing_when_the_board_is_unsure(recorder):
     """The camera is unsure whether the hollow holds the four: the verdict is ambiguous, and
     the candidate the players choose keeps the four on the board and in the record."""
-    prefix, move, pits = _four_left_for_its_owner(seed=8)
-    session = Session(recorder)
-    session.new_game("nam-nam", {}, "Ann", "Bob")
-    replay = Game("nam-nam")
-    for played in prefix.moves:
-        replay.play(played)
-        assert session.submit(board(replay))["kind"] == "move"
+    session, replay, move, pits = _session_before_a_four_left(recorder)
     after, _ = replay.variant.play(replay.position, move)
     labels = replay.variant.layout.labels
     four = next(label for label, seen, taken in zip(labels, pits, after.pits) if seen != taken)
