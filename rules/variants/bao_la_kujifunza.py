@@ -101,9 +101,10 @@ class BaoLaKujifunza(Variant):
         positions of a referee's search are answered so and never played on. Otherwise
         every move is worked out (and kept: whoever plays on asks for them next)."""
         ring = self._ring[pos.to_move](pos.pits)
-        if 0 in ring and any(2 <= n <= MTAJI_MAX and not (ring[(k + n) % RING] and ring[(k - n) % RING])
-                             for k, n in enumerate(ring)):
-            return True
+        if 0 in ring:
+            for k, n in enumerate(ring):  # a loop, not any(): half the time, and every play asks
+                if 2 <= n <= MTAJI_MAX and not (ring[(k + n) % RING] and ring[(k - n) % RING]):
+                    return True
         return bool(self._outcomes(pos)[0])
 
     def _work_out(self, pits: tuple[int, ...], player: int) -> tuple[list[Move], dict[Move, tuple]]:
