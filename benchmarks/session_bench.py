@@ -10,12 +10,15 @@
 2. Memory. ``pitwatch demo`` as its own process with time compressed (a move
    every ``--move-seconds``, i.e. an hour of play at one move per 5 s in
    ``3600 / 5 * move_seconds`` seconds) with a browser watching; its
-   resident memory (VmRSS) at the start and after the hour of play.
+   resident memory (VmRSS) at the start and after the hour of play, and
+   its peak (VmHWM, the kernel's high-water mark: a frame being rendered
+   lasts a fraction of a second, so once-a-second samples can miss it).
 
 Targets: median <= 100 ms, p99 <= 250 ms, resident memory < 250 MB.
 
     .venv/bin/python benchmarks/session_bench.py                 # both
     .venv/bin/python benchmarks/session_bench.py --moves 200 --hour-moves 720
+    .venv/bin/python benchmarks/session_bench.py --skip-latency --hour-moves 120   # a shorter memory run
 """
 
 from __future__ import annotations
@@ -99,11 +102,12 @@ def report(what: str, values: list[float]) -> None:
           f"p99 {percentile(values, 99):.1f} ms, max {max(values):.1f} ms")
 
 
-def rss_mb(pid: int) -> float:
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    """Resident memory of ``pid`` now (VmRSS) or at its highest so far (VmHWM), in MB."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
+    raise RuntimeError(f"no {field}")
 
 
 def rss_samples(pid: int, seconds: int) -> list[float]:
@@ -132,6 +136,7 @@ def memory(hour_moves: int, move_seconds: float) -> None:
         browser = chromium(workdir / "chromium")
         browser.get(url)
         start = rss_samples(proc.pid, 20)
+        start_peak = rss_mb(proc.pid, "VmHWM")
         started = time.monotonic()
         played = 0
         while played < hour_moves:
@@ -144,6 +149,8 @@ def memory(hour_moves: int, move_seconds: float) -> None:
         print(f"pitwatch demo resident memory (camera, sensors, a browser watching): first 20 s {summary(start)}; "
               f"after {played} moves ({played * 5 / 3600:.2f} h of play at one move per 5 s, compressed into "
               f"{elapsed:.0f} s) {summary(end)}")
+        print(f"  peak resident memory (VmHWM): {start_peak:.0f} MB in the first 20 s, "
+              f"{rss_mb(proc.pid, 'VmHWM'):.0f} MB over the whole run")
     finally:
         if browser is not None:
             browser.quit()

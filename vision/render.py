@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import cv2
 import numpy as np
@@ -31,6 +31,7 @@ from .markers import marker_image
 TEXTURE_PX_PER_MM = 3.0
 SEED_KINDS = ("bean", "glass", "pebble")
 FRAME_SIZE = (1280, 720)
+_BAND_ROWS = 90  # see _bands
 
 # Seed looks: semi-axes in mm and base colours (BGR, 0..1).
 _SEED_AXES = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "chip": (6.0, 6.0)}
@@ -339,13 +340,11 @@ def camera_homography(scene: Scene, nudge: tuple[float, float, float] = (0.0, 0.
 
 
 def _distortion_grid(scene: Scene) -> np.ndarray:
-    """For every output pixel, the undistorted pixel it shows (radial distortion k1)."""
-    return _distortion_cache(scene.focal, scene.k1)
+    """For every output pixel, the undistorted pixel it shows (radial distortion k1).
 
-
-@functools.lru_cache(maxsize=8)
-def _distortion_cache(focal: float, k1: float) -> np.ndarray:
+    Not cached: only :func:`_view` uses it, and that keeps its result."""
     fw, fh = FRAME_SIZE
+    focal, k1 = scene.focal, scene.k1
     yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
     xn, yn = (xx - fw / 2) / focal, (yy - fh / 2) / focal
     factor = 1 + k1 * (xn**2 + yn**2)
@@ -372,7 +371,8 @@ def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generat
     frame *= (1 - 0.45 * shadow)[..., None]
     skin = np.array(rng.choice([(0.55, 0.65, 0.85), (0.35, 0.45, 0.65), (0.2, 0.28, 0.42)]), np.float32) * rng.uniform(0.85, 1.1)
     ramp = np.linspace(0.8, 1.1, fw, dtype=np.float32)[None, :, None]
-    frame[:] = frame * (1 - mask[..., None]) + skin * ramp * mask[..., None]
+    for rows in _bands(fh):
+        frame[rows] = frame[rows] * (1 - mask[rows, :, None]) + skin * ramp * mask[rows, :, None]
     return mask
 
 
@@ -390,18 +390,50 @@ def _noise(rng: np.random.Generator) -> np.ndarray:
     return _noise_bank()[y:y + fh, x:x + fw]
 
 
-@functools.lru_cache(maxsize=1)
-def _pixel_grid() -> tuple[np.ndarray, np.ndarray]:
+def _bands(height: int) -> Iterator[slice]:
+    """Row bands of a frame. The per-pixel finishing (light, hand, noise) runs band by band:
+    its float temporaries then take a few MB instead of several frame-sized (11 MB) layers,
+    which set the demo's memory peak. The arithmetic per pixel is the same either way."""
+    return (slice(top, min(top + _BAND_ROWS, height)) for top in range(0, height, _BAND_ROWS))
+
+
+def _light(frame: np.ndarray, shot: Shot) -> None:
+    """Light the frame in place: the shot's gain, gradient and tint, and vignetting."""
     fw, fh = FRAME_SIZE
-    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
-    return yy, xx
+    yy = np.arange(fh, dtype=np.float32)[:, None]  # a column and a row: broadcasting gives
+    xx = np.arange(fw, dtype=np.float32)[None, :]  # the full grid without keeping one
+    light = shot.gain * (1 + shot.gradient[0] * (xx / fw - 0.5) + shot.gradient[1] * (yy / fh - 0.5))
+    light *= 1 - 0.25 * (((xx - fw / 2) / fw) ** 2 + ((yy - fh / 2) / fh) ** 2)  # vignetting
+    for rows in _bands(fh):
+        frame[rows] = cv2.multiply(frame[rows], cv2.merge([light[rows] * np.float32(t) for t in shot.tint]))
+
+
+def _motion_blur(frame: np.ndarray, shot: Shot) -> np.ndarray:
+    """The frame smeared along a line of ``shot.blur`` px: a camera or hand that moved."""
+    length = int(round(shot.blur))
+    kernel = np.zeros((2 * length + 1, 2 * length + 1), np.float32)
+    c = length
+    cv2.line(kernel, (int(c - math.cos(shot.blur_angle) * length / 2), int(c - math.sin(shot.blur_angle) * length / 2)),
+             (int(c + math.cos(shot.blur_angle) * length / 2), int(c + math.sin(shot.blur_angle) * length / 2)), 1.0, 1)
+    return cv2.filter2D(frame, -1, kernel / kernel.sum())
+
+
+def _expose(frame: np.ndarray, noise: np.ndarray, sigma: float) -> np.ndarray:
+    """The sensor's 8-bit image of ``frame`` (0..1) with shot noise that grows with brightness."""
+    image = np.empty(frame.shape, np.uint8)
+    for rows in _bands(frame.shape[0]):
+        part = frame[rows]
+        grain = cv2.multiply(noise[rows] * np.float32(sigma), 0.5 + cv2.sqrt(np.maximum(part, 0)))
+        image[rows] = np.clip(part * 255 + grain, 0, 255).astype(np.uint8)
+    return image
 
 
 @functools.lru_cache(maxsize=4)
 def _view(scene: Scene, nudge: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """For every frame pixel, the board texture pixel it shows (lens distortion included),
-    whether that is on the board, and the table seen elsewhere. Cached: a still camera
-    (the synthetic one) pays for it once."""
+    whether that is on the board, and the shading of the table seen elsewhere. Cached: a
+    still camera (the synthetic one) pays for it once. The table's shading is kept as one
+    channel (its colour is applied per frame): a third of the memory of the coloured table."""
     s = TEXTURE_PX_PER_MM
     to_image = camera_homography(scene, nudge) @ np.diag([1 / s, 1 / s, 1])
     grid = _distortion_grid(scene)
@@ -410,9 +442,9 @@ def _view(scene: Scene, nudge: tuple[float, float, float]) -> tuple[np.ndarray, 
     width, height = int(round(profile.size[0] * s)), int(round(profile.size[1] * s))
     inside = ((tex[..., 0] >= 0) & (tex[..., 0] < width - 1) & (tex[..., 1] >= 0) & (tex[..., 1] < height - 1)).astype(np.uint8)
     fw, fh = FRAME_SIZE
-    table = np.asarray(scene.table, np.float32) * (1 + 0.1 * _smooth_noise((fh, fw), (8, 5), np.random.default_rng(scene.grain_seed)))[..., None]
+    table_shade = 1 + 0.1 * _smooth_noise((fh, fw), (8, 5), np.random.default_rng(scene.grain_seed))
     map_xy, map_fraction = cv2.convertMaps(tex[..., 0].copy(), tex[..., 1].copy(), cv2.CV_16SC2)  # fixed point: faster remap
-    return map_xy, map_fraction, inside, table
+    return map_xy, map_fraction, inside, table_shade
 
 
 def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None = None, shot: Shot = Shot()) -> Rendered:
@@ -422,10 +454,12 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     board = _empty_board(scene).copy()
     _draw_seeds(board, scene, counts, white, rng)
 
-    map_x, map_y, inside, table = _view(scene, shot.nudge)
-    warped = cv2.remap(board, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    frame = table.copy()
-    cv2.copyTo(warped, inside, frame)
+    map_xy, map_fraction, inside, table_shade = _view(scene, shot.nudge)
+    frame = np.asarray(scene.table, np.float32) * table_shade[..., None]
+    for rows in _bands(frame.shape[0]):  # the board seen through the lens, over the table
+        warped = cv2.remap(board, map_xy[rows], map_fraction[rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        frame[rows] = cv2.copyTo(warped, inside[rows], frame[rows])
+    del board  # the texture goes before the finishing's temporaries come
 
     covered: frozenset[str] = frozenset()
     if shot.hand:
@@ -435,21 +469,11 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
         mask = _hand(frame, target, rng)
         covered = _covered_pits(scene, shot, mask)
 
-    fw, fh = FRAME_SIZE
-    yy, xx = _pixel_grid()
-    light = shot.gain * (1 + shot.gradient[0] * (xx / fw - 0.5) + shot.gradient[1] * (yy / fh - 0.5))
-    light *= 1 - 0.25 * (((xx - fw / 2) / fw) ** 2 + ((yy - fh / 2) / fh) ** 2)  # vignetting
-    frame = cv2.multiply(frame, cv2.merge([light * np.float32(t) for t in shot.tint]))
+    _light(frame, shot)
     if shot.blur >= 1.0:
-        length = int(round(shot.blur))
-        kernel = np.zeros((2 * length + 1, 2 * length + 1), np.float32)
-        c = length
-        cv2.line(kernel, (int(c - math.cos(shot.blur_angle) * length / 2), int(c - math.sin(shot.blur_angle) * length / 2)),
-                 (int(c + math.cos(shot.blur_angle) * length / 2), int(c + math.sin(shot.blur_angle) * length / 2)), 1.0, 1)
-        frame = cv2.filter2D(frame, -1, kernel / kernel.sum())
-    noise = _noise(rng) * np.float32(shot.noise)
-    frame = frame * 255 + cv2.multiply(noise, 0.5 + cv2.sqrt(np.maximum(frame, 0)))
-    image = np.clip(frame, 0, 255).astype(np.uint8)
+        frame = _motion_blur(frame, shot)
+    image = _expose(frame, _noise(rng), shot.noise)
+    del frame  # the float frame goes before the JPEG round trip
     if shot.jpeg:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg])
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)

@@ -1,9 +1,12 @@
 """The renderer: deterministic, truthful, and not kind."""
 
+import tracemalloc
+
+import cv2
 import numpy as np
 
 from calibration.profiles import board_profile
-from vision.render import Shot, random_counts, random_scene, random_shot, render
+from vision.render import FRAME_SIZE, Shot, _expose, _light, random_counts, random_scene, random_shot, render
 
 
 def test_same_seed_same_image_and_truth():
@@ -41,3 +44,42 @@ def test_chip_board_renders_white_chips_brighter_than_yellow():
     white = render(scene, {"C": 1}, {"C": 1}, Shot(seed=1)).image.astype(float)
     blue_gain = (white[..., 0] - yellow[..., 0]).sum()
     assert blue_gain > 5_000  # yellow has little blue, white has plenty
+
+
+def test_band_by_band_finishing_gives_the_whole_frame_result():
+    """The light and the sensor work on row bands to save memory; every pixel must come
+    out as the whole-frame formula gives it (same numpy/OpenCV, so bit for bit)."""
+    rng = np.random.default_rng(8)
+    fw, fh = FRAME_SIZE
+    frame = rng.uniform(-0.05, 1.3, (fh, fw, 3)).astype(np.float32)
+    noise = rng.standard_normal((fh, fw, 3), dtype=np.float32)
+    shot = Shot(gain=0.9, tint=(1.05, 0.92, 1.01), gradient=(0.3, -0.2))
+    yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
+    light = shot.gain * (1 + shot.gradient[0] * (xx / fw - 0.5) + shot.gradient[1] * (yy / fh - 0.5))
+    light *= 1 - 0.25 * (((xx - fw / 2) / fw) ** 2 + ((yy - fh / 2) / fh) ** 2)
+    whole_lit = cv2.multiply(frame, cv2.merge([light * np.float32(t) for t in shot.tint]))
+    whole_image = np.clip(whole_lit * 255 + cv2.multiply(noise * np.float32(3.5), 0.5 + cv2.sqrt(np.maximum(whole_lit, 0))),
+                          0, 255).astype(np.uint8)
+
+    lit = frame.copy()
+    _light(lit, shot)
+    assert np.array_equal(lit, whole_lit)
+    assert np.array_equal(_expose(lit, noise, 3.5), whole_image)
+
+
+def test_a_frame_needs_few_frame_sized_temporaries():
+    """The demo's memory peak is the renderer at work: a warm render (caches filled) may
+    allocate at most three frame-sized float layers at once (it took seven before)."""
+    rng = np.random.default_rng(5)
+    scene = random_scene("2x6+stores", rng)
+    counts, white = random_counts(scene.profile, rng)
+    shot = Shot(gain=0.98, noise=2.0, jpeg=85, hand=True, seed=3)
+    render(scene, counts, white, shot)
+    tracemalloc.start()
+    try:
+        render(scene, counts, white, shot)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    float_layer = FRAME_SIZE[0] * FRAME_SIZE[1] * 3 * 4
+    assert peak < 3 * float_layer, f"{peak / 2**20:.1f} MB of temporaries for one frame"
