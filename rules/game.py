@@ -73,6 +73,12 @@ class Game:
     def is_over(self) -> bool:
         return self.result is not None
 
+    @property
+    def observed(self) -> dict[int, Position]:
+        """The positions accepted in place of the engine's result, by ply (see :meth:`play`):
+        what a game record must carry besides the moves."""
+        return dict(self._observed)
+
     def legal_moves(self) -> list[Move]:
         """Every legal move now; empty once the game is over (agreed draws included)."""
         return [] if self.is_over else self.variant.legal_moves(self.position)

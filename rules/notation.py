@@ -16,10 +16,13 @@ Text form (documented in ``docs/referee.md``)::
 Tag pairs first (``[Name "value"]``, ``\\"`` and ``\\\\`` escape a quote and
 a backslash), then the move list: move numbers (``12.`` before a South turn,
 ``12...`` before a North turn), moves in the rules engine's text form
-(``C``, ``C<``, ``c:wyy``, ``pass``), comments in braces ``{...}`` or after
-``;`` to the end of the line, and the result (``1-0`` South won, ``0-1``
-North won, ``1/2-1/2`` drawn, ``*`` not over). Move numbers are decoration:
-the reader checks their form, the moves themselves are checked by the rules.
+(``C``, ``C<``, ``c:wyy``, ``pass``), a move after which the owner of a hollow
+left a four standing (Nam Nam: the chance is lost, the position stands) with
+that hollow after a slash (``c/D``, several ``c/D/E``), comments in braces
+``{...}`` or after ``;`` to the end of the line (both kept), and the result
+(``1-0`` South won, ``0-1`` North won, ``1/2-1/2`` drawn, ``*`` not over).
+Move numbers are decoration: the reader checks their form, the moves
+themselves are checked by the rules.
 ``Start`` holds the start position's JSON when it is not the variant's start;
 ``Score`` the final score (``south-north``); ``Match`` the Pass It On match
 score after the game. Any other tag is kept as it is.
@@ -33,9 +36,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
-from .errors import RulesError
+from .errors import IllegalMove, RulesError
 from .game import Game
 from .position import Move, Position, Result
 from .registry import options_of
@@ -70,8 +73,10 @@ class Record:
     """One game as a record: tags, the start position, the moves, comments, the result.
 
     ``comments[k]`` are the comments written after the ``k``-th move (``0``:
-    before the first move). ``result`` is ``"1-0"``, ``"0-1"``, ``"1/2-1/2"``
-    or ``"*"``.
+    before the first move). ``left[k]`` names the hollows whose owners left a
+    four standing after the ``k``-th move (Nam Nam): the game goes on from the
+    position with those fours on the board. ``result`` is ``"1-0"``,
+    ``"0-1"``, ``"1/2-1/2"`` or ``"*"``.
     """
 
     variant: Variant
@@ -80,6 +85,7 @@ class Record:
     tags: dict[str, str] = field(default_factory=dict)
     comments: dict[int, list[str]] = field(default_factory=dict)
     result: str = "*"
+    left: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.start is None:
@@ -88,17 +94,17 @@ class Record:
     @property
     def positions(self) -> list[Position]:
         """Every position of the game, the start first (the moves replayed, each checked)."""
-        assert self.start is not None
-        positions = [self.start]
-        for move in self.moves:
-            positions.append(self.variant.play(positions[-1], move, events=False)[0])
-        return positions
+        return self._replayed().positions
+
+    def _replayed(self) -> Game:
+        game = Game(self.variant, self.start, dict(self.tags))
+        for number, move in enumerate(self.moves, 1):
+            _play(game, move, self.left.get(number, ()))
+        return game
 
     def to_game(self) -> Game:
-        """The record as a :class:`rules.Game` (tags kept)."""
-        game = Game(self.variant, self.start, dict(self.tags))
-        for move in self.moves:
-            game.play(move, events=False)
+        """The record as a :class:`rules.Game` (tags kept, fours left standing kept)."""
+        game = self._replayed()
         if self.result == "1/2-1/2" and game.result is None:
             game.agree_draw()
         return game
@@ -107,17 +113,23 @@ class Record:
     def from_game(cls, game: Game, comments: dict[int, list[str]] | None = None, **tags: str) -> "Record":
         """The record of ``game``; ``tags`` (and the game's own tags) fill the tag pairs."""
         merged = {str(k): str(v) for k, v in {**game.tags, **tags}.items()}
+        left = {ply + 1: _fours_left(game, ply) for ply in sorted(game.observed)}
         return cls(game.variant, list(game.moves), game.positions[0], merged, dict(comments or {}),
-                   result_token(game.result))
+                   result_token(game.result), left)
 
     @classmethod
-    def from_moves(cls, variant: Variant | str, texts: list[str], start: Position | None = None,
-                   **tags: str) -> "Record":
-        """A record of ``texts`` played from ``start`` (or the variant's start); illegal moves raise."""
+    def from_moves(cls, variant: Variant | str, texts: list[str], start: Position | None = None, *,
+                   left: dict[int, Sequence[str]] | None = None, **tags: str) -> "Record":
+        """A record of ``texts`` played from ``start`` (or the variant's start), with the fours
+        ``left[k]`` left standing after the ``k``-th move; illegal moves raise."""
+        left = left or {}
+        if not set(left) <= set(range(1, len(texts) + 1)):
+            raise RulesError(f"fours left after moves {sorted(set(left) - set(range(1, len(texts) + 1)))}, "
+                             f"but the record has moves 1 to {len(texts)}")
         game = Game(variant, start)
         for number, text in enumerate(texts, 1):
             try:
-                game.play(text, events=False)
+                _play(game, text, left.get(number, ()))
             except RulesError as exc:
                 raise RulesError(f"move {number}: {exc}") from None
         return cls.from_game(game, **tags)
@@ -153,33 +165,27 @@ class Record:
     def _movetext_tokens(self) -> Iterator[str]:
         """Moves with turn numbers: ``n.`` starts each South turn, ``n...`` marks North to move
         where it would be unclear (the first move, after a comment); extra turns follow on."""
-        assert self.start is not None
-        yield from (f"{{{c}}}" for c in self._checked_comments(0))
-        pos, turn, previous, after_comment = self.start, 1, None, False
-        for k, move in enumerate(self.moves, 1):
+        yield from (_comment(c, 0) for c in self.comments.get(0, []))
+        turn, previous, after_comment = 1, None, False
+        for k, (move, pos) in enumerate(zip(self.moves, self.positions), 1):
             mover = pos.to_move
             new_turn = mover != previous
             if new_turn and mover == 0 and k > 1:
                 turn += 1
             if k == 1 or after_comment or (new_turn and mover == 0):
                 yield f"{turn}." if mover == 0 else f"{turn}..."
-            yield move.text
-            comments = self._checked_comments(k)
-            yield from (f"{{{c}}}" for c in comments)
+            yield move.text + "".join(f"/{hollow}" for hollow in self.left.get(k, ()))
+            comments = self.comments.get(k, [])
+            yield from (_comment(c, k) for c in comments)
             after_comment = bool(comments)
-            pos, previous = self.variant.play(pos, move, events=False)[0], mover
+            previous = mover
         yield self.result
-
-    def _checked_comments(self, k: int) -> list[str]:
-        for c in self.comments.get(k, []):
-            if "}" in c:
-                raise ValueError(f"comment after move {k} contains '}}', which would end it early: {c!r}")
-        return self.comments.get(k, [])
 
     # -- JSON ------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        """``{"tags", "variant", "options", "start", "moves", "comments", "result"}``
-        (``start`` is ``null`` for the variant's own start position)."""
+        """``{"tags", "variant", "options", "start", "moves", "comments", "left_for_owner", "result"}``
+        (``start`` is ``null`` for the variant's own start position; ``left_for_owner`` maps a
+        move number to the hollows whose fours were left standing after it)."""
         assert self.start is not None
         return {
             "tags": dict(self.tags),
@@ -188,6 +194,7 @@ class Record:
             "start": None if self.start == self.variant.start() else self.start.to_json(),
             "moves": [m.text for m in self.moves],
             "comments": {str(k): list(v) for k, v in sorted(self.comments.items())},
+            "left_for_owner": {str(k): list(v) for k, v in sorted(self.left.items())},
             "result": self.result,
         }
 
@@ -209,7 +216,13 @@ class Record:
         tags = data.get("tags") or {}
         if not isinstance(tags, dict):
             raise RulesError("'tags' must be an object of tag names and values")
-        record = cls.from_moves(variant, data["moves"], start, **{str(k): str(v) for k, v in tags.items()})
+        left_json = data.get("left_for_owner") or {}
+        if not isinstance(left_json, dict) or not all(isinstance(v, list) and str(k).isdigit()
+                                                      for k, v in left_json.items()):
+            raise RulesError("'left_for_owner' maps move numbers to lists of hollows")
+        left = {int(k): [str(h) for h in v] for k, v in left_json.items()}
+        record = cls.from_moves(variant, data["moves"], start, left=left,
+                                **{str(k): str(v) for k, v in tags.items()})
         try:
             record.comments = {int(k): [str(c) for c in v] for k, v in (data.get("comments") or {}).items()}
         except (TypeError, ValueError, AttributeError):
@@ -218,6 +231,37 @@ class Record:
         _check_result(result, record, lambda message: RulesError(f"'result': {message}"))
         record.result = result
         return record
+
+
+def _play(game: Game, move: Move | str, left: Sequence[str] = ()) -> None:
+    """Play ``move`` in ``game``; ``left`` names hollows whose owners left the four a drop of
+    the move made there (Nam Nam: the game goes on with those fours on the board)."""
+    if not left:
+        game.play(move, events=False)
+        return
+    variant = game.variant
+    if not hasattr(variant, "leave_fours"):
+        raise IllegalMove(f"{variant.name}: no four is ever left for its owner, so a move cannot name one "
+                          f"({', '.join(left)})")
+    if isinstance(move, str):
+        move = variant.parse_move(game.position, move)
+    after, events = variant.play(game.position, move)
+    game.play(move, events=False, observed=variant.leave_fours(after, events, left))
+
+
+def _fours_left(game: Game, ply: int) -> tuple[str, ...]:
+    """The hollows whose fours were left standing after move ``ply`` (from 0) of ``game``, read
+    from the position the game accepted there; ``RulesError`` if no four left explains that
+    position (a record carries nothing else)."""
+    variant = game.variant
+    observed = game.positions[ply + 1]
+    after, events = variant.play(game.positions[ply], game.moves[ply])
+    leavable = getattr(variant, "fours_to_leave", None)
+    hollows = tuple(h for h in (leavable(events) if leavable else ()) if observed.count(h) != after.count(h))
+    if not hollows or variant.leave_fours(after, events, hollows) != observed:
+        raise RulesError(f"move {ply + 1} ({game.moves[ply].text}): the game accepted a position that is not "
+                         "the rules' result, and no four left for its owner explains it")
+    return hollows
 
 
 def result_token(result: Result | None) -> str:
@@ -320,21 +364,26 @@ class _Reader:
         start = self._start(variant, tags, tag_tokens)
         game = Game(variant, start)
         comments: dict[int, list[str]] = {}
+        left: dict[int, tuple[str, ...]] = {}
         for token in rest:
             if token.kind == "tag":
                 raise NotationError(token.line, token.column, "a tag pair inside the move list")
-            if token.kind == "comment":
-                comments.setdefault(len(game.moves), []).append(token.text[1:-1].strip())
+            if token.kind in ("comment", "line_comment"):
+                body = token.text[1:-1] if token.kind == "comment" else token.text[1:]
+                comments.setdefault(len(game.moves), []).append(body.strip())
             elif token.kind == "move":
+                text, *hollows = token.text.split("/")
                 try:
-                    game.play(token.text, events=False)
+                    _play(game, text, hollows)
                 except RulesError as exc:
                     raise NotationError(token.line, token.column, f"move {len(game.moves) + 1}: {exc}") from None
+                if hollows:
+                    left[len(game.moves)] = tuple(hollows)
             elif token.kind == "result":
                 result_token_seen = token
         result = result_token_seen.text
         record = Record(variant, list(game.moves), start,
-                        {k: v for k, v in tags.items() if k not in DERIVED}, comments, result)
+                        {k: v for k, v in tags.items() if k not in DERIVED}, comments, result, left)
         _check_result(result, record, lambda message: NotationError(
             result_token_seen.line, result_token_seen.column, message))
         derived = record.all_tags()
@@ -419,14 +468,27 @@ def _option_value(text: str, default: Any) -> Any:
     return text
 
 
+def _comment(text: str, k: int) -> str:
+    """A comment as written: in braces, or after ``;`` (then the line ends) if it holds a ``}``."""
+    if "}" not in text:
+        return f"{{{text}}}"
+    if "\n" not in text:
+        return f"; {text}"
+    raise ValueError(f"comment after move {k} holds both '}}' and a line break, which no comment form can "
+                     f"carry: {text!r}")
+
+
 def _wrap(tokens: list[str], width: int) -> list[str]:
-    lines, line = [], ""
+    """Tokens joined into lines of at most ``width`` (a longer token stands alone); a ``;``
+    comment runs to the end of its line, so a new line follows it."""
+    lines, line, closed = [], "", False
     for token in tokens:
-        if line and len(line) + 1 + len(token) > width:
+        if line and (closed or len(line) + 1 + len(token) > width):
             lines.append(line)
             line = token
         else:
             line = f"{line} {token}" if line else token
+        closed = token.startswith(";")
     if line:
         lines.append(line)
     return lines

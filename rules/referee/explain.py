@@ -1,4 +1,4 @@
-"""Candidate explanations of a board: moves, sequences, takebacks, moves in progress, fours left.
+"""Candidate explanations of a board: moves, sequences, takebacks, moves in progress.
 
 Everything here asks the rules engine (``legal_moves`` / ``play``) and never
 re-implements a rule, so every variant is explained by its own rules as soon
@@ -13,12 +13,11 @@ import math
 from collections import OrderedDict
 from typing import Callable, Iterator, Sequence
 
-from ..layout import PLAYER_NAMES
 from ..position import Move, Position
 from ..variant import Event
 
 Board = tuple[tuple[int, ...], "tuple[int, ...] | None"]
-Sequence_ = tuple[tuple[Move, ...], Position]
+Sequence_ = tuple[tuple[Move, ...], Position, int, bool]  # moves, position, board changes shown, last silent
 
 
 def board_of(pos: Position) -> Board:
@@ -72,6 +71,10 @@ class Explorer:
         below the best are left out (the last level of a search wants no others, and most of its
         positions are never kept: nothing is built for them).
 
+        A sequence is ``(moves, position, shown, silent)``: ``shown`` counts the moves that
+        changed the board, ``silent`` says the last one did not (a forced pass that leaves the
+        board as it was: the camera cannot miss a board that never changed).
+
         Exhaustive while it needs at most ``budget`` engine calls (estimated from
         the first few positions); past that, only the best-scoring positions of
         ``level`` are expanded (a beam) and the second value is ``False``.
@@ -79,23 +82,24 @@ class Explorer:
         if not level:
             return [], True
         sample = level[:8]
-        branching = max(1.0, sum(len(self.successors(p)) for _, p in sample) / len(sample))
+        branching = max(1.0, sum(len(self.successors(s[1])) for s in sample) / len(sample))
         exhaustive = len(level) * branching <= budget
         if not exhaustive:
             level = sorted(level, key=lambda s: score(s[1].pits, s[1].white),
                            reverse=True)[:max(1, int(budget / branching))]
-        children = [self.successors(p) for _, p in level]
+        children = [self.successors(s[1]) for s in level]
         scores = [[score(q.pits, q.white) for _, q in kids] for kids in children]
         floor = max((max(lls) for lls in scores if lls), default=0.0) - within
         seen: set[tuple] = set()
         longer: list[tuple[Sequence_, float]] = []
-        for (moves, _), kids, lls in zip(level, children, scores):
+        for (moves, p, shown, _), kids, lls in zip(level, children, scores):
             for (m, q), ll in zip(kids, lls):
                 if ll > floor:
                     key = q[1:]
                     if key not in seen:
                         seen.add(key)
-                        longer.append(((moves + (m,), q), ll))
+                        silent = m.is_pass and q.pits == p.pits and q.white == p.white
+                        longer.append(((moves + (m,), q, shown + (not silent), silent), ll))
         return longer, exhaustive
 
 
@@ -168,26 +172,3 @@ def sowing_boards(pos: Position, move: Move, events: Sequence[Event]) -> tuple[l
         if hand > 0:
             partial.append((hand, board()))
     return partial, board()
-
-
-def fours_left(pos: Position, move: Move, after: Position, events: Sequence[Event]) -> Iterator[tuple[str, Position]]:
-    """Nam Nam: the positions where the owner of a hollow that reached 4 in the middle of
-    ``move`` left the four on the board (RULES.md: the chance is lost, the position is
-    accepted). A mid-sowing capture is one with drops after it; the last seed's 4 is the mover's."""
-    layout = pos.variant.layout
-    if any(e.get("type") in ("round_end", "setup") for e in events):
-        return
-    for k, e in enumerate(events):
-        if e.get("type") != "capture" or e.get("seeds") != 4 or e.get("pit") not in layout.labels:
-            continue
-        later = events[k + 1:]
-        if not any(x.get("type") == "drop" for x in later) or e.get("by") not in PLAYER_NAMES:
-            continue  # the last seed's capture: the mover's, not the owner's
-        if any(x.get("pit") == e["pit"] for x in later):
-            continue  # the sowing came back to it: leaving it would have changed the move
-        i, owner = layout.index_of(e["pit"]), PLAYER_NAMES.index(e["by"])
-        pits = list(after.pits)
-        pits[i] += 4
-        captured = list(after.captured)
-        captured[owner] -= 4
-        yield e["pit"], after._replace(pits=tuple(pits), captured=(captured[0], captured[1]))

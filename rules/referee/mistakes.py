@@ -15,12 +15,12 @@ player), so no variant's rules are restated here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 from typing import Iterator, Sequence
 
-from ..errors import RulesError
 from ..layout import PLAYER_NAMES
 from ..position import Move, Position
 from ..variant import Event, Variant
@@ -34,16 +34,13 @@ CATALOGUE: dict[str, str] = {
     "forgot_capture": "forgot a capture",
     "bad_capture": "captured what may not be captured",
     "wrong_direction": "sowed in the wrong direction",
-    "opponent_side": "played from the opponent's side",
     "out_of_turn": "played out of turn",
+    "opponent_side": "played from the opponent's side",
     "yellow_last": "a non-white last chip into an empty section",
     "unknown": "seeds moved in a way no catalogued mistake explains (or a misread)",
 }
 MIN_GAIN = 2.0  # log-likelihood lead over the nearest legal result needed to name a mistake
-
-# Engines of other variants may fail on the impossible positions a mistake
-# hypothesis asks about (the wrong player to move); such a hypothesis is dropped.
-_ENGINE_ERRORS = (RulesError, ValueError, IndexError, KeyError)
+SAME = 1e-9     # mistakes whose boards explain the Reading within this (log) are equally likely
 
 
 @dataclass(frozen=True)
@@ -60,26 +57,21 @@ class Hypothesis:
 # -- sowing tracks --------------------------------------------------------------------
 @lru_cache(maxsize=64)
 def _opponent_store_on_track(variant: Variant, player: int) -> bool:
-    """Ask the engine: does a full lap sown by ``player`` drop into the opponent's store?"""
+    """Ask the engine: does a full lap sown by ``player`` from his first house (CCW) drop into
+    the opponent's store?"""
     layout = variant.layout
     store = layout.store(1 - player)
     if store is None:
         return False
     start = variant.start()
-    for house in layout.houses(player):
-        pits = list(start.pits)
-        pits[house] = len(layout) + 1
-        probe = start._replace(pits=tuple(pits), to_move=player)
-        try:
-            moves = [m for m in variant.legal_moves(probe) if m.pit == house and m.direction in ("", "ccw")]
-            if not moves:
-                continue
-            _, events = variant.play(probe, moves[0], check=False)
-        except _ENGINE_ERRORS:
-            continue
-        label = layout.labels[store]
-        return any(e.get("type") == "drop" and e.get("pit") == label for e in events)
-    return False
+    house = layout.houses(player)[0]
+    pits = list(start.pits)
+    pits[house] = len(layout) + 1
+    probe = start._replace(pits=tuple(pits), to_move=player)
+    move = next(m for m in variant.legal_moves(probe) if m.pit == house and m.direction in ("", "ccw"))
+    _, events = variant.play(probe, move, check=False)
+    label = layout.labels[store]
+    return any(e.get("type") == "drop" and e.get("pit") == label for e in events)
 
 
 def track(variant: Variant, player: int, direction: str = "ccw", with_opponent_store: bool = False) -> tuple[int, ...]:
@@ -212,23 +204,24 @@ def _capture_slips(pos: Position, move: Move, after: Position, events: Sequence[
 
 
 def _wrong_player(pos: Position, me: str, other: str) -> Iterator[Hypothesis]:
-    """The opponent moved (out of turn); the mover sowed one of the opponent's pits."""
+    """The opponent moved (out of turn); the mover sowed one of the opponent's pits, raw, along
+    his own track (or, on four ranks, where it lies: the opponent's own rows)."""
     variant = pos.variant
     labels = variant.layout.labels
     turned = pos._replace(to_move=1 - pos.to_move)
-    try:
-        for move in variant.legal_moves(turned):
-            if not move.is_pass:
-                after, _ = variant.play(turned, move, events=False, check=False)
-                yield Hypothesis("out_of_turn", f"{other} played {move.text} out of turn: it was {me}'s turn",
-                                 move.text, (labels[move.pit],), (after.pits, after.white))
-    except _ENGINE_ERRORS:
-        pass
+    for move in variant.legal_moves(turned):
+        if not move.is_pass:
+            after, _ = variant.play(turned, move, events=False, check=False)
+            yield Hypothesis("out_of_turn", f"{other} played {move.text} out of turn: it was {me}'s turn",
+                             move.text, (labels[move.pit],), (after.pits, after.white))
     for pit in variant.layout.pits:
         if pit.owner == pos.to_move or pit.is_store or not pos.pits[pit.index]:
             continue
         for direction in ("ccw", "cw"):
-            board = raw_sowing(pos, pit.index, track(variant, pos.to_move, direction))
+            cycle = track(variant, pos.to_move, direction)
+            if pit.index not in cycle:
+                cycle = track(variant, 1 - pos.to_move, direction)
+            board = raw_sowing(pos, pit.index, cycle)
             if board:
                 yield Hypothesis("opponent_side", f"{me} sowed {other}'s pit {pit.label} ({direction})",
                                  pit.label, (pit.label,), board)
@@ -259,15 +252,22 @@ def _yellow_last(pos: Position, legal: Sequence[Move], me: str) -> Iterator[Hypo
 
 # -- choosing the likely mistake ------------------------------------------------------------
 def diagnose(pos: Position, evidence: Evidence, nearest: Explanation) -> Mistake:
-    """The catalogued mistake that best explains the Reading, or ``unknown``."""
-    best: Hypothesis | None = None
-    best_ll = nearest.log_likelihood + MIN_GAIN
-    for h in hypotheses(pos):
-        ll = evidence.score(*h.board)
-        if ll > best_ll:
-            best, best_ll = h, ll
-    if best is None:
+    """The catalogued mistake that best explains the Reading, or ``unknown``. Mistakes that
+    explain it equally well (the same board: the opponent's own move and his pit sown by the
+    player to move, where his move neither laps nor captures) are named together, in the
+    catalogue's order (a legal move by the wrong player before a raw sowing of his pit):
+    ``code`` is the first, ``also`` the others."""
+    scored = [(evidence.score(*h.board), h) for h in hypotheses(pos)]
+    best_ll = max((ll for ll, _ in scored), default=-math.inf)
+    if best_ll <= nearest.log_likelihood + MIN_GAIN:
         differing = [d.pit for d in evidence.differences(*nearest.seen_board)]
         return Mistake("unknown", f"{CATALOGUE['unknown']}; pits that differ: {', '.join(differing) or 'none'}",
                        None, tuple(differing), nearest.log_likelihood)
-    return Mistake(best.code, f"{CATALOGUE[best.code]}: {best.words}", best.move, best.pits, best_ll)
+    order = list(CATALOGUE)
+    tied: dict[str, Hypothesis] = {}
+    for ll, h in sorted(scored, key=lambda item: order.index(item[1].code)):
+        if ll >= best_ll - SAME:
+            tied.setdefault(h.code, h)
+    first, *others = tied.values()
+    words = "; or ".join(f"{CATALOGUE[h.code]}: {h.words}" for h in tied.values())
+    return Mistake(first.code, words, first.move, first.pits, best_ll, tuple(h.code for h in others))

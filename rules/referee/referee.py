@@ -3,30 +3,33 @@
 It reads *with* the rules: instead of counting seeds and checking the count,
 it asks which legal explanation (unchanged, a move, a takeback, a short
 sequence of moves the camera missed) makes the Reading most likely, and how
-sure that choice is. The search widens only when it must:
+sure that choice is. Every verdict weighs the same explanations:
 
-1. unchanged, every legal move, earlier positions (takebacks); then the same
-   moves on boards not yet tidied up (before an end-of-game sweep, a Nam Nam
-   four left by its owner);
+1. unchanged, every legal move, earlier positions (takebacks); the same moves
+   on boards not yet tidied up (before an end-of-game sweep, a Nam Nam four
+   left by its owner);
 2. moves caught half-way (seeds in the hand: wait, do not judge);
-3. sequences of 2, then 3 moves by the players whose turn it was;
+3. sequences of 2 and 3 moves by the players whose turn it was;
 4. nothing legal fits: seeds short of every legal board (a hand still holds
    some), else illegal, with the nearest legal result, the pits that differ and
    the likely mistake in plain words.
 
 Choosing: each explanation gets a log likelihood (``likelihood.Evidence``)
-plus a log prior (longer stories are less likely), the posterior is the
-softmax over every explanation scored; the best one that *fits* (no pit ruled
-out) wins if its posterior reaches ``CONFIDENT``, else the verdict is
-ambiguous and names the candidates. A stage is the last one searched when
-nothing the next could find might take the verdict below ``CONFIDENT``.
+plus a log prior (longer stories are less likely). Two shares are worked out
+over every explanation scored: the *posterior* (softmax of log likelihood +
+log prior) and the *evidence share* (softmax of the log likelihood alone: what
+the Reading says with every story equally likely). The best explanation that
+*fits* (no pit ruled out) is committed only when both reach ``CONFIDENT``: the
+priors rank and weigh, but never commit a story the Reading cannot tell from
+another one (a wrong commit derails the game, a question costs the players a
+click). Otherwise the verdict is ambiguous and names the candidates. Because
+any longer story could fit the Reading as well as a short one, the search
+always goes to the full depth (see docs/referee.md).
 """
 
 from __future__ import annotations
 
 import math
-from itertools import takewhile
-from operator import itemgetter
 from typing import Any, Iterable, Sequence
 
 from ..layout import PLAYER_NAMES
@@ -34,22 +37,21 @@ from ..position import Move, Position
 from ..reading import BadReading, Reading
 from ..variant import Event
 from . import mistakes
-from .explain import Explorer, board_of, fours_left, sowing_boards, state_key, takebacks
+from .explain import Explorer, Sequence_, board_of, sowing_boards, state_key, takebacks
 from .likelihood import Evidence
-from .verdict import KINDS, Explanation, Mistake, Verdict
+from .verdict import Explanation, Mistake, Verdict
 
-CONFIDENT = 0.99          # posterior needed to commit an explanation
-SURE_LEAD = math.log(CONFIDENT / (1 - CONFIDENT))  # the log-weight lead that alone gives CONFIDENT
+CONFIDENT = 0.99          # posterior and evidence share needed to commit an explanation
+SURE_LEAD = math.log(CONFIDENT / (1 - CONFIDENT))  # the log-likelihood lead that alone gives CONFIDENT
 NEGLIGIBLE = 30.0         # an explanation this far (log) below the best cannot move a posterior
 MAX_UNSEEN = 0.5          # more of the board unseen than this: unreadable
 MAX_NAMED = 6             # an ambiguity among more candidates than this is unreadable (too uncertain)
-NAME_AT_LEAST = 0.005     # candidates below this posterior are not named
+NAME_AT_LEAST = 0.005     # candidates below this posterior and this share are not named
 IN_HAND_SURE = 0.95       # P(board short of every legal total) that means "a hand holds seeds"
 PRIOR_TAKEBACK = -3.0     # log prior of taking back one move, minus 0.5 per further move
-PRIOR_EXTRA_MOVE = -7.0   # log prior per move beyond the first: a camera misses about 1 board in 1,000
+PRIOR_EXTRA_MOVE = -7.0   # log prior per board missed: a camera misses about 1 board in 1,000
 PRIOR_IN_PROGRESS = -7.0  # log prior of a stable board caught in the middle of a sowing: as rare
 PRIOR_LEFT_FOUR = -1.0    # log prior of a Nam Nam four left on the board by its owner
-LEAVE_FOURS = frozenset({"nam-nam"})  # variants whose owners may leave a four (RULES.md)
 
 
 def _positions_of(game_or_positions: Any) -> list[Position]:
@@ -124,14 +126,13 @@ class _Judgement:
         self.evidence = evidence
         self.explorer = referee.explorer
         self.scored: dict[Any, Explanation] = {}  # one explanation per resulting position (or board)
-        self._changes = 0                  # explanations added or changed so far
-        # ranked() keeps its work between stages: the best weight of every explanation it has
-        # seen, and the explanations added (or changed: which one each replaces) since
-        self._best_of: dict[tuple, tuple[float, Explanation]] = {}
-        self._unranked: list[tuple[Explanation, Explanation | None]] = []
-        self._weighed: tuple[list[tuple[float, Explanation]], float, float] | None = None
-        self._top = -math.inf  # the best weight scored so far: it only grows
+        self._top_weight = -math.inf  # the best weight and log likelihood scored so far: they only grow
+        self._top_ll = -math.inf
         self._claimed: set[tuple] = set()  # positions claimed by takebacks too unlikely to weigh
+        self._ranked: list[Explanation] | None = None  # worth weighing, of every one scored (_everyone)
+        self._everyone: list[Explanation] = []
+        self._top_state_ll = -math.inf  # the best log likelihood of a state of the game (not half-sown)
+        self._after: dict[Move, Position] = {}  # the legal moves and where they lead
 
     def add(self, e: Explanation, key: Any = None) -> None:
         """Keep ``e`` unless its position is explained already; a second way to the same
@@ -142,18 +143,17 @@ class _Judgement:
             if key in self._claimed:
                 return
             self.scored[key] = e
-            self._unranked.append((e, None))
-            self._changes += 1
-            self._top = max(self._top, e.log_likelihood + e.prior)
+            self._top_weight = max(self._top_weight, e.log_likelihood + e.prior)
+            self._top_ll = max(self._top_ll, e.log_likelihood)
         elif known.kind == e.kind == "move" and len(e.moves) == len(known.moves):
-            self.scored[key] = again = known._replace(equivalent=known.equivalent + (tuple(e.texts),))
-            self._unranked.append((again, known))
-            self._changes += 1
+            self.scored[key] = known._replace(equivalent=known.equivalent + (tuple(e.texts),))
 
-    def negligible(self, weight: float) -> bool:
-        """An explanation this unlikely can never be weighed (``ranked`` leaves it out, as the
-        best weight only grows) and adds under exp(-NEGLIGIBLE) to any posterior: not kept."""
-        return weight <= self._top - NEGLIGIBLE
+    def negligible(self, log_likelihood: float, prior: float) -> bool:
+        """An explanation this far below the best, by its weight and by its log likelihood alone,
+        adds under exp(-NEGLIGIBLE) to any posterior and any evidence share: not kept (the best
+        only grows, so it could never count)."""
+        return (log_likelihood + prior <= self._top_weight - NEGLIGIBLE
+                and log_likelihood <= self._top_ll - NEGLIGIBLE)
 
     def explanation(self, kind: str, moves: tuple[Move, ...], pos: Position, prior: float,
                     board: Any = None, **kw: Any) -> Explanation:
@@ -163,50 +163,16 @@ class _Judgement:
     def run(self) -> Verdict:
         current = self.current
         successors = () if self.over else self.explorer.successors(current)
+        self._after = dict(successors)
         if not _forced_silent_pass(current, successors):
             self.add(self.explanation("unchanged", (), current, 0.0))
         for move, pos in successors:
             self.add(self.explanation("move", (move,), pos, 0.0))
         self.add_takebacks()
-        # before any verdict: an untidy board's prior (0, or -1 for a four left) is far above
-        # the -7 of a longer sequence that settled() bounds, so it could beat a settled move
         self.add_untidy_boards(successors)
-        verdict = self.decide(1, True)
-        if verdict and self.settled(verdict, 1):
-            return verdict
-        # a move caught half-way, or a poor fit, still has to beat longer sequences
         self.add_partial_boards(successors)
-        verdict = self.decide(1, True)
-        exhaustive = True
-        first: dict[tuple, tuple] = {}
-        for move, pos in successors:
-            first.setdefault(state_key(pos), ((move,), pos))
-        level = list(first.values())  # sequences so far, one per position
-        deepest = self.referee.depth
-        for depth in range(2, 1 if self.over else deepest + 1):
-            if verdict and self.settled(verdict, depth - 1):
-                return verdict
-            # the last level keeps only what can count: positions within NEGLIGIBLE of its best
-            found, complete = self.explorer.extend(level, self.referee.budget, self.evidence.score,
-                                                    NEGLIGIBLE if depth == deepest else math.inf)
-            exhaustive = exhaustive and complete
-            floor = max((ll for _, ll in found), default=0.0) - NEGLIGIBLE
-            for (moves, pos), ll in found:
-                if ll > floor:
-                    self.add(Explanation("move", moves, pos, ll, PRIOR_EXTRA_MOVE * (depth - 1)))
-            level = [sequence for sequence, _ in found]
-            verdict = self.decide(depth, exhaustive)
-        return verdict or self.seeds_in_hand(successors) or self.illegal(exhaustive)
-
-    def settled(self, verdict: Verdict, depth: int) -> bool:
-        """Nothing left unscored could change the verdict: it leads the best weight that any
-        explanation not yet scored (a sequence one move longer, a move caught half-way) could
-        reach by more than ``SURE_LEAD``. For a one-move verdict that means fitting within
-        -PRIOR_EXTRA_MOVE - SURE_LEAD (2.4) of the best board the Reading allows."""
-        best = verdict.best
-        if best is None:
-            return False
-        return best.weight - SURE_LEAD >= self.evidence.ideal + PRIOR_EXTRA_MOVE * depth
+        exhaustive = self.add_sequences(successors)
+        return self.decide(exhaustive) or self.seeds_in_hand(successors) or self.illegal(exhaustive)
 
     def add_takebacks(self) -> None:
         """Earlier positions of the game, nearest first, while their prior still counts. Added
@@ -215,7 +181,7 @@ class _Judgement:
             prior = PRIOR_TAKEBACK - 0.5 * (undo - 1)
             if prior < -NEGLIGIBLE:
                 break
-            if self.negligible(self.evidence.score(pos.pits, pos.white) + prior):
+            if self.negligible(self.evidence.score(pos.pits, pos.white), prior):
                 self._claimed.add(state_key(pos))  # still explained: no longer sequence may claim it
                 continue
             self.add(self.explanation("takeback", (), pos, prior, undo=undo))
@@ -223,79 +189,171 @@ class _Judgement:
     # -- stage 1 extras: boards that show a legal move before the players tidy up --------
     def add_untidy_boards(self, successors: Sequence[tuple[Move, Position]]) -> None:
         """A move that ends the game (or a Nam Nam round) is seen before the sweep; a Nam Nam
-        four may be left on the board by its owner. Same move, different board."""
-        leave = self.current.variant.name in LEAVE_FOURS
+        four may be left on the board by its owner (the variant says which). Same move,
+        different board."""
+        variant = self.current.variant
+        leavable = getattr(variant, "fours_to_leave", None)
         for move, pos in successors:
-            if pos.result is None and not leave:
+            if pos.result is None and leavable is None:
                 continue
             events = _play_events(self.current, (move,))
             _, before_end = sowing_boards(self.current, move, events)
             if before_end != board_of(pos):
                 self.add(self.explanation("move", (move,), pos, 0.0, board=before_end), ("before_end", move))
-            if leave:
-                for label, left in fours_left(self.current, move, pos, events):
-                    self.add(self.explanation("move", (move,), left, PRIOR_LEFT_FOUR, left=(label,)))
+            for label in leavable(events) if leavable else ():
+                left = variant.leave_fours(pos, events, (label,))
+                self.add(self.explanation("move", (move,), left, PRIOR_LEFT_FOUR, left=(label,)))
+
+    # -- stage 2: a move caught half-way -----------------------------------------------------
+    def add_partial_boards(self, successors: Sequence[tuple[Move, Position]]) -> None:
+        """Boards seen while a legal move is being sown (seeds still in the hand). Not looked
+        for when every board that fits the Reading holds all the seeds of the current position."""
+        if self.evidence.least_total >= sum(self.current.pits):
+            return
+        for move, _ in successors:
+            partial, _ = sowing_boards(self.current, move, _play_events(self.current, (move,)))
+            for hand, board in partial:
+                ll = self.evidence.score(*board)
+                if not self.negligible(ll, PRIOR_IN_PROGRESS):
+                    self.add(Explanation("in_progress", (move,), self.current, ll, PRIOR_IN_PROGRESS,
+                                         in_hand=hand, board=board), ("in_progress", move, board))
+
+    # -- stage 3: moves the camera missed ----------------------------------------------------
+    def add_sequences(self, successors: Sequence[tuple[Move, Position]]) -> bool:
+        """Sequences of 2 up to ``depth`` moves, one per resulting position; returns whether the
+        search was exhaustive. A sequence ending in a forced pass that changed nothing is no new
+        explanation: its board is the one before the pass (committed one Reading later)."""
+        first: dict[tuple, Sequence_] = {}
+        for move, pos in successors:
+            silent = move.is_pass and board_of(pos) == board_of(self.current)
+            first.setdefault(state_key(pos), ((move,), pos, int(not silent), silent))
+        level = list(first.values())
+        exhaustive = True
+        deepest = self.referee.depth
+        for depth in range(2, deepest + 1):
+            # the last level keeps only what can count: positions within NEGLIGIBLE of its best
+            found, complete = self.explorer.extend(level, self.referee.budget, self.evidence.score,
+                                                    NEGLIGIBLE if depth == deepest else math.inf)
+            exhaustive = exhaustive and complete
+            floor = max((ll for _, ll in found), default=0.0) - NEGLIGIBLE
+            for (moves, pos, shown, silent), ll in found:
+                if ll > floor and not silent:
+                    self.add(Explanation("move", moves, pos, ll, PRIOR_EXTRA_MOVE * max(0, shown - 1)))
+            level = [sequence for sequence, _ in found]
+        return exhaustive
 
     # -- choosing ------------------------------------------------------------------------
-    def ranked(self, kinds: tuple[str, ...] = KINDS, negligible: float = NEGLIGIBLE) -> list[Explanation]:
-        """The explanations of ``kinds`` worth weighing, best first, each with its posterior
-        among *every* explanation scored. Boards that stand for the same explanation (a move
-        before and after the sweep) count once, at their best; explanations too unlikely to
-        change a posterior (``NEGLIGIBLE``) are left out."""
-        if self._unranked:
-            best_of = self._best_of
-            for e, replaced in self._unranked:
-                weight = e.log_likelihood + e.prior  # e.weight, worked out once
-                key = (e.kind, state_key(e.position), e.board if e.kind == "in_progress" else None)
-                known = best_of.get(key)
-                if known is None or weight > known[0] or known[1] is replaced:
-                    best_of[key] = (weight, e)
-            self._unranked.clear()
-            everyone = sorted(best_of.values(), key=itemgetter(0), reverse=True)
-            top = everyone[0][0]
-            norm = sum([math.exp(weight - top) for weight, _ in everyone])
-            self._weighed = (everyone, top, norm)
-        assert self._weighed is not None, "ranked() before any explanation was scored"
-        everyone, top, norm = self._weighed
-        worth = takewhile(lambda weighed: weighed[0] > top - negligible, everyone)
-        return [e._replace(posterior=math.exp(weight - top) / norm) for weight, e in worth if e.kind in kinds]
+    def outcome(self, e: Explanation) -> tuple:
+        """What committing ``e`` would make of the game: the position it leads to. A move caught
+        half-way leads where the move does; a move seen before the sweep, where it is swept."""
+        if e.kind == "in_progress":
+            return state_key(self._after[e.moves[-1]])
+        return state_key(e.position)
 
-    def decide(self, depth: int, exhaustive: bool, kinds: tuple[str, ...] = KINDS) -> Verdict | None:
-        """Commit the best fitting explanation if sure enough, else name the candidates."""
-        ranked = self.ranked(kinds)
-        best = next((e for e in ranked if self.evidence.fits(*e.seen_board)), None)
-        if best is None:
+    def ranked(self) -> list[Explanation]:
+        """The explanations worth weighing, best weight first, each with the posterior and the
+        evidence share of its outcome among every outcome scored. An outcome counts once, at its
+        best: several boards or stories leading to one position (a move before and after the
+        sweep, or caught half-way) are one explanation of the board, not several votes for it.
+        A move caught half-way is weighed by the posterior only: it is no state of the game (the
+        next Reading settles it), so it takes no evidence share from the states the Reading
+        shows. Explanations too unlikely to change either share (``NEGLIGIBLE``) are left out."""
+        if self._ranked is None:
+            weights: dict[tuple, float] = {}  # outcome: its best weight, and its best log likelihood
+            lls: dict[tuple, float] = {}
+            for e in self.scored.values():
+                key = self.outcome(e)
+                weights[key] = max(weights.get(key, -math.inf), e.weight)
+                if e.kind != "in_progress":
+                    lls[key] = max(lls.get(key, -math.inf), e.log_likelihood)
+            top_weight, top_ll = max(weights.values()), max(lls.values(), default=-math.inf)
+            self._top_state_ll = top_ll
+            by_weight = sum(math.exp(w - top_weight) for w in weights.values())
+            by_evidence = sum(math.exp(ll - top_ll) for ll in lls.values())
+
+            def shared(e: Explanation) -> Explanation:
+                key = self.outcome(e)
+                return e._replace(posterior=math.exp(weights[key] - top_weight) / by_weight,
+                                  share=math.exp(lls[key] - top_ll) / by_evidence if key in lls else 0.0)
+
+            self._everyone = [shared(e) for e in sorted(self.scored.values(), key=lambda e: e.weight, reverse=True)]
+            self._ranked = [e for e in self._everyone
+                            if e.weight > top_weight - NEGLIGIBLE or e.log_likelihood > top_ll - NEGLIGIBLE]
+        return self._ranked
+
+    def decide(self, exhaustive: bool) -> Verdict | None:
+        """Commit the best fitting explanation if its outcome is sure enough (by both shares; a
+        move caught half-way, which commits nothing but "wait", by the posterior), else name the
+        candidates; ``None`` when nothing fits or nothing that fits is likely enough to name."""
+        ranked = self.ranked()
+        fitting = [e for e in ranked if self.evidence.fits(*e.seen_board)]
+        if not fitting:
             return None
-        runner_up = next((e for e in ranked if e is not best), None)
+        best = fitting[0]
+        mine = self.outcome(best)
+        # the runner-up is the likeliest explanation of another outcome that could have been chosen: one that fits
+        runner_up = next((e for e in fitting if self.outcome(e) != mine), None)
         margin = best.weight - runner_up.weight if runner_up else math.inf
-        notes = self.search_notes(depth, exhaustive)
-        if best.posterior >= CONFIDENT:
-            return self.verdict_for(best, margin, depth, exhaustive, notes)
-        named, mass = [], 0.0  # the likeliest explanations that together hold CONFIDENT of the posterior
-        for e in ranked:
-            if e.posterior < NAME_AT_LEAST or mass >= CONFIDENT:
-                break
-            named.append(e)
-            mass += e.posterior
-        if len(named) > MAX_NAMED or mass < CONFIDENT:
+        sure = best.posterior >= CONFIDENT and best.share >= CONFIDENT  # of its outcome
+        if best.kind == "in_progress":
+            # wait: the move is sure and seen half-way, or the Reading shows boards half-sown (which
+            # move does not matter) far likelier than any state of the game
+            waiting = self.representatives([e for e in fitting if e.kind == "in_progress"])
+            posterior = sum(e.posterior for e in waiting)
+            if sure or (posterior >= CONFIDENT and best.log_likelihood >= self._top_state_ll + SURE_LEAD):
+                return self.verdict_for(best, margin, exhaustive, tuple(waiting[:MAX_NAMED]), posterior)
+        elif sure:
+            return self.verdict_for(best, margin, exhaustive, (best,), best.posterior)
+        named = self.named(ranked)
+        if mine not in {self.outcome(e) for e in named}:
+            return None  # every explanation likely enough to name is ruled out by the Reading: illegal
+        notes = self.search_notes(named, exhaustive)
+        if len(named) > MAX_NAMED or sum(e.posterior for e in named) < CONFIDENT \
+                or sum(e.share for e in named) < CONFIDENT:
             return Verdict("unreadable", f"the reading is too uncertain: {len(ranked)} explanations share "
-                           f"the evidence, the best has only {best.posterior:.0%}",
-                           best, tuple(named[:MAX_NAMED]), best.posterior, margin, depth, exhaustive, notes=notes)
-        if all(e.kind == "in_progress" for e in named):
-            return self.verdict_for(best, margin, depth, exhaustive, notes, tuple(named))
+                           f"the evidence, the best has only {best.posterior:.0%}", best,
+                           tuple(named[:MAX_NAMED]), best.posterior, margin, self.referee.depth, exhaustive,
+                           notes=notes)
         words = "; ".join(e.describe() for e in named)
         return Verdict("ambiguous", f"the board fits several explanations about equally well: {words}",
-                       best, tuple(named), best.posterior, margin, depth, exhaustive, notes=notes)
+                       best, tuple(named), best.posterior, margin, self.referee.depth, exhaustive, notes=notes)
 
-    @staticmethod
-    def search_notes(depth: int, exhaustive: bool) -> tuple[str, ...]:
-        if depth == 1:
-            return ()
-        note = f"no single move explains the board: searched sequences of up to {depth} moves"
-        return (note if exhaustive else note + " (the longest only from the most likely positions)",)
+    def representatives(self, ranked: Sequence[Explanation]) -> list[Explanation]:
+        """The best explanation of each outcome, best weight first."""
+        seen: set[tuple] = set()
+        out = []
+        for e in ranked:
+            key = self.outcome(e)
+            if key not in seen:
+                seen.add(key)
+                out.append(e)
+        return out
 
-    def verdict_for(self, best: Explanation, margin: float, depth: int, exhaustive: bool,
-                    notes: tuple[str, ...], candidates: tuple[Explanation, ...] = ()) -> Verdict:
+    def named(self, ranked: Sequence[Explanation]) -> list[Explanation]:
+        """The candidates of an ambiguous verdict: the likeliest outcomes (by the larger of their
+        posterior and evidence share), each by its best explanation, that together hold
+        ``CONFIDENT`` of both."""
+        named: list[Explanation] = []
+        posterior = share = 0.0
+        for e in sorted(self.representatives(ranked), key=lambda e: max(e.posterior, e.share), reverse=True):
+            if (posterior >= CONFIDENT and share >= CONFIDENT) or max(e.posterior, e.share) < NAME_AT_LEAST:
+                break
+            named.append(e)
+            posterior += e.posterior
+            share += e.share
+        return named
+
+    def search_notes(self, named: Sequence[Explanation], exhaustive: bool) -> tuple[str, ...]:
+        """Say how far the search went where a sequence is named, and where it was narrowed."""
+        notes = []
+        if any(len(e.moves) > 1 and e.kind == "move" for e in named):
+            notes.append(f"no single move explains the board: searched sequences of up to {self.referee.depth} moves")
+        if not exhaustive:
+            notes.append(f"sequences of {self.referee.depth} moves were searched only from the most likely positions")
+        return tuple(notes)
+
+    def verdict_for(self, best: Explanation, margin: float, exhaustive: bool,
+                    candidates: tuple[Explanation, ...], confidence: float) -> Verdict:
         mover = self.current.to_move
         extra: list[str] = []
         events: tuple[Event, ...] = ()
@@ -326,21 +384,8 @@ class _Judgement:
             legal = self.explorer.successors(self.current)
             if len(legal) == 1 and legal[0][0].is_pass:
                 extra.append(f"{PLAYER_NAMES[mover]} cannot move and must pass ({legal[0][0].text})")
-        return Verdict(best.kind, reason, best, candidates or (best,), best.posterior, margin, depth,
-                       exhaustive, events, notes=notes + tuple(extra))
-
-    # -- stage 2: a move caught half-way -----------------------------------------------------
-    def add_partial_boards(self, successors: Sequence[tuple[Move, Position]]) -> None:
-        """Boards seen while a legal move is being sown (seeds still in the hand). Not looked
-        for when every board that fits the Reading holds all the seeds of the current position."""
-        if self.evidence.least_total >= sum(self.current.pits):
-            return
-        for move, _ in successors:
-            partial, _ = sowing_boards(self.current, move, _play_events(self.current, (move,)))
-            for hand, board in partial:
-                if not self.negligible(self.evidence.score(*board) + PRIOR_IN_PROGRESS):
-                    self.add(self.explanation("in_progress", (move,), self.current, PRIOR_IN_PROGRESS,
-                                              board=board, in_hand=hand), ("in_progress", move, board))
+        return Verdict(best.kind, reason, best, candidates, confidence, margin, self.referee.depth,
+                       exhaustive, events, notes=self.search_notes(candidates, exhaustive) + tuple(extra))
 
     # -- stage 4: nothing legal fits ----------------------------------------------------------
     def seeds_in_hand(self, successors: Sequence[tuple[Move, Position]]) -> Verdict | None:
@@ -352,11 +397,13 @@ class _Judgement:
         if p_short < IN_HAND_SURE:
             return None
         return Verdict("in_progress", f"the board holds fewer seeds than any legal result ({least}): "
-                       "seeds are still in a hand; wait", confidence=p_short, margin=math.inf)
+                       "seeds are still in a hand; wait", confidence=p_short, margin=math.inf,
+                       depth=self.referee.depth)
 
     def illegal(self, exhaustive: bool) -> Verdict:
         """Nothing legal fits: the nearest legal result, the pits that differ, the likely mistake."""
-        legal = self.ranked(("move", "unchanged"), math.inf)
+        self.ranked()
+        legal = [e for e in self._everyone if e.kind in ("move", "unchanged")]
         nearest = legal[0]
         differences = tuple(self.evidence.differences(*nearest.seen_board))
         if self.over or self.current.result is not None:

@@ -33,6 +33,10 @@ class Explanation(NamedTuple):
     the hand; ``position`` is then the position the move started from).
     ``equivalent`` lists other move texts that reach the very same position.
     ``left`` names the Nam Nam fours their owners left on the board (accepted).
+    ``posterior`` is the share of its outcome (the position it leads to) in
+    log likelihood + log prior among every outcome scored, ``share`` the same
+    for the log likelihood alone (what the Reading says with every story
+    equally likely); each outcome counts at its best explanation.
     ``board`` is what the camera should see, ``(pits, white)``, where it
     differs from ``position`` (before an end-of-game sweep, half-way through a move).
     A ``NamedTuple``: the referee creates thousands per verdict.
@@ -49,6 +53,7 @@ class Explanation(NamedTuple):
     left: tuple[str, ...] = ()
     posterior: float = 0.0
     board: tuple | None = None
+    share: float = 0.0
 
     @property
     def seen_board(self) -> tuple:
@@ -86,6 +91,7 @@ class Explanation(NamedTuple):
             "position": self.position.to_json() if self.kind != "in_progress" else None,
             "log_likelihood": _rounded(self.log_likelihood),
             "posterior": _rounded(self.posterior),
+            "share": _rounded(self.share),
             "description": self.describe(),
         }
 
@@ -96,7 +102,9 @@ class Mistake:
 
     ``code`` is one of ``mistakes.CATALOGUE``; ``move`` the move the player
     most likely meant (its text form); ``pits`` the pits the mistake touched;
-    ``log_likelihood`` how well the mistaken board explains the Reading.
+    ``log_likelihood`` how well the mistaken board explains the Reading;
+    ``also`` the codes of other mistakes that explain it just as well (the
+    words name them all).
     """
 
     code: str
@@ -104,10 +112,11 @@ class Mistake:
     move: str | None = None
     pits: tuple[str, ...] = ()
     log_likelihood: float = -math.inf
+    also: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "words": self.words, "move": self.move, "pits": list(self.pits),
-                "log_likelihood": _rounded(self.log_likelihood)}
+                "log_likelihood": _rounded(self.log_likelihood), "also": list(self.also)}
 
 
 @dataclass(frozen=True)
@@ -117,10 +126,12 @@ class Verdict:
     ``best`` is the chosen explanation (``move``/``takeback``/``unchanged``/
     ``in_progress``) or, for ``illegal``, the nearest legal result;
     ``candidates`` the explanations worth naming (ambiguous: the ones to choose
-    from); ``confidence`` the posterior of ``best`` among every explanation
-    scored; ``margin`` its log-likelihood lead over the runner-up (``inf``
-    without one); ``depth`` the longest move sequence searched and
-    ``exhaustive`` whether that search was complete.
+    from); ``confidence`` the posterior of ``best``'s outcome among every
+    explanation scored (``best.share`` is its evidence share); ``margin`` its lead in
+    log likelihood + log prior over the runner-up, the likeliest other
+    explanation that fits the Reading (``inf`` without one); ``depth`` the
+    longest move sequence searched and ``exhaustive`` whether that search was
+    complete.
     """
 
     kind: str

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .. import events as ev
-from ..errors import BadPosition, RulesError
+from ..errors import BadPosition, IllegalMove, RulesError
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
 from ..position import Move, Position, Result
 from ..registry import register
@@ -168,6 +168,39 @@ class NamNam(Variant):
             if hand:
                 events.append(ev.capture("hand", hand, taker, "captured"))
         pits[:] = [0] * HOLLOWS
+
+    # -- a four left standing ------------------------------------------------------
+    def fours_to_leave(self, events: Sequence[Event]) -> list[str]:
+        """The hollows whose owner could have left the four that a move (its ``events``) made
+        there: on a real board a player who neglects to capture a 4 loses that chance and the
+        position stands (RULES.md). Only a capture in the middle of the sowing (drops follow it;
+        the last seed's 4 is the mover's) that the sowing never comes back to, in a move that
+        does not end the round: leaving such a four changes nothing else in the move."""
+        if any(e["type"] in ("round_end", "setup") for e in events):
+            return []
+        hollows = []
+        for k, e in enumerate(events):
+            if e["type"] != "capture" or e["pit"] not in self._labels:
+                continue
+            later = events[k + 1:]
+            if any(x["type"] == "drop" for x in later) and not any(x.get("pit") == e["pit"] for x in later):
+                hollows.append(e["pit"])
+        return hollows
+
+    def leave_fours(self, after: Position, events: Sequence[Event], hollows: Sequence[str]) -> Position:
+        """``after``, the result of the move whose ``events`` are given, with the owners of
+        ``hollows`` having left their fours on the board; ``IllegalMove`` names a hollow that
+        had no four its owner could leave."""
+        allowed = self.fours_to_leave(events)
+        pits, captured = list(after.pits), list(after.captured)
+        for label in dict.fromkeys(hollows):
+            if label not in allowed:
+                raise IllegalMove(f"{self.name}: no four in hollow {label!r} could be left for its owner in this "
+                                  f"move; fours that could: {', '.join(allowed) or 'none'}")
+            owner = next(PLAYER_NAMES.index(e["by"]) for e in events if e["type"] == "capture" and e["pit"] == label)
+            pits[self._labels.index(label)] += FOUR
+            captured[owner] -= FOUR
+        return after._replace(pits=tuple(pits), captured=(captured[0], captured[1]))
 
     # -- playing ----------------------------------------------------------------
     def _apply(self, pos: Position, move: Move, events: list[Event] | None) -> Position:

@@ -5,10 +5,14 @@ Import as ``from referee_games import ...`` (pytest puts this folder on the path
 
 from __future__ import annotations
 
+import math
 import random
 
 import rules
-from rules.referee.explain import board_of
+from rules.referee.explain import board_of, sowing_boards
+from rules.referee.likelihood import Evidence
+
+SILENT_PASSES = 64  # more forced passes in a row than any variant allows (Pass It On ends at 6 penalties each)
 
 
 def random_game(variant: rules.Variant, rng: random.Random, max_plies: int = 400) -> list[rules.Position]:
@@ -37,7 +41,7 @@ def replays_to(start: rules.Position, texts: list[str]) -> rules.Position:
 def caught_up(pos: rules.Position) -> rules.Position:
     """``pos`` after the forced passes that leave the board as it is (nothing to see: the
     referee commits them one Reading later, so a verdict may stop short of them)."""
-    for _ in range(4):
+    for _ in range(SILENT_PASSES):
         moves = pos.variant.legal_moves(pos)
         if len(moves) != 1 or not moves[0].is_pass:
             break
@@ -69,3 +73,70 @@ def reading(variant: rules.Variant, pits, white=None, unseen=(), **spread: dict[
 def after(variant: rules.Variant, pos: rules.Position, *texts: str) -> rules.Position:
     """``pos`` after the moves written ``texts``."""
     return replays_to(pos, list(texts))
+
+
+def evidence_of(pos: rules.Position, reading_: rules.Reading) -> Evidence:
+    """The Reading compiled for scoring boards of ``pos``'s variant, as the referee does."""
+    return Evidence(pos.variant.layout, reading_, pos.variant.total_seeds)
+
+
+def misled(evidence: Evidence, truth: rules.Position, boards: list[tuple]) -> bool:
+    """The Reading itself was confidently wrong about the pits that tell the truth from
+    ``boards``: it makes them together at least 99 times as likely as the true board (the
+    pits where they agree with the truth cancel out of the ratio)."""
+    scores = [evidence.score(*board) for board in boards]
+    top = max(scores)
+    named = top + math.log(sum(math.exp(s - top) for s in scores))
+    return named - evidence.score(*board_of(truth)) >= math.log(99) - 1e-9
+
+
+def check_consistent(history: list[rules.Position], explanation) -> None:
+    """An explanation never contradicts the rules: its moves replay through the engine to the
+    position it claims (a Nam Nam four left standing is the engine's own leave_fours), a
+    takeback goes back to an earlier position of this game, a move caught half-way shows a
+    board the engine's sowing passes through with as many seeds in hand."""
+    current = history[-1]
+    variant = current.variant
+    e = explanation
+    if e.kind == "move":
+        pos = current
+        for move in e.moves:
+            pos, events = variant.play(pos, variant.parse_move(pos, move.text))
+        if e.left:
+            assert len(e.moves) == 1 and e.position == variant.leave_fours(pos, events, e.left), e.describe()
+        else:
+            assert e.position == pos, e.describe()
+        for texts in e.equivalent:
+            assert replays_to(current, list(texts)) == pos, (e.describe(), texts)
+    elif e.kind == "takeback":
+        assert 1 <= e.undo < len(history) and e.position == history[-1 - e.undo], e.describe()
+    elif e.kind == "unchanged":
+        assert e.position == current
+    else:
+        assert e.kind == "in_progress" and e.position == current and len(e.moves) == 1
+        move = variant.parse_move(current, e.moves[0].text)
+        partial, _ = sowing_boards(current, move, variant.play(current, move)[1])
+        assert (e.in_hand, e.seen_board) in partial, e.describe()
+
+
+def mid_sowing_four(seed: int = 8) -> tuple[rules.Game, rules.Move, rules.Position, dict, list[int]]:
+    """A Nam Nam game up to a move that captures a four in the middle of its sowing (found with
+    the test's own reading of the rule: a capture of 4 that drops follow, never coming back to
+    it, in a move that does not end the round), that move, the position after it, the capture
+    event, and the pits with that four left standing by its owner."""
+    variant = rules.variant("nam-nam")
+    rng = random.Random(seed)
+    game = rules.Game(variant)
+    while not game.is_over:
+        for move in game.legal_moves():
+            new, events = variant.play(game.position, move)
+            mid = [e for k, e in enumerate(events) if e["type"] == "capture" and e["seeds"] == 4
+                   and any(x["type"] == "drop" for x in events[k + 1:])
+                   and not any(x.get("pit") == e["pit"] for x in events[k + 1:])
+                   and not any(x["type"] == "round_end" for x in events)]
+            if mid:
+                pits = list(new.pits)
+                pits[variant.layout.index_of(mid[0]["pit"])] += 4
+                return game, move, new, mid[0], pits
+        game.play(rng.choice(game.legal_moves()))
+    raise AssertionError("no mid-sowing capture of four in the sample game")

@@ -6,14 +6,18 @@ events of a legal move, and the mistake is applied to them by hand. A board
 that some legal sequence happens to explain is not a mistake and is passed
 over; every board that is judged illegal must be diagnosed as the mistake made.
 
-Where a mistake cannot be told apart on the board it is not tested there:
-sowing the opponent's pit along one's own track looks exactly like the
-opponent moving out of turn when both stores are on every track (Nigerian,
-Pass It On) or there are no stores (Oware, Nam Nam, Bao with laps); in Bao la
-Kujifunza the opponent's kete are not on one's track and captured kete are
-sown on at once, so sowing the opponent's side and a capture that may not be
-made have no raw-sowing form; a forgotten capture there is a move that stopped
-where its capture was due.
+Where each can happen: a skipped pit, a forgotten capture and a move out of
+turn everywhere (captures: wherever there are any); the opponent's store only
+where it is off the mover's track (Kalah family, Ethiopian, Bao Kenya); the
+wrong direction where the variant has one direction; a yellow last chip in
+Pass It On. Sowing the opponent's pit can happen everywhere: it is told from
+the opponent's own move out of turn only where that move would lap, capture or
+pass a store the mover skips, so it is made there (elsewhere the two leave one
+board and are named together, see the last test); on four ranks the opponent's
+kete lie on his own rows only, and are sown along them. A capture that may not
+be made is not catalogued for Bao la Kujifunza, where captured kete are sown
+on at once (no raw-sowing form); a forgotten capture there is a move that
+stopped where its capture was due.
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ from rules.referee import judge
 CASES = 3            # boards judged illegal per variant and mistake
 GAMES = 40           # random games searched for situations where the mistake can be made
 
-TWO_ROW = sorted(n for n in rules.VARIANTS if n != "bao-la-kujifunza")
 CAPTURING = sorted(n for n in rules.VARIANTS if n != "pass-it-on")
 OWN_STORE_ONLY = ["bao-kenya", "egyptian", "ethiopian", "kalah", "kalah-3"]  # the opponent's store is skipped
 ONE_WAY = sorted(n for n in rules.VARIANTS if n not in ("ethiopian", "bao-la-kujifunza"))
@@ -195,17 +198,22 @@ def wrong_direction(name: str) -> Iterator[tuple[rules.Position, Board, str]]:
 
 def opponent_side(name: str) -> Iterator[tuple[rules.Position, Board, str]]:
     variant = rules.variant(name)
+    four_ranks = variant.layout.player_tracks is not None
     for pos in random_game(variant, random.Random(f"side {name}"))[1:40]:
-        track = ccw_track(variant, pos.to_move)
+        turned = pos._replace(to_move=1 - pos.to_move)
+        theirs = [variant.play(turned, m, events=False)[0].pits for m in variant.legal_moves(turned)]
         for pit in variant.layout.pits:
             n = pos.pits[pit.index]
-            if pit.owner != pos.to_move and not pit.is_store and n >= 3:
+            if pit.owner == pos.to_move or pit.is_store or n < 3:
+                continue
+            # his pit sown along the mover's own track; on four ranks, along his own rows (both ways)
+            tracks = ([[variant.layout.labels[i] for i in cycle] for cycle in
+                       (variant.layout.player_tracks[pit.owner], variant.layout.player_tracks[pit.owner][::-1])]
+                      if four_ranks else [ccw_track(variant, pos.to_move)])
+            for track in tracks:
                 k = track.index(pit.label)
                 board = sown(pos, pit.label, [track[(k + 1 + j) % len(track)] for j in range(n)])
-                turned = pos._replace(to_move=1 - pos.to_move)
-                theirs = [variant.play(turned, m, events=False)[0].pits for m in variant.legal_moves(turned)
-                          if m.pit == pit.index]
-                if tuple(board[0]) not in theirs:  # the sowing passed a store: not the owner's own move
+                if tuple(board[0]) not in theirs:  # not the owner's own move: it would lap, capture or skip
                     yield pos, board, f"{pit.label} sown by the player to move"
 
 
@@ -229,12 +237,12 @@ def yellow_last(name: str) -> Iterator[tuple[rules.Position, Board, str]]:
 
 
 MISTAKES: dict[str, tuple[Callable, list[str]]] = {
-    "skipped_pit": (skipped_pit, TWO_ROW),
+    "skipped_pit": (skipped_pit, sorted(rules.VARIANTS)),
     "opponent_store": (opponent_store, OWN_STORE_ONLY),
     "forgot_capture": (forgot_capture, CAPTURING),
     "bad_capture": (bad_capture, [n for n in CAPTURING if n != "bao-la-kujifunza"]),
     "wrong_direction": (wrong_direction, ONE_WAY),
-    "opponent_side": (opponent_side, OWN_STORE_ONLY),
+    "opponent_side": (opponent_side, sorted(rules.VARIANTS)),
     "out_of_turn": (out_of_turn, sorted(rules.VARIANTS)),
     "yellow_last": (yellow_last, ["pass-it-on"]),
 }
@@ -255,3 +263,21 @@ def test_a_seed_from_nowhere_is_no_catalogued_mistake() -> None:
     assert verdict.kind == "illegal" and verdict.mistake.code == "unknown"
     assert [(d.pit, d.expected, d.seen) for d in verdict.differences] == [("d", 4, 5)]
     assert "d" in verdict.mistake.words and "B" in verdict.reason
+
+
+@pytest.mark.parametrize("name", ["nigerian", "oware", "pass-it-on"])
+def test_two_mistakes_that_leave_one_board_are_named_together(name: str) -> None:
+    """The opponent's own move, where it neither laps nor captures, leaves the board that his
+    pit sown by the player to move would: both are named, the move out of turn first."""
+    found = 0
+    for pos, board, words in out_of_turn(name):
+        verdict = judge([pos], reading(pos.variant, *board))
+        if verdict.kind != "illegal" or verdict.mistake.code != "out_of_turn" or not verdict.mistake.also:
+            continue
+        assert verdict.mistake.also == ("opponent_side",), verdict.mistake
+        assert "played out of turn" in verdict.mistake.words and "from the opponent's side" in verdict.mistake.words
+        assert verdict.mistake.to_json()["also"] == ["opponent_side"]
+        found += 1
+        if found == CASES:
+            return
+    pytest.fail(f"{name}: found only {found} boards that both mistakes leave")

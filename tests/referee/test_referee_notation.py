@@ -9,7 +9,8 @@ import random
 import pytest
 
 import rules
-from referee_games import random_game
+from referee_games import mid_sowing_four, random_game
+from rules.referee import judge
 from rules.notation import NotationError, Record, read, read_all, result_token, write_all
 
 
@@ -144,3 +145,78 @@ def test_options_are_written_and_read_back() -> None:
     assert '[Options "grand_slam=forbidden no_feeding_move=play_on repetitions=2' in text
     again = read(text)
     assert again.variant == variant and again.positions == game.positions
+
+
+def _game_with_a_four_left(moves_after: int = 6) -> tuple[rules.Game, int, str]:
+    """A Nam Nam game in which the referee accepted a four left for its owner, then went on:
+    the game, the number of that move and the hollow."""
+    game, _, _, capture, pits = mid_sowing_four()
+    verdict = judge(game, rules.Reading.exact(game.variant.layout.labels, pits))
+    assert verdict.kind == "move" and verdict.best.left == (capture["pit"],), verdict.reason
+    game.play(verdict.moves[0], observed=verdict.position)
+    number = len(game.moves)
+    rng = random.Random(2)
+    for _ in range(moves_after):
+        game.play(rng.choice(game.legal_moves()))
+    return game, number, capture["pit"]
+
+
+def test_a_nam_nam_four_left_for_its_owner_survives_both_forms_with_moves_after_it() -> None:
+    game, number, hollow = _game_with_a_four_left()
+    record = Record.from_game(game, {number: ["the four stood"]})
+    assert record.left == {number: (hollow,)}
+    assert record.positions == game.positions
+    text = record.to_text()
+    written = f"{game.moves[number - 1].text}/{hollow}"
+    assert f" {written} " in text.replace("\n", " ")
+    again = read(text)
+    assert again.left == record.left and again.comments == record.comments
+    assert again.positions == game.positions and again.to_game().positions == game.positions
+    assert again.to_text() == text
+    data = json.loads(json.dumps(record.to_json()))
+    assert data["left_for_owner"] == {str(number): [hollow]}
+    assert data["moves"][number - 1] == game.moves[number - 1].text  # the JSON moves stay engine moves
+    from_json = Record.from_json(data)
+    assert from_json.positions == game.positions and from_json.to_json() == record.to_json()
+    # without the annotation the same moves are another game: the four is captured, the record differs
+    plain = Record.from_moves("nam-nam", [m.text for m in game.moves[:number]])
+    assert plain.positions[-1] != game.positions[number]
+
+
+def test_a_four_left_that_the_rules_do_not_allow_is_an_error_with_its_place() -> None:
+    game, number, hollow = _game_with_a_four_left(0)
+    moves = " ".join(m.text for m in game.moves[:number - 1])
+    last = game.moves[number - 1].text
+    wrong = next(label for label in game.variant.layout.labels if label != hollow)
+    text = f'[Variant "nam-nam"]\n\n{moves} {last}/{wrong} *'
+    with pytest.raises(NotationError) as caught:
+        read(text)
+    assert caught.value.line == 3 and f"no four in hollow {wrong!r}" in str(caught.value)
+    with pytest.raises(NotationError, match="no four is ever left"):
+        read('[Variant "kalah"]\n\n1. B/c *')
+    with pytest.raises(rules.RulesError, match="'left_for_owner'"):
+        Record.from_json({**Record.from_game(game).to_json(), "left_for_owner": {"x": ["a"]}})
+    with pytest.raises(rules.RulesError, match=r"fours left after moves \[99\]"):
+        Record.from_json({**Record.from_game(game).to_json(), "left_for_owner": {"99": [hollow]}})
+    odd = rules.Game("nam-nam")  # a position the game accepted that no four left explains
+    new, _ = odd.variant.play(odd.position, odd.legal_moves()[0])
+    odd.play(odd.legal_moves()[0], observed=new._replace(pits=new.pits[1:] + new.pits[:1]))
+    with pytest.raises(rules.RulesError, match="no four left for its owner explains it"):
+        Record.from_game(odd)
+
+
+def test_line_comments_are_kept_like_braced_ones() -> None:
+    text = '[Variant "kalah"]\n\n; before the game\n1. C ; extra turn, then F\nF {braced} 1... a ; last\n*\n'
+    record = read(text)
+    assert [m.text for m in record.moves] == ["C", "F", "a"]
+    assert record.comments == {0: ["before the game"], 1: ["extra turn, then F"], 2: ["braced"], 3: ["last"]}
+    assert read(record.to_text()).comments == record.comments
+    # a comment holding '}' is written after ';' and ends its line
+    closing = Record.from_moves("kalah", ["C", "F"])
+    closing.comments = {1: ["a } inside"], 2: ["after"]}
+    written = closing.to_text()
+    assert "C ; a } inside\n" in written
+    assert read(written).comments == closing.comments
+    closing.comments = {1: ["both }\nand a line break"]}
+    with pytest.raises(ValueError, match="no comment form"):
+        closing.to_text()

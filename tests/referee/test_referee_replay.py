@@ -1,10 +1,31 @@
 """Random games of every variant replayed through the referee from noisy Readings.
 
-The noise is honest (``rules.referee.noise``): the true count always keeps a
-non-zero probability, so a referee that reads with the rules must never name
-a wrong move; where the noise hides the answer it must say ambiguous and name
-the truth among the candidates. Each game is played to its end; the referee
-judges a random sample of its plies so the whole run stays within budget.
+The noise (``rules.referee.noise``) is honest and real at every heap size:
+count noise that grows with the heap, occasional misreads, unseen pits, colour
+confusion for chips. Every verdict is checked on its own, strictly:
+
+* it never contradicts the rules: its explanation and every candidate replay
+  through the engine (``check_consistent``);
+* a committed verdict (move, takeback, unchanged) names the position the game
+  is really in, and an ambiguous one names it among its candidates, unless the
+  Reading itself was confidently wrong about the pits that tell them apart: it
+  made what the verdict names at least 99 times as likely as the truth
+  (``misled``);
+* illegal, or seeds still in a hand, only where the Reading ruled the truth
+  out (a pit gave its true count under 1 in 1,000: a misread);
+* "wait, a move is being sown" only where the Reading made the half-sown
+  boards 99 times as likely as the truth;
+* unreadable only for a Reading too uncertain to name few candidates.
+
+How often the truth is committed (and found at all) is checked against floors
+measured on this noise; the checks above are what fails a wrong commit.
+
+Design, within the time budget of the test run: ``GAMES`` random games per
+variant (11,000 in all), each judged at one random ply, 1, 2 or 3 moves after
+the board the referee last saw (the camera missed 0, 1 or 2 boards); and
+``LIVE_GAMES`` games per variant judged at every ply as a live session does
+(the board before the move, then after it) by one Referee whose caches carry
+over from ply to ply.
 """
 
 from __future__ import annotations
@@ -16,89 +37,144 @@ import random
 import pytest
 
 import rules
-from referee_games import caught_up, random_game, replays_to
-from rules.referee import Referee, noisy_reading
-from rules.referee.likelihood import Evidence
+from referee_games import caught_up, check_consistent, evidence_of, misled, random_game, replays_to
+from rules.referee import Referee, Verdict, noisy_reading
+from rules.referee.explain import board_of
 
-GAMES = 200          # per variant: 11 variants, over 2,000 games
-PLIES_JUDGED = 5     # single-move observations judged per game
-GAP_GAMES = 40       # games per variant judged after 2- and 3-move gaps
+GAMES = 1000         # per variant, each judged once
+LIVE_GAMES = 8       # per variant, judged at every ply
+TAKEBACK_GAMES = 150  # per variant, judged once after 1, 2 or 3 moves are taken back
+GAPS = (1, 2, 3)     # moves between the board the referee saw last and the one it judges
+UNSEEN = 0.03        # share of pits hidden from the camera
+LIVE_PLIES = 150     # at most, per live game (a Nam Nam game runs to hundreds)
+# floors on the share of verdicts that commit the truth, by gap (0: the board before the move), as
+# measured less about 0.08 (Pass It On lowest: each pass takes one chip from a heap read with noise);
+# a sequence is harder to commit, as its prior is lower and more stories compete
+RIGHT_AT_LEAST = {0: 0.65, 1: 0.55, 2: 0.42, 3: 0.35}
+TAKEBACK_RIGHT_AT_LEAST = {1: 0.6, 2: 0.6, 3: 0.6}  # by moves taken back (measured 0.7 or more)
+FOUND_AT_LEAST = 0.76     # the truth committed or among the candidates (measured 0.84 or more; the rest: misreads)
+UNREADABLE_AT_MOST = 0.1  # measured 0.07 at most (Pass It On)
 
 
-def check_verdict(positions, truth, gap, verdict, reading, tally) -> None:
-    """The verdict names the truth, or is ambiguous with the truth among fitting candidates.
-
-    A calibrated referee may still miss the truth with the probability its
-    verdict leaves outside what it names (1 - confidence for a move): such
-    verdicts are counted, and so is their expected number. After a gap of
-    several moves, a simpler story that fits the Reading (fewer moves, a
-    takeback, a move in progress) is what the referee must prefer, missed
-    boards being rare: such verdicts are counted as ``simpler``."""
-    current = positions[-1]
-    evidence = Evidence(current.variant.layout, reading, current.variant.total_seeds)
+def judged(referee: Referee, history: list[rules.Position], truth: rules.Position,
+           reading: rules.Reading) -> str:
+    """Judge ``reading`` after ``history``, check the verdict strictly, and say how it went."""
+    verdict = referee.judge(history, reading)
     assert json.loads(json.dumps(verdict.to_json()))["kind"] == verdict.kind
+    assert verdict.margin >= 0
+    for explanation in ((verdict.best,) if verdict.best else ()) + verdict.candidates:
+        check_consistent(history, explanation)
     if verdict.kind == "move":
-        # never contradicts the rules: the moves replay legally to the position it claims
-        assert replays_to(current, [m.text for m in verdict.moves]) == verdict.position
-    if verdict.kind in ("move", "ambiguous"):  # the posterior left outside what the verdict names
-        tally["expected wrong"] += 1 - sum(c.posterior for c in verdict.candidates)
-    candidates = [caught_up(c.position) for c in verdict.candidates if c.kind == "move"]
-    if verdict.kind == "move" and caught_up(verdict.position) == caught_up(truth):
-        tally["right"] += 1
-    elif verdict.kind == "ambiguous" and caught_up(truth) in candidates:
-        fitting = [c for c in verdict.candidates if evidence.fits(*c.seen_board)]
-        assert len(fitting) >= 2, "ambiguous, but only one candidate fits the reading"
-        tally["ambiguous"] += 1
-    elif gap > 1 and verdict.kind != "illegal" and all(
-            (c.kind != "move" or len(c.moves) < gap) and evidence.fits(*c.seen_board) for c in verdict.candidates):
-        tally["simpler"] += 1
-    elif verdict.kind in ("move", "ambiguous"):
-        tally["wrong"] += 1
-    elif verdict.kind == "unreadable" and "too uncertain" in verdict.reason:
-        tally["unreadable"] += 1  # honest, if rare: more candidates fit than the players could choose from
-    else:
-        pytest.fail(f"{verdict.kind}: {verdict.reason}")
+        assert verdict.depth >= len(verdict.moves)
+        if len(verdict.moves) > 1:
+            assert any("searched sequences" in note for note in verdict.notes)
+    return outcome(history, truth, verdict, reading)
 
 
-def check_tally(tally: collections.Counter, right: float) -> None:
-    """Most verdicts name the truth; wrong ones are no more frequent than the confidences say."""
-    verdicts = sum(n for kind, n in tally.items() if kind != "expected wrong")
-    assert tally["right"] >= right * verdicts, tally
-    assert tally["wrong"] <= 1 + 3 * tally["expected wrong"], tally
-    assert tally["unreadable"] <= 1 + 0.02 * verdicts, tally
+def outcome(history: list[rules.Position], truth: rules.Position, verdict: Verdict, reading: rules.Reading) -> str:
+    evidence = evidence_of(truth, reading)
+    now = caught_up(truth)
+    named = [c.seen_board for c in verdict.candidates]
+    about = f"{verdict.kind}: {verdict.reason} (truth: {truth!r})"
+
+    def shows_truth(e) -> bool:
+        return e.kind != "in_progress" and caught_up(e.position) == now
+
+    if verdict.kind in ("move", "takeback", "unchanged"):
+        if shows_truth(verdict.best):
+            return "right"
+        assert misled(evidence, truth, [verdict.best.seen_board]), f"a wrong commit: {about}"
+        return "misled"
+    if verdict.kind == "ambiguous":
+        if any(shows_truth(c) for c in verdict.candidates):
+            # a real choice: two or more outcomes, the likeliest fitting the reading, none sure alone
+            outcomes = {caught_up(leads_to(history[-1], c)) for c in verdict.candidates}
+            assert len(outcomes) == len(verdict.candidates) >= 2, f"ambiguous without a choice: {about}"
+            assert evidence.fits(*verdict.best.seen_board), f"ambiguous, but its best does not fit: {about}"
+            assert not any(c.posterior >= 0.99 and c.share >= 0.99 for c in verdict.candidates), about
+            return "ambiguous"
+        assert misled(evidence, truth, named), f"ambiguous without the truth: {about}"
+        return "misled"
+    if verdict.kind == "unreadable":
+        assert "too uncertain" in verdict.reason, about
+        return "unreadable"
+    if not evidence.fits(*board_of(truth)):  # a misread: the Reading rules the truth out
+        assert verdict.kind in ("illegal", "in_progress"), about
+        return "ruled out"
+    assert verdict.kind == "in_progress" and verdict.best is not None, f"the truth fits the reading: {about}"
+    assert misled(evidence, truth, named), f"waits for a move being sown: {about}"
+    return "misled"
 
 
-def replay(name: str, gap: int, games: int, per_game: int, unseen: float, **options) -> collections.Counter:
-    """Judge noisy Readings taken ``gap`` moves after random plies of random games; tally the verdicts."""
-    rng = random.Random(f"{name} gap {gap} {sorted(options.items())}")
-    variant = rules.variant(name, **options)
+def leads_to(current: rules.Position, e) -> rules.Position:
+    """Where an explanation takes the game: a move caught half-way, where the move does."""
+    return replays_to(current, e.texts) if e.kind == "in_progress" else e.position
+
+
+def check_rates(tallies: dict[int, collections.Counter], right_at_least: dict[int, float] = RIGHT_AT_LEAST) -> None:
+    for gap, tally in tallies.items():
+        judged_ = sum(tally.values())
+        assert judged_ >= 8, (gap, tally)
+        assert tally["right"] >= right_at_least[gap] * judged_, (gap, tally)
+        assert tally["right"] + tally["ambiguous"] >= FOUND_AT_LEAST * judged_, (gap, tally)
+        assert tally["unreadable"] <= UNREADABLE_AT_MOST * judged_, (gap, tally)
+
+
+def replay(variant: rules.Variant, games: int, seed: str, gaps: tuple[int, ...] = GAPS
+           ) -> dict[int, collections.Counter]:
+    """Judge each of ``games`` random games once, at a random ply, after a gap of 1, 2 or 3 moves."""
+    rng = random.Random(seed)
     referee = Referee()
-    tally: collections.Counter = collections.Counter()
-    for _ in range(games):
+    tallies: dict[int, collections.Counter] = {gap: collections.Counter() for gap in gaps}
+    for k in range(games):
+        gap = gaps[k % len(gaps)]
         game = random_game(variant, rng)
-        plies = range(gap, len(game))
-        for ply in rng.sample(plies, min(per_game, len(plies))):
-            before, truth = game[:ply - gap + 1], game[ply]
-            reading = noisy_reading(truth, rng, unseen=unseen)
-            verdict = referee.judge(before, reading)
-            if verdict.kind == "move":
-                assert len(verdict.moves) <= gap and verdict.depth >= len(verdict.moves)
-                if len(verdict.moves) > 1:
-                    assert any("searched sequences" in note for note in verdict.notes)
-            check_verdict(before, truth, gap, verdict, reading, tally)
-    return tally
+        if len(game) <= gap:
+            continue
+        ply = rng.randrange(gap, len(game))
+        history, truth = game[:ply - gap + 1], game[ply]
+        tallies[gap][judged(referee, history, truth, noisy_reading(truth, rng, unseen=UNSEEN))] += 1
+    return tallies
 
 
 @pytest.mark.parametrize("name", sorted(rules.VARIANTS))
-def test_single_moves_are_recovered_exactly(name: str) -> None:
-    check_tally(replay(name, 1, GAMES, PLIES_JUDGED, unseen=0.03), right=0.8)
+def test_random_games_are_refereed_from_noisy_readings(name: str) -> None:
+    check_rates(replay(rules.variant(name), GAMES, f"replay {name}"))
 
 
-@pytest.mark.parametrize("gap", [2, 3])
 @pytest.mark.parametrize("name", sorted(rules.VARIANTS))
-def test_skipped_observations_are_recovered(name: str, gap: int) -> None:
-    """The camera missed one or two boards: the referee finds the 2- or 3-move sequence."""
-    check_tally(replay(name, gap, GAP_GAMES, 1, unseen=0.0), right=0.75)
+def test_games_are_refereed_move_by_move(name: str) -> None:
+    """Every ply of a few games, as a live session judges them: the board before the move
+    (unchanged, or a forced pass committed), then after it."""
+    variant = rules.variant(name)
+    rng = random.Random(f"live {name}")
+    referee = Referee()
+    tallies: dict[int, collections.Counter] = {0: collections.Counter(), 1: collections.Counter()}
+    for _ in range(LIVE_GAMES):
+        game = random_game(variant, rng, LIVE_PLIES)
+        for ply in range(1, len(game)):
+            history = game[:ply]
+            for gap, truth in ((0, history[-1]), (1, game[ply])):
+                tallies[gap][judged(referee, history, truth, noisy_reading(truth, rng, unseen=UNSEEN))] += 1
+    check_rates(tallies)
+
+
+@pytest.mark.parametrize("name", sorted(rules.VARIANTS))
+def test_takebacks_are_recognised_from_noisy_readings(name: str) -> None:
+    """The players take back 1, 2 or 3 moves: the board is back at an earlier position."""
+    variant = rules.variant(name)
+    rng = random.Random(f"takeback {name}")
+    referee = Referee()
+    tallies: dict[int, collections.Counter] = {undo: collections.Counter() for undo in GAPS}
+    for k in range(TAKEBACK_GAMES):
+        undo = GAPS[k % len(GAPS)]
+        game = random_game(variant, rng)
+        if len(game) <= undo + 1:
+            continue
+        history = game[:rng.randrange(undo + 1, len(game)) + 1]
+        truth = history[-1 - undo]
+        tallies[undo][judged(referee, history, truth, noisy_reading(truth, rng, unseen=UNSEEN))] += 1
+    check_rates(tallies, TAKEBACK_RIGHT_AT_LEAST)
 
 
 @pytest.mark.parametrize("name, options", [
@@ -110,4 +186,4 @@ def test_skipped_observations_are_recovered(name: str, gap: int) -> None:
     ("pass-it-on", {"match_target": 100}),
 ])
 def test_variant_options_are_refereed_by_their_own_rules(name: str, options: dict) -> None:
-    check_tally(replay(name, 1, GAMES // 5, PLIES_JUDGED, 0.03, **options), right=0.8)
+    check_rates(replay(rules.variant(name, **options), GAMES // 5, f"options {name} {sorted(options.items())}", (1,)))

@@ -65,6 +65,21 @@ def test_four_made_mid_sowing_goes_to_the_hollows_owner(v):
     assert {"type": "capture", "pit": "a", "seeds": 4, "by": "north", "to": "captured"} in events
 
 
+def test_a_four_made_mid_sowing_may_be_left_standing_by_its_owner(v):
+    # F2 as above: a 3->4 mid-sowing (North's), b 0->1. Left standing: a keeps 4, North has 16.
+    # The last seed's 4 (b, in the next test) is the mover's at once: nothing to leave.
+    pos = position(v, "A1 F2 a3 c6", captured=(20, 16))
+    new, events = v.play(pos, v.parse_move(pos, "F"))
+    assert v.fours_to_leave(events) == ["a"]
+    left = v.leave_fours(new, events, ["a"])
+    assert left.pits == tuple(board("A1 a4 b1 c6").values()) and left.captured == (20, 16)
+    v.validate(left)
+    with pytest.raises(rules.IllegalMove, match="no four in hollow 'b'"):
+        v.leave_fours(new, events, ["b"])
+    other = position(v, "A1 F2 b3 c6", captured=(20, 16))
+    assert v.fours_to_leave(v.play(other, v.parse_move(other, "F"))[1]) == []
+
+
 def test_four_made_by_the_last_seed_goes_to_the_mover_whoever_owns_it(v):
     # F2: a 0->1, b 3->4 with the last seed: South (the mover) takes b's 4 though North owns b.
     pos = position(v, "A1 F2 b3 c6", captured=(20, 16))
