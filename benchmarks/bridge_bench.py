@@ -23,8 +23,10 @@ time paced to the wall clock, and measures from the host side:
   report showing it.
 
 Targets: round trip <= 5 ms, reading age <= 60 ms (115200 baud). Wire time
-alone is 87 us per byte (simavr counts 11 bits per byte: 95 us), so a
-whole-board frame cannot meet 5 ms at this speed; the one-pit command is the
+alone is 87 us per byte (the harness delivers the host's bytes at the chip's
+real 117,647 baud, 85 us each, into a 2-byte receive buffer as a real AVR's;
+simavr sends at 11 bits per byte: 94 us), so a whole-board frame cannot meet
+5 ms at this speed; the one-pit command is the
 one the target is about. Emulated time is paced to the wall clock, so a busy
 machine shows in the p99s: quote the load average with the figures.
 """
@@ -62,7 +64,7 @@ class RoundTrips:
     single: list[float]  # one-pit SET_LED, seconds, as the host sees it
     whole: list[float]  # whole-board SET_LEDS
     crossed: list[bool]  # per SET_LED: a sensor report frame arrived while it was in flight
-    in_device: list[float]  # per SET_LED: from its delimiter entering the UART to its ACK's leaving, emulated time
+    in_device: list[float]  # per SET_LED: from its delimiter arriving at the chip to its ACK's leaving, emulated time
 
 
 def round_trips(board: SimavrBoard, samples: int) -> RoundTrips:

@@ -6,7 +6,7 @@ Public API (stable; everything else is internal)::
 
     board = EmulatedBoard(14).start()            # or a real board: Bridge(None) finds it
     bridge = Bridge(board.port, pit_count=14,
-                    on_reading=lambda frame: ...,   # SensorFrame: .raw (canonical order), .device_ms, .received
+                    on_reading=lambda frame: ...,   # SensorFrame: .raw (canonical order), .device_ms, .received, .buttons_down
                     on_button=lambda button: ...,   # Button.CONFIRM / Button.UNDO, once per press
                     on_status=lambda status: ...)   # BridgeStatus: .state, .message, .connected, counters
     bridge.start()                               # returns at once; connects and reconnects in the background
@@ -19,10 +19,11 @@ Public API (stable; everything else is internal)::
     reading = calibration.to_reading(frame.raw, time=frame.received)   # -> rules.Reading (source "sensors")
     calibration = calibration.learn(raw_frames, confirmed_counts)      # sharper gains (stores!) from a known position
     calibration.save(path); SensorCalibration.load(path)              # CalibrationError names what is wrong
-    calibration.to_json(); SensorCalibration.from_json(data)          # to embed in the board's calibration file
+    calibration.to_json(); SensorCalibration.from_json(data)          # the board calibration file's "sensors" field
 
     board.set_counts([4] * 6 + [0] + [4] * 6 + [0])   # the emulator's sensors, in canonical order
-    board.press(Button.CONFIRM); board.leds; board.shown(); board.reset(); board.unplug(); board.replug()
+    board.press(Button.CONFIRM); board.hold(Button.UNDO); board.release(Button.UNDO)
+    board.leds; board.shown(); board.reset(); board.unplug(); board.replug()
     board.stop()
 
 Threads: callbacks run on the bridge's threads; keep them short. Nothing

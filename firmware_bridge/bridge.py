@@ -269,8 +269,9 @@ class Bridge:
         backoff = BACKOFF_MIN
         while not self._stopping.is_set():
             try:
-                self._serve(self._connect())
-                backoff = BACKOFF_MIN
+                session = self._connect()
+                backoff = BACKOFF_MIN  # a board that answered: a later unplug is retried quickly again
+                self._serve(session)
             except LinkLost as error:
                 self._update(State.DISCONNECTED, f"{error}; retrying in {backoff:.1f} s",
                              reconnects=self.status.reconnects + 1)

@@ -61,8 +61,9 @@ def adc_value(millivolts: float) -> int:
 class DeviceCore:
     """The device's protocol logic without any I/O: bytes in, frames out through ``send``.
 
-    :class:`EmulatedBoard` runs it behind a pty; the soak test wires it
-    straight to the host's link through a corrupting in-process channel.
+    :class:`EmulatedBoard` runs it behind a pty with its report clock; the
+    tests also drive it unclocked (``tests/firmware_bridge/unclocked.py``), to
+    make frame orders happen every run that a clock makes happen by chance.
     Not thread-safe by itself: its owner serialises calls.
     """
 
@@ -83,6 +84,7 @@ class DeviceCore:
         self.pit_count = pit_count
         self.leds = [p.OFF] * p.MAX_PITS
         self.presses = [0] * p.BUTTONS
+        self.buttons_down = 0  # bit b: button b is held, as the firmware's debounced state
         self.bad_frames = 0
         self.reset_cause = cause
         self.seqs = {"stream": 0, "replies": 0}  # each numbers its frames, as the firmware's send queues do
@@ -114,13 +116,28 @@ class DeviceCore:
         raw = tuple(adc_value(self.sensor.millivolts(i, self.counts[i]) + self.noise.gauss(0, self.sensor.noise_mv))
                     for i in range(self.pit_count))
         self.scan = (self.scan + 1) & 0xFF
-        for message in p.Report(self.uptime(), 0, tuple(self.presses), raw).messages(self.scan):
+        for message in p.Report(self.uptime(), self.buttons_down, tuple(self.presses), raw).messages(self.scan):
             self.send(message)
 
     def press(self, button: int) -> None:
+        """Press and let go at once."""
+        self.hold(button)
+        self.release(button)
+
+    def hold(self, button: int) -> None:
+        """The button goes down (and stays down): counted, announced, and shown in every report."""
+        if self.buttons_down & 1 << button:
+            return
+        self.buttons_down |= 1 << button
         self.presses[button] = (self.presses[button] + 1) & 0xFF
-        for pressed in (True, False):
-            self.send(p.ButtonEvent(button, pressed, self.presses[button], self.uptime()))
+        self.send(p.ButtonEvent(button, True, self.presses[button], self.uptime()))
+        self.changed = True
+
+    def release(self, button: int) -> None:
+        if not self.buttons_down & 1 << button:
+            return
+        self.buttons_down &= ~(1 << button)
+        self.send(p.ButtonEvent(button, False, self.presses[button], self.uptime()))
         self.changed = True
 
     def _on_bad_frame(self, error: p.ProtocolError) -> None:
@@ -225,10 +242,20 @@ class EmulatedBoard:
 
     def press(self, button: int) -> None:
         """Press and release ``button`` (0 = confirm, 1 = undo)."""
+        self._button(button, self._core.press)
+
+    def hold(self, button: int) -> None:
+        """Hold ``button`` down until :meth:`release`."""
+        self._button(button, self._core.hold)
+
+    def release(self, button: int) -> None:
+        self._button(button, self._core.release)
+
+    def _button(self, button: int, action: Callable[[int], None]) -> None:
         if button not in range(p.BUTTONS):
             raise ValueError(f"button must be 0..{p.BUTTONS - 1}, not {button}")
         with self._lock:
-            self._core.press(button)
+            action(button)
         self._wake()
 
     def reset(self) -> None:
@@ -315,9 +342,14 @@ class EmulatedBoard:
             with self._lock:
                 if self._master is not None and self._master in readable:
                     self._receive()
-                if self._master is not None and (self._core.changed or time.monotonic() >= next_report):
+                now = time.monotonic()
+                if self._master is not None and (self._core.changed or now >= next_report):
                     self._core.send_report()
-                    next_report = time.monotonic() + REPORT_EVERY
+                if now >= next_report:
+                    # A fixed beat, so that a thread woken late (a busy machine) does not stretch
+                    # every later interval too; a beat missed entirely is not made up.
+                    next_report = next_report + REPORT_EVERY if now - next_report < REPORT_EVERY \
+                        else now + REPORT_EVERY
 
     def _receive(self) -> None:
         try:

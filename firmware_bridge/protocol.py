@@ -44,6 +44,9 @@ SLICE_PITS = 4  # pit values per REPORT_SLICE: 16 bytes on the wire, 1.4 ms at 1
 # the watchdog. Not a MessageType: the protocol does not have it, and production firmware
 # and the emulator answer it with UNKNOWN_TYPE.
 TEST_STALL = 0x7F
+# Test builds only: acknowledge after keeping interrupts off for 1 ms (the harness's receive
+# buffer model must then report an overrun if the host streams meanwhile).
+TEST_MASK_IRQ = 0x7E
 DELIMITER = b"\x00"
 MAX_BODY = 2 + 1 + 4 * MAX_PITS + 2  # largest body with CRC: a whole-board LED frame
 MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1  # COBS adds one byte per 254
@@ -89,7 +92,6 @@ class Status(IntEnum):
     BAD_LENGTH = 1
     BAD_VALUE = 2
     UNKNOWN_TYPE = 3
-    BAD_VERSION = 4
 
 
 class ErrorCode(IntEnum):

@@ -18,6 +18,9 @@
 #include <string.h>
 #include <util/atomic.h>
 #include <util/crc16.h>
+#ifdef PITWATCH_TEST_HOOKS
+#include <util/delay.h>
+#endif
 
 #include "board.h"
 #include "protocol.h"
@@ -40,6 +43,7 @@
 #ifndef DEVICE_ID
 #define DEVICE_ID (0x50570000UL | BOARD_CODE)
 #endif
+_Static_assert(DEVICE_ID <= 0xFFFFFFFFUL, "DEVICE_ID must fit in 32 bits (make DEVICE_ID=0x12345678)");
 
 /* ------------------------------------------------------------------ time */
 
@@ -531,6 +535,16 @@ static void handle_frame(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t le
         }
         send_ack(seq, type, ST_OK);
         for (;;) {}                   /* hang as a bug would: interrupts still run, nothing feeds the watchdog */
+    case MSG_TEST_MASK_IRQ:
+        if (len != 0) {
+            status = ST_BAD_LENGTH;
+            break;
+        }
+        ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {
+            _delay_us(1000);          /* as long as writing 32 LEDs in one block would keep them off */
+        }
+        status = ST_OK;
+        break;
 #endif
     default: status = ST_UNKNOWN_TYPE; break;
     }

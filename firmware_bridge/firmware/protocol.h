@@ -21,6 +21,9 @@ enum message_type {
 /* Test builds only (make test-hooks, -DPITWATCH_TEST_HOOKS): acknowledge, then stop feeding
  * the watchdog, so a test can watch it reset the chip. The production image does not know it. */
 #define MSG_TEST_STALL 0x7F
+/* Test builds only: keep interrupts off for 1 ms, as a firmware writing 32 LEDs in one block
+ * would, so a test can show that the harness's 2-byte receive buffer model catches the overrun. */
+#define MSG_TEST_MASK_IRQ 0x7E
 
 enum status { ST_OK = 0, ST_BAD_LENGTH = 1, ST_BAD_VALUE = 2, ST_UNKNOWN_TYPE = 3 };
 enum error_code { ERR_BAD_FRAME = 1, ERR_TOO_LONG = 2 };

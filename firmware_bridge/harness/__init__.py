@@ -1,5 +1,5 @@
 """The simavr harness: the real firmware on an emulated AVR, for tests and benchmarks (see simboard.py)."""
 
-from .simboard import Answer, Build, HarnessError, SimavrBoard, build
+from .simboard import Answer, Build, HarnessError, SimavrBoard, UartStats, build
 
-__all__ = ["SimavrBoard", "Answer", "Build", "build", "HarnessError"]
+__all__ = ["SimavrBoard", "Answer", "Build", "build", "HarnessError", "UartStats"]

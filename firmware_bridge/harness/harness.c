@@ -2,7 +2,8 @@
  *
  *   pitwatch-harness <mcu> <firmware.elf>
  *
- * - The firmware's UART is on a pseudo-terminal that pyserial opens like a USB port.
+ * - The firmware's UART is on a pseudo-terminal that pyserial opens like a USB port; the host's
+ *   bytes arrive at the wire's pace into a receive buffer of 2 bytes, as on a real AVR.
  * - Emulated time is paced to the wall clock, so baud rates and timeouts are real.
  * - The chip is held in reset until told to run, so a test sees the boot banner.
  * - Every reset, the harness's or the firmware's own watchdog's, leaves the outside world as
@@ -11,12 +12,14 @@
  * - The WS2812 data line is decoded into LED colours from the pin's cycle timestamps.
  *
  * Control: one command per line on stdin, events one per line on stdout.
- *   run | reset | mv <pit> <millivolts> | press <n> <ms> | peek <address> | trace on|off | quit
+ *   run | reset | mv <pit> <millivolts> | press <n> <ms> | button <n> 1|0 | peek <address>
+ *   | uart | trace on|off | quit
  *   events: "pty <path>", "leds <n> <rrggbb>...", "pressed <n>", "peek <address> <value>",
- *   "uart in|out <type> <us>", "error <text>"
+ *   "uart <bytes received> <overruns> <most bytes unread>", "uart in|out <type> <us>", "error <text>"
  * "press" holds a button for <ms> of emulated time, lets go, and after as long again
  * (so the firmware's debounce has seen the release) reports "pressed <n>": a press
- * that a busy test machine cannot shorten to nothing.
+ * that a busy test machine cannot shorten to nothing. "button" holds a button down (1) or lets
+ * it go (0) until told otherwise.
  * "trace on" reports every frame that crosses the UART when its delimiter does, with its
  * message type and the emulated time in microseconds: how long the firmware takes to answer,
  * free of the host's scheduling (benchmarks/bridge_bench.py).
@@ -78,10 +81,9 @@ static int pty_master = -1;
 static int pit_mv[MAX_PITS];
 static int running;
 
-/* host -> device bytes waiting for room in the UART's input FIFO */
+/* Host -> device bytes on their way: the USB-serial chip's buffer, then the wire. */
 static uint8_t queue[QUEUE_SIZE];
 static size_t queue_head, queue_tail;
-static int uart_xoff;
 
 /* WS2812 decoder state */
 static avr_cycle_count_t led_rise, led_fall;
@@ -126,25 +128,86 @@ static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
     track_frame(&frames_out, byte);
 }
 
-static void uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
+/* The receiver as on a real AVR. simavr 1.6 takes the host's bytes into a 64-byte FIFO and
+ * hands them to the firmware at its own byte ticks: a firmware that kept interrupts off too
+ * long would only be slowed down, never lose a byte. A real USART holds 2 received bytes;
+ * when a third completes while both are unread, it is lost (data overrun). So the harness
+ * plays the wire itself: the host's bytes arrive one per 10 bit times at the baud rate the
+ * firmware set, whatever the firmware is doing, and simavr's FIFO is made to pass each byte
+ * on at once (its byte time is 0 while it takes or gives a byte), so the bytes in it are
+ * exactly those received and not yet read. A byte that arrives while 2 are unread is
+ * dropped and reported: "error uart overrun ...". (Conservative: a real chip can still hold
+ * that byte in its shift register until the next start bit.) "uart" reports the counts. */
+#define RX_BUFFER 2
+DEFINE_FIFO(uint16_t, uart_fifo);  /* the accessors of the FIFO that avr_uart.h declares */
+static avr_uart_t *uart;
+static avr_io_read_t udr_read;      /* simavr's own reader of UDR0 */
+static void *udr_read_param;
+static int wire_busy;               /* a byte is on the wire: the arrival timer is armed */
+static unsigned long rx_bytes, rx_overruns, rx_most_unread;
+
+static avr_uart_t *find_uart(char name)
 {
-    (void)irq; (void)value; (void)param;
-    uart_xoff = 0;
+    for (avr_io_t *io = avr->io_port; io; io = io->next)
+        if (strcmp(io->kind, "uart") == 0 && ((avr_uart_t *)io)->name == name)
+            return (avr_uart_t *)io;
+    return NULL;
 }
 
-static void uart_xoff_irq(struct avr_irq_t *irq, uint32_t value, void *param)
+/* simavr's reader, told that a byte takes no time: it then keeps RXC raised while a second
+ * byte is unread (a real USART does; simavr would hold it back until its next byte tick). */
+static uint8_t udr_read_now(struct avr_t *a, avr_io_addr_t addr, void *param)
 {
-    (void)irq; (void)value; (void)param;
-    uart_xoff = 1;
+    (void)param;
+    avr_cycle_count_t cycles = uart->cycles_per_byte;
+    uart->cycles_per_byte = 0;
+    uint8_t v = udr_read(a, addr, udr_read_param);
+    uart->cycles_per_byte = cycles; /* transmit timing stays simavr's */
+    return v;
+}
+
+/* 10 bits (start, 8 data, stop) at the baud rate in UBRR0 and U2X0, in CPU cycles. */
+static avr_cycle_count_t byte_cycles(void)
+{
+    unsigned ubrr = avr_regbit_get(avr, uart->ubrrl) | avr_regbit_get(avr, uart->ubrrh) << 8;
+    return 10ULL * (ubrr + 1) * (avr_regbit_get(avr, uart->u2x) ? 8 : 16);
+}
+
+static avr_cycle_count_t byte_arrives(avr_t *a, avr_cycle_count_t when, void *param)
+{
+    (void)param;
+    uint8_t byte = queue[queue_tail];
+    queue_tail = (queue_tail + 1) % QUEUE_SIZE;
+    unsigned long unread = uart_fifo_get_read_size(&uart->input);
+    if (avr_regbit_get(a, uart->rxen)) {  /* a disabled receiver ignores the line, as simavr does */
+        rx_bytes++;
+        if (unread >= RX_BUFFER) {
+            rx_overruns++;
+            printf("error uart overrun: byte %lu arrived with %lu unread (interrupts off too long)\n",
+                   rx_bytes, unread);
+            fflush(stdout);
+        } else {
+            avr_cycle_count_t cycles = uart->cycles_per_byte;
+            uart->cycles_per_byte = 0;  /* readable at once: it has just arrived */
+            avr_raise_irq(avr_io_getirq(a, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT), byte);
+            uart->cycles_per_byte = cycles;
+            if (unread + 1 > rx_most_unread)
+                rx_most_unread = unread + 1;
+        }
+    }
+    track_frame(&frames_in, byte);
+    if (queue_tail == queue_head) {
+        wire_busy = 0;
+        return 0;
+    }
+    return when + byte_cycles();
 }
 
 static void feed_uart(void)
 {
-    avr_irq_t *input = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
-    while (!uart_xoff && queue_tail != queue_head) {
-        avr_raise_irq(input, queue[queue_tail]);
-        track_frame(&frames_in, queue[queue_tail]);
-        queue_tail = (queue_tail + 1) % QUEUE_SIZE;
+    if (!wire_busy && queue_tail != queue_head) {
+        wire_busy = 1;
+        avr_cycle_timer_register(avr, byte_cycles(), byte_arrives, NULL);
     }
 }
 
@@ -155,7 +218,7 @@ static void read_pty(void)
     for (ssize_t i = 0; i < n; i++) {
         size_t next = (queue_head + 1) % QUEUE_SIZE;
         if (next == queue_tail)
-            break;  /* the host ignored flow control: drop, as a full buffer would */
+            break;  /* more than a USB-serial chip buffers: dropped, as it would drop them */
         queue[queue_head] = buf[i];
         queue_head = next;
     }
@@ -283,6 +346,9 @@ static void after_reset(void)
     }
     led_bit_count = 0;
     led_level = 0;  /* a reset drops the pin whatever it was doing */
+    wire_busy = 0;  /* the reset cancelled the arrival timer; bytes still queued go on arriving */
+    if (running)
+        feed_uart();
 }
 
 /* simavr resets the chip itself when the watchdog fires: wrap the core's reset hook to notice.
@@ -345,6 +411,11 @@ static int command(char *line, double *epoch, avr_cycle_count_t *cycle0)
         avr_cycle_timer_register_usec(avr, b * 1000, press_release, (void *)(intptr_t)a);
     } else if (sscanf(line, "peek %i", &a) == 1 && a >= 0 && a <= avr->ramend) {
         printf("peek %d %d\n", a, avr->data[a]);  /* a register or RAM byte, for tests */
+        fflush(stdout);
+    } else if (sscanf(line, "button %d %d", &a, &b) == 2 && a >= 0 && a < 2) {
+        set_button(a, b != 0);  /* held down (1) or let go (0) until told otherwise */
+    } else if (strncmp(line, "uart", 4) == 0 && line[4] == 0) {
+        printf("uart %lu %lu %lu\n", rx_bytes, rx_overruns, rx_most_unread);
         fflush(stdout);
     } else if (strncmp(line, "trace ", 6) == 0) {
         tracing = strcmp(line + 6, "on") == 0;
@@ -430,8 +501,11 @@ int main(int argc, char **argv)
     avr->reset = on_chip_reset;
 
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_output, NULL);
-    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), uart_xon, NULL);
-    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), uart_xoff_irq, NULL);
+    uart = find_uart('0');
+    avr_io_addr_t udr = AVR_DATA_TO_IO(uart->r_udr);
+    udr_read = avr->io[udr].r.c;
+    udr_read_param = avr->io[udr].r.param;
+    avr->io[udr].r.c = udr_read_now;  /* simavr allows one reader per register: wrap its own */
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER), adc_trigger, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(board->led_port), board->led_bit), led_pin, NULL);
     after_reset();  /* the reset in avr_init came before the hook was in place */

@@ -2,7 +2,7 @@
 
 :class:`SimavrBoard` offers the same control surface as
 :class:`firmware_bridge.emulator.EmulatedBoard` (``port``, ``set_counts``,
-``press``, ``reset``, ``unplug``, ``replug``, ``shown``) so one conformance
+``press``, ``hold``, ``release``, ``reset``, ``unplug``, ``replug``, ``shown``) so one conformance
 suite runs against both. Behind it is ``pitwatch-harness`` (``harness.c``):
 the firmware's UART on a pty, time paced to the wall clock, sensor voltages
 fed through the multiplexer select pins and the WS2812 line decoded at the pin.
@@ -38,11 +38,13 @@ class Build(NamedTuple):
     test_hooks: dict[str, Path]  # the same firmware with -DPITWATCH_TEST_HOOKS (TEST_STALL), for tests only
 
 
-def build(out_dir: Path) -> Build:
-    """Build the harness and both firmware images for every MCU into ``out_dir`` with make."""
+def build(out_dir: Path, device_id: int | None = None) -> Build:
+    """Build the harness and both firmware images for every MCU into ``out_dir`` with make;
+    ``device_id`` as ``make DEVICE_ID=...`` gives the board's id (else the firmware's default)."""
     out_dir = Path(out_dir)
+    firmware_goals = ["all", "test-hooks"] + ([] if device_id is None else [f"DEVICE_ID={device_id:#010x}"])
     for source, target, goals in ((HERE, out_dir / "harness", ["all"]),
-                                  (FIRMWARE_DIR, out_dir / "firmware", ["all", "test-hooks"])):
+                                  (FIRMWARE_DIR, out_dir / "firmware", firmware_goals)):
         result = subprocess.run(["make", "-C", str(source), f"BUILD={target}", *goals], capture_output=True, text=True)
         if result.returncode != 0:
             raise HarnessError(f"make in {source} failed:\n{result.stdout}{result.stderr}")
@@ -55,8 +57,16 @@ def build(out_dir: Path) -> Build:
 class Answer(NamedTuple):
     """How long the chip took to acknowledge one command, in emulated time (see SimavrBoard.answers)."""
 
-    seconds: float  # from the command's delimiter entering the UART to its ACK's delimiter leaving it
+    seconds: float  # from the command's delimiter arriving at the chip (at the wire's pace) to its ACK's leaving it
     frames_before: int  # other frames (reports, button events) that left the chip meanwhile
+
+
+class UartStats(NamedTuple):
+    """The harness's model of the chip's 2-byte receive buffer (harness.c, "uart")."""
+
+    received: int  # host bytes that reached the enabled receiver, at the wire's pace
+    overruns: int  # bytes that arrived while 2 were unread: a real AVR would have lost them
+    most_unread: int  # the fullest the 2-byte buffer ever was
 
 
 class SimavrBoard:
@@ -75,6 +85,7 @@ class SimavrBoard:
         self._frames: list[tuple[float, tuple[tuple[int, int, int], ...]]] = []
         self._changed = threading.Condition()
         self._peeks: queue.Queue[int] = queue.Queue()
+        self._uart: queue.Queue[UartStats] = queue.Queue()
         self._presses: queue.Queue[int] = queue.Queue()
         self.errors: list[str] = []
         # While tracing: (direction "in" or "out", message type, emulated time in us) per UART frame.
@@ -113,6 +124,10 @@ class SimavrBoard:
         except (OSError, subprocess.TimeoutExpired):
             process.kill()
             process.wait()
+        try:
+            process.stdin.close()
+        except OSError:  # the harness went first: the last bytes could not be flushed
+            pass
         if self.link is not None:
             self.link.unlink(missing_ok=True)
 
@@ -169,6 +184,18 @@ class SimavrBoard:
         except queue.Empty:
             raise HarnessError(f"the harness did not finish pressing button {button}") from None
 
+    def hold(self, button: int) -> None:
+        """Hold ``button`` down until :meth:`release` (a press the firmware sees after its debounce)."""
+        self._button(button, True)
+
+    def release(self, button: int) -> None:
+        self._button(button, False)
+
+    def _button(self, button: int, down: bool) -> None:
+        if button not in range(BUTTONS):
+            raise ValueError(f"button must be 0..{BUTTONS - 1}, not {button}")
+        self._send(f"button {button} {int(down)}")
+
     # ------------------------------------------------------------ what the LEDs show
 
     def shown(self) -> tuple[tuple[int, int, int], ...]:
@@ -216,6 +243,14 @@ class SimavrBoard:
                 between += 1
         return answers
 
+    def uart_stats(self, timeout: float = 2.0) -> UartStats:
+        """What the harness's 2-byte receive buffer model has seen since the harness started."""
+        self._send("uart")
+        try:
+            return self._uart.get(timeout=timeout)
+        except queue.Empty:
+            raise HarnessError("the harness did not answer uart") from None
+
     def peek(self, address: int, timeout: float = 2.0) -> int:
         """The byte at data-space ``address`` (an I/O register or RAM) of the running chip."""
         self._send(f"peek {address}")
@@ -236,19 +271,22 @@ class SimavrBoard:
             raise HarnessError(f"the harness has gone: {error}") from None
 
     def _read_events(self, process: subprocess.Popen) -> None:
-        for line in process.stdout:
-            words = line.split()
-            if words[:1] == ["leds"]:
-                colours = tuple((int(w[0:2], 16), int(w[2:4], 16), int(w[4:6], 16)) for w in words[2:])
-                with self._changed:
-                    self._frames.append((time.monotonic(), colours))
-                    del self._frames[:-1000]
-                    self._changed.notify_all()
-            elif words[:1] == ["pressed"]:
-                self._presses.put(int(words[1]))
-            elif words[:1] == ["peek"]:
-                self._peeks.put(int(words[2]))
-            elif words[:1] == ["uart"]:
-                self.uart_frames.append((words[1], int(words[2], 16), int(words[3])))
-            elif words[:1] == ["error"]:
-                self.errors.append(line.strip())
+        with process.stdout:  # closed when the harness has gone (end of file)
+            for line in process.stdout:
+                words = line.split()
+                if words[:1] == ["leds"]:
+                    colours = tuple((int(w[0:2], 16), int(w[2:4], 16), int(w[4:6], 16)) for w in words[2:])
+                    with self._changed:
+                        self._frames.append((time.monotonic(), colours))
+                        del self._frames[:-1000]
+                        self._changed.notify_all()
+                elif words[:1] == ["pressed"]:
+                    self._presses.put(int(words[1]))
+                elif words[:1] == ["peek"]:
+                    self._peeks.put(int(words[2]))
+                elif words[:1] == ["uart"] and len(words) == 4 and words[1].isdigit():
+                    self._uart.put(UartStats(*map(int, words[1:])))
+                elif words[:1] == ["uart"]:
+                    self.uart_frames.append((words[1], int(words[2], 16), int(words[3])))
+                elif words[:1] == ["error"]:
+                    self.errors.append(line.strip())

@@ -1,8 +1,9 @@
 """Fixtures: the firmware and harness built once per session, and a board of either kind.
 
 ``device`` is parametrised over the Python emulator and the real firmware
-on simavr (ATmega328P), so every conformance test holds both to the same
-protocol. Everything lives under pytest's tmp paths: parallel-safe.
+on simavr, built for both chips (ATmega328P: Uno/Nano; ATmega2560: Mega), so
+every conformance test holds all three to the same protocol. Everything lives
+under pytest's tmp paths: parallel-safe.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class Device:
         return None
 
 
-@pytest.fixture(params=["emulator", "atmega328p"])
+@pytest.fixture(params=["emulator", "atmega328p", "atmega2560"])
 def device(request, built, tmp_path) -> Device:
     link = tmp_path / "ttyPitwatch"
     if request.param == "emulator":

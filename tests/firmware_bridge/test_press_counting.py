@@ -6,56 +6,17 @@ after the handshake, before the session's first REPORT, was taken as the
 other button's history could come back as phantom presses).
 
 The device here is the emulator's own protocol logic (``DeviceCore``) behind
-a real pty, but unclocked: it sends a REPORT only when the test says so. The
-real firmware and ``EmulatedBoard`` report every 35 ms, so with them this
-frame order happens only by timing; here it happens every run.
+a real pty, but unclocked (``unclocked.UnclockedBoard``): it sends a REPORT
+only when the test says so. The real firmware and ``EmulatedBoard`` report
+every 35 ms, so with them this frame order happens only by timing; here it
+happens every run.
 """
 
 from __future__ import annotations
 
-import os
-import pty
-import select
-import threading
-import time
-import tty
-
 from firmware_bridge import Bridge, Button
-from firmware_bridge.emulator import DeviceCore
-
-
-class UnclockedBoard:
-    """A ``DeviceCore`` on a pty that answers commands at once and reports only on request."""
-
-    def __init__(self) -> None:
-        self._master, self._slave = pty.openpty()
-        tty.setraw(self._slave)
-        self.port = os.ttyname(self._slave)
-        self.lock = threading.Lock()
-        self.core = DeviceCore(lambda frame: os.write(self._master, frame), 14)
-        self._running = True
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while self._running:
-            if select.select([self._master], [], [], 0.05)[0]:
-                data = os.read(self._master, 4096)
-                with self.lock:
-                    self.core.receive(data)
-
-    def close(self) -> None:
-        self._running = False
-        self._thread.join()
-        os.close(self._master)
-        os.close(self._slave)
-
-
-def wait_until(condition, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.005)
-    return condition()
+from unclocked import UnclockedBoard
+from waiting import wait_until
 
 
 def test_a_press_before_the_first_report_counts_once_and_history_stays_history():
