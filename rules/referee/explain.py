@@ -118,8 +118,9 @@ def sowing_boards(pos: Position, move: Move, events: Sequence[Event]) -> tuple[l
     """The boards seen while ``move`` is played, replayed from its events.
 
     Returns ``(partial, settled)``: ``partial`` is the board after every
-    lift and every drop that leaves seeds in the hand, as ``(seeds in hand,
-    board)``; ``settled`` is the board once the sowing and its captures are
+    lift and every drop that leaves seeds in the hand, and after every
+    capture lifted on its way to a store (a capture is made by hand too), as
+    ``(seeds in hand, board)``; ``settled`` is the board once the sowing and its captures are
     done but before an end-of-game sweep or a Nam Nam round set-up (players
     sweep and refill by hand after the move). ``lift``/``lap`` take seeds
     into the hand, ``drop`` puts one down, ``capture`` moves seeds to a
@@ -154,7 +155,8 @@ def sowing_boards(pos: Position, move: Move, events: Sequence[Event]) -> tuple[l
         elif kind == "capture" and event.get("pit") in index:
             i = index[event["pit"]]
             pits[i] -= event["seeds"]
-            if event.get("to") in index:
+            if event.get("to") in index:  # carried by hand to a store: seen on the way, in the hand
+                partial.append((hand + event["seeds"], board()))
                 pits[index[event["to"]]] += event["seeds"]
             if event.get("to") != "hand":
                 continue

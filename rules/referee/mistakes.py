@@ -4,13 +4,17 @@ When no legal explanation fits a Reading, the referee builds the boards that
 each catalogued mistake would have produced from the current position, scores
 them against the Reading like any explanation, and names the mistake whose
 board explains it best (if it explains it clearly better than the nearest
-legal result). Mistaken sowings are *raw*: seeds dropped one by one along the
-board, without the captures or laps that would follow (a player who sowed the
-wrong way has already left the rules).
+legal result and than any move caught half-way). Mistaken sowings are *raw*:
+seeds dropped one by one along the board, without the captures or laps that
+would follow (a player who sowed the wrong way has already left the rules); a
+pit skipped in a sowing with laps is the one exception that keeps the laps
+played after it (the sowing goes on from where each lap picks up).
 
-Sowing tracks come from the layout; whether the opponent's store is on the
-mover's track is asked of the engine itself (one probe sowing per variant and
-player), so no variant's rules are restated here.
+Sowing tracks come from the layout, the segments of a sowing from the engine's
+events, who owns a pit from the position (Nam Nam hollows change hands);
+whether the opponent's store is on the mover's track is asked of the engine
+itself (one probe sowing per variant and player), so no variant's rules are
+restated here.
 """
 
 from __future__ import annotations
@@ -116,6 +120,57 @@ def _drops(events: Sequence[Event]) -> list[str] | None:
     return [e["pit"] for e in events if e.get("type") == "drop"]
 
 
+def _segments(events: Sequence[Event]) -> list[list[int]]:
+    """The event numbers of the drops of each segment of a sowing. A segment starts where seeds
+    are taken into the hand to be sown: the lift, every lap, and captured kete to be sown on
+    (Bao la Kujifunza)."""
+    segments: list[list[int]] = []
+    for n, e in enumerate(events):
+        kind = e.get("type")
+        if kind in ("lift", "lap") or (kind == "capture" and e.get("to") == "hand"):
+            segments.append([])
+        elif kind == "drop" and segments:
+            segments[-1].append(n)
+    return [segment for segment in segments if segment]
+
+
+@lru_cache(maxsize=64)
+def _next_pits(variant: Variant, player: int, direction: str) -> dict[int, int]:
+    """Each pit of ``player``'s ``direction`` track and the pit after it."""
+    cycle = track(variant, player, direction)
+    return {pit: cycle[(k + 1) % len(cycle)] for k, pit in enumerate(cycle)}
+
+
+def _step(after: dict[int, int], pit: int, passed: set[int]) -> int | None:
+    """The pit a seed dropped after ``pit`` falls into, passing over what the move passed over
+    (a start pit on a long sowing)."""
+    for _ in range(len(after)):
+        pit = after[pit]
+        if pit not in passed:
+            return pit
+    return None
+
+
+def _one_further(pos: Position, pits: Sequence[int], passed: set[int]) -> int | None:
+    """The pit one past a segment's last drop, along the way the segment ran (a lap or a capture
+    sowing on four ranks may run either way; a segment of one drop shows no way, and has no pit
+    to skip before its last)."""
+    for direction in ("ccw", "cw"):
+        after = _next_pits(pos.variant, pos.to_move, direction)
+        if pits[0] in after and _step(after, pits[0], passed) == pits[1]:
+            return _step(after, pits[-1], passed)
+    return None
+
+
+def _last_taken(events: Sequence[Event], index: dict[str, int], upto: int) -> dict[int, int]:
+    """For every pit, the last event number before ``upto`` that lifted seeds from it or captured them."""
+    taken: dict[int, int] = {}
+    for n, e in enumerate(events[:upto]):
+        if e.get("type") in ("lift", "lap", "capture") and e.get("pit") in index:
+            taken[index[e["pit"]]] = n
+    return taken
+
+
 # -- the hypotheses -----------------------------------------------------------------------
 def hypotheses(pos: Position) -> Iterator[Hypothesis]:
     """Every catalogued mistake the player to move could have made in ``pos``."""
@@ -147,28 +202,69 @@ def hypotheses(pos: Position) -> Iterator[Hypothesis]:
 
 def _sowing_slips(pos: Position, move: Move, events: Sequence[Event], me: str, other: str) -> Iterator[Hypothesis]:
     """A pit skipped along the way; the opponent's store sown into."""
+    yield from _skipped_pits(pos, move, events, me)
     variant, layout = pos.variant, pos.variant.layout
     labels = layout.labels
-    drops = _drops(events)
-    if not drops:
-        return
-    cycle = track(variant, pos.to_move, move.direction or "ccw")
-    index = {label: i for i, label in enumerate(labels)}
-    last = index[drops[-1]]
-    after_last = labels[cycle[(cycle.index(last) + 1) % len(cycle)]] if last in cycle else None
-    for k in range(len(drops) - 1):
-        if after_last is None or drops[k] == drops[-1]:
-            continue
-        sown = [index[label] for label in drops[:k] + drops[k + 1:] + [after_last]]
-        board = dropped(pos, move.pit, sown, move.colours)
-        yield Hypothesis("skipped_pit", f"{me} skipped pit {drops[k]} while sowing {move.text}",
-                         move.text, (drops[k],), board)
     opponent_store = layout.store(1 - pos.to_move)
-    if opponent_store is not None and opponent_store not in cycle:
+    cycle = track(variant, pos.to_move, move.direction or "ccw")
+    if opponent_store is not None and opponent_store not in cycle and _drops(events):
         board = raw_sowing(pos, move.pit, track(variant, pos.to_move, move.direction or "ccw", True), move.colours)
         if board and board[0][opponent_store] > pos.pits[opponent_store]:
             yield Hypothesis("opponent_store", f"{me} sowed into {other}'s store {labels[opponent_store]} "
                              f"while sowing {move.text}", move.text, (labels[opponent_store],), board)
+
+
+def _skipped_pits(pos: Position, move: Move, events: Sequence[Event], me: str) -> Iterator[Hypothesis]:
+    """A pit skipped in any segment of the sowing: the first, or one a lap (or a capture) picks up.
+
+    The seed meant for the skipped pit and every later seed of that segment go one pit further,
+    so the skipped pit is one short and the pit past the segment's last drop one over. The
+    sowing then goes on from where the next lap or capture picks up, as played, which is why a
+    skip whose pit (or the pit one further) a later lap or capture takes from is no such story.
+    A skip in the last segment forgoes the captures its last seed made (they depended on where
+    it fell: raw). A seed that would land back in the pit skipped is no skip: it leaves the
+    board of the sowing as played (a forgotten capture, or the legal move)."""
+    segments = _segments(events)
+    if not segments:
+        return
+    labels = pos.variant.layout.labels
+    index = {label: i for i, label in enumerate(labels)}
+    passed = {index[e["pit"]] for e in events if e.get("type") == "skip" and e.get("pit") in index}
+    end = segments[-1][-1]  # the move's last drop: the captures after it are its last seed's
+    raw_end = [e for n, e in enumerate(events) if n <= end or e.get("type") != "capture"]
+    # indexed by "in the last segment": the board and the lifts as played, or without the last seed's captures
+    bases = (sowing_boards(pos, move, events)[1], sowing_boards(pos, move, raw_end)[1])
+    takes = (_last_taken(events, index, len(events)), _last_taken(events, index, end + 1))
+    tried: set[tuple[int, int, int]] = set()
+    for j, segment in enumerate(segments):
+        pits = [index[events[n]["pit"]] for n in segment]
+        further = _one_further(pos, pits, passed) if len(pits) > 1 else None
+        if further is None:
+            continue
+        last = int(j == len(segments) - 1)
+        for n, pit in zip(segment[:-1], pits[:-1]):
+            if pit == further or (pit, further, last) in tried \
+                    or takes[last].get(pit, -1) > n or takes[last].get(further, -1) > n:
+                continue
+            tried.add((pit, further, last))
+            board = _moved_seed(pos, move, raw_end if last else events, bases[last], n, segment[-1], further)
+            yield Hypothesis("skipped_pit", f"{me} skipped pit {labels[pit]} while sowing {move.text}",
+                             move.text, (labels[pit],), board)
+
+
+def _moved_seed(pos: Position, move: Move, events: Sequence[Event], base: Board, skipped: int, segment_end: int,
+                further: int) -> Board:
+    """``base`` (the board ``events`` leave) with the drop ``skipped`` made one pit past the
+    segment's last drop (``segment_end``) instead. The seed counts only move by one; Pass It On
+    chips keep the order they were dropped in, so each from the skip on lands one pit further."""
+    pits = list(base[0])
+    pits[pos.variant.layout.index_of(events[skipped]["pit"])] -= 1
+    pits[further] += 1
+    if base[1] is None:
+        return tuple(pits), None
+    extra = {"type": "drop", "pit": pos.variant.layout.labels[further]}
+    moved = [x for n, e in enumerate(events) if n != skipped for x in ((e, extra) if n == segment_end else (e,))]
+    return tuple(pits), sowing_boards(pos, move, moved)[1][1]
 
 
 def _capture_slips(pos: Position, move: Move, after: Position, events: Sequence[Event]) -> Iterator[Hypothesis]:
@@ -203,11 +299,23 @@ def _capture_slips(pos: Position, move: Move, after: Position, events: Sequence[
                          (tuple(taken), tuple(chips) if chips is not None else None))
 
 
+def pit_owners(pos: Position) -> tuple[int, ...]:
+    """Who owns every pit now. The layout's row owners, unless the position itself records
+    ownership: Nam Nam hollows change hands between rounds, and the position's JSON state names
+    every hollow's owner (``owners``), so the rules are asked, not restated."""
+    layout = pos.variant.layout
+    named = pos.variant.state_to_json(pos.state).get("owners") if pos.state else None
+    if not named:
+        return tuple(p.owner for p in layout.pits)
+    return tuple(PLAYER_NAMES.index(named[p.label]) if p.label in named else p.owner for p in layout.pits)
+
+
 def _wrong_player(pos: Position, me: str, other: str) -> Iterator[Hypothesis]:
     """The opponent moved (out of turn); the mover sowed one of the opponent's pits, raw, along
     his own track (or, on four ranks, where it lies: the opponent's own rows)."""
     variant = pos.variant
     labels = variant.layout.labels
+    owners = pit_owners(pos)
     turned = pos._replace(to_move=1 - pos.to_move)
     for move in variant.legal_moves(turned):
         if not move.is_pass:
@@ -215,7 +323,7 @@ def _wrong_player(pos: Position, me: str, other: str) -> Iterator[Hypothesis]:
             yield Hypothesis("out_of_turn", f"{other} played {move.text} out of turn: it was {me}'s turn",
                              move.text, (labels[move.pit],), (after.pits, after.white))
     for pit in variant.layout.pits:
-        if pit.owner == pos.to_move or pit.is_store or not pos.pits[pit.index]:
+        if owners[pit.index] == pos.to_move or pit.is_store or not pos.pits[pit.index]:
             continue
         for direction in ("ccw", "cw"):
             cycle = track(variant, pos.to_move, direction)
@@ -251,15 +359,19 @@ def _yellow_last(pos: Position, legal: Sequence[Move], me: str) -> Iterator[Hypo
 
 
 # -- choosing the likely mistake ------------------------------------------------------------
-def diagnose(pos: Position, evidence: Evidence, nearest: Explanation) -> Mistake:
-    """The catalogued mistake that best explains the Reading, or ``unknown``. Mistakes that
-    explain it equally well (the same board: the opponent's own move and his pit sown by the
-    player to move, where his move neither laps nor captures) are named together, in the
-    catalogue's order (a legal move by the wrong player before a raw sowing of his pit):
+def diagnose(pos: Position, evidence: Evidence, nearest: Explanation, half_way: float = -math.inf) -> Mistake:
+    """The catalogued mistake that best explains the Reading, or ``unknown``.
+
+    A mistake is named only when its board explains the Reading clearly better (``MIN_GAIN``)
+    than the nearest legal result and than every board of a move caught half-way (best log
+    likelihood ``half_way``): a hand mid-sowing, or a misread, explains such a board as well.
+    Mistakes that explain it equally well (the same board: the opponent's own move and his pit
+    sown by the player to move, where his move neither laps nor captures) are named together,
+    in the catalogue's order (a legal move by the wrong player before a raw sowing of his pit):
     ``code`` is the first, ``also`` the others."""
     scored = [(evidence.score(*h.board), h) for h in hypotheses(pos)]
     best_ll = max((ll for ll, _ in scored), default=-math.inf)
-    if best_ll <= nearest.log_likelihood + MIN_GAIN:
+    if best_ll <= max(nearest.log_likelihood, half_way) + MIN_GAIN:
         differing = [d.pit for d in evidence.differences(*nearest.seen_board)]
         return Mistake("unknown", f"{CATALOGUE['unknown']}; pits that differ: {', '.join(differing) or 'none'}",
                        None, tuple(differing), nearest.log_likelihood)

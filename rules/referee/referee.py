@@ -10,9 +10,10 @@ sure that choice is. Every verdict weighs the same explanations:
    left by its owner);
 2. moves caught half-way (seeds in the hand: wait, do not judge);
 3. sequences of 2 and 3 moves by the players whose turn it was;
-4. nothing legal fits: seeds short of every legal board (a hand still holds
-   some), else illegal, with the nearest legal result, the pits that differ and
-   the likely mistake in plain words.
+4. nothing legal fits: illegal, with the nearest legal result, the pits that
+   differ and the likely mistake in plain words; or, where the board is short of
+   the seeds of every legal board and no catalogued mistake explains the Reading
+   clearly better than a move caught half-way, a hand still holds some (wait).
 
 Choosing: each explanation gets a log likelihood (``likelihood.Evidence``)
 plus a log prior (longer stories are less likely). Two shares are worked out
@@ -133,6 +134,7 @@ class _Judgement:
         self._everyone: list[Explanation] = []
         self._top_state_ll = -math.inf  # the best log likelihood of a state of the game (not half-sown)
         self._after: dict[Move, Position] = {}  # the legal moves and where they lead
+        self._half_sown: list[tuple[Move, int, Any]] | None = None  # boards of moves caught half-way
 
     def add(self, e: Explanation, key: Any = None) -> None:
         """Keep ``e`` unless its position is explained already; a second way to the same
@@ -172,7 +174,7 @@ class _Judgement:
         self.add_untidy_boards(successors)
         self.add_partial_boards(successors)
         exhaustive = self.add_sequences(successors)
-        return self.decide(exhaustive) or self.seeds_in_hand(successors) or self.illegal(exhaustive)
+        return self.decide(exhaustive) or self.nothing_fits(successors, exhaustive)
 
     def add_takebacks(self) -> None:
         """Earlier positions of the game, nearest first, while their prior still counts. Added
@@ -210,13 +212,20 @@ class _Judgement:
         for when every board that fits the Reading holds all the seeds of the current position."""
         if self.evidence.least_total >= sum(self.current.pits):
             return
-        for move, _ in successors:
-            partial, _ = sowing_boards(self.current, move, _play_events(self.current, (move,)))
-            for hand, board in partial:
-                ll = self.evidence.score(*board)
-                if not self.negligible(ll, PRIOR_IN_PROGRESS):
-                    self.add(Explanation("in_progress", (move,), self.current, ll, PRIOR_IN_PROGRESS,
-                                         in_hand=hand, board=board), ("in_progress", move, board))
+        for move, hand, board in self.half_sown(successors):
+            ll = self.evidence.score(*board)
+            if not self.negligible(ll, PRIOR_IN_PROGRESS):
+                self.add(Explanation("in_progress", (move,), self.current, ll, PRIOR_IN_PROGRESS,
+                                     in_hand=hand, board=board), ("in_progress", move, board))
+
+    def half_sown(self, successors: Sequence[tuple[Move, Position]]) -> list[tuple[Move, int, Any]]:
+        """Every board seen while a legal move is sown, as ``(move, seeds in hand, board)``,
+        replayed from the engine's events once per verdict (stage 2 and the mistakes weigh them)."""
+        if self._half_sown is None:
+            self._half_sown = [(move, hand, board) for move, _ in successors
+                               for hand, board in sowing_boards(self.current, move,
+                                                                _play_events(self.current, (move,)))[0]]
+        return self._half_sown
 
     # -- stage 3: moves the camera missed ----------------------------------------------------
     def add_sequences(self, successors: Sequence[tuple[Move, Position]]) -> bool:
@@ -388,6 +397,31 @@ class _Judgement:
                        exhaustive, events, notes=self.search_notes(candidates, exhaustive) + tuple(extra))
 
     # -- stage 4: nothing legal fits ----------------------------------------------------------
+    def nothing_fits(self, successors: Sequence[tuple[Move, Position]], exhaustive: bool) -> Verdict:
+        """Seeds in a hand (wait), or illegal with the likely mistake.
+
+        A board short of the seeds of every legal result says a hand holds some, unless a
+        catalogued mistake explains the Reading clearly better than the nearest legal result
+        and than any move caught half-way (``mistakes.diagnose``). Seeds captured off the board
+        (Oware, Nam Nam, Bao with laps) leave a board as short as seeds in a hand: a capture that
+        may not be made, or the opponent's capturing move out of turn, is a completed sowing with
+        a pit emptied, while a hand caught mid-sowing leaves the lifted pit empty and the sowing
+        short of its last pits. The likelier story wins."""
+        self.ranked()
+        legal = [e for e in self._everyone if e.kind in ("move", "unchanged")]
+        if self.over or self.current.result is not None:
+            mistake = Mistake("unknown", "the game is over: no move may be played", None,
+                              tuple(d.pit for d in self.evidence.differences(*legal[0].seen_board)),
+                              legal[0].log_likelihood)
+        else:
+            half_way = max((self.evidence.score(*board) for _, _, board in self.half_sown(successors)),
+                           default=-math.inf)
+            mistake = mistakes.diagnose(self.current, self.evidence, legal[0], half_way)
+        in_hand = self.seeds_in_hand(successors)
+        if in_hand is not None and mistake.code == "unknown":
+            return in_hand
+        return self.illegal(legal, mistake, exhaustive)
+
     def seeds_in_hand(self, successors: Sequence[tuple[Move, Position]]) -> Verdict | None:
         """Every pit is seen and the board holds fewer seeds than any legal result: a hand holds some."""
         if self.evidence.unseen_fraction > 0:
@@ -400,17 +434,10 @@ class _Judgement:
                        "seeds are still in a hand; wait", confidence=p_short, margin=math.inf,
                        depth=self.referee.depth)
 
-    def illegal(self, exhaustive: bool) -> Verdict:
+    def illegal(self, legal: list[Explanation], mistake: Mistake, exhaustive: bool) -> Verdict:
         """Nothing legal fits: the nearest legal result, the pits that differ, the likely mistake."""
-        self.ranked()
-        legal = [e for e in self._everyone if e.kind in ("move", "unchanged")]
         nearest = legal[0]
         differences = tuple(self.evidence.differences(*nearest.seen_board))
-        if self.over or self.current.result is not None:
-            mistake = Mistake("unknown", "the game is over: no move may be played", None,
-                              tuple(d.pit for d in differences), nearest.log_likelihood)
-        else:
-            mistake = mistakes.diagnose(self.current, self.evidence, nearest)
         where = "; ".join(d.words() for d in differences) or "the board fits no legal result"
         return Verdict("illegal", f"no legal move explains the board ({mistake.words}). Nearest legal result: "
                        f"{nearest.describe()}; {where}", nearest, tuple(legal[:MAX_NAMED]),

@@ -15,15 +15,24 @@ from rules.referee.likelihood import Evidence
 SILENT_PASSES = 64  # more forced passes in a row than any variant allows (Pass It On ends at 6 penalties each)
 
 
+def random_play(variant: rules.Variant, rng: random.Random, max_plies: int = 400
+                ) -> tuple[list[rules.Position], list[rules.Move]]:
+    """The positions of one random game of ``variant`` (the start first) and the moves played
+    between them (``moves[k]`` leads from ``positions[k]`` to ``positions[k + 1]``)."""
+    positions = [variant.start()]
+    moves: list[rules.Move] = []
+    for _ in range(max_plies):
+        legal = variant.legal_moves(positions[-1])
+        if not legal:
+            break
+        moves.append(rng.choice(legal))
+        positions.append(variant.play(positions[-1], moves[-1], events=False)[0])
+    return positions, moves
+
+
 def random_game(variant: rules.Variant, rng: random.Random, max_plies: int = 400) -> list[rules.Position]:
     """The positions of one random game of ``variant`` (the start first)."""
-    positions = [variant.start()]
-    for _ in range(max_plies):
-        moves = variant.legal_moves(positions[-1])
-        if not moves:
-            break
-        positions.append(variant.play(positions[-1], rng.choice(moves), events=False)[0])
-    return positions
+    return random_play(variant, rng, max_plies)[0]
 
 
 def same_board(a: rules.Position, b: rules.Position) -> bool:
@@ -90,6 +99,20 @@ def misled(evidence: Evidence, truth: rules.Position, boards: list[tuple]) -> bo
     return named - evidence.score(*board_of(truth)) >= math.log(99) - 1e-9
 
 
+def replayed(current: rules.Position, explanation) -> rules.Position:
+    """Where the moves of a ``move`` explanation take the game by the rules: replayed through the
+    engine, each checked for legality, and a Nam Nam four it says was left standing left by the
+    engine's own ``leave_fours``."""
+    variant = current.variant
+    pos, events = current, []
+    for move in explanation.moves:
+        pos, events = variant.play(pos, variant.parse_move(pos, move.text))
+    if explanation.left:
+        assert len(explanation.moves) == 1, explanation.describe()
+        return variant.leave_fours(pos, events, explanation.left)
+    return pos
+
+
 def check_consistent(history: list[rules.Position], explanation) -> None:
     """An explanation never contradicts the rules: its moves replay through the engine to the
     position it claims (a Nam Nam four left standing is the engine's own leave_fours), a
@@ -99,15 +122,9 @@ def check_consistent(history: list[rules.Position], explanation) -> None:
     variant = current.variant
     e = explanation
     if e.kind == "move":
-        pos = current
-        for move in e.moves:
-            pos, events = variant.play(pos, variant.parse_move(pos, move.text))
-        if e.left:
-            assert len(e.moves) == 1 and e.position == variant.leave_fours(pos, events, e.left), e.describe()
-        else:
-            assert e.position == pos, e.describe()
+        assert e.position == replayed(current, e), e.describe()
         for texts in e.equivalent:
-            assert replays_to(current, list(texts)) == pos, (e.describe(), texts)
+            assert replays_to(current, list(texts)) == replays_to(current, e.texts), (e.describe(), texts)
     elif e.kind == "takeback":
         assert 1 <= e.undo < len(history) and e.position == history[-1 - e.undo], e.describe()
     elif e.kind == "unchanged":
@@ -117,6 +134,18 @@ def check_consistent(history: list[rules.Position], explanation) -> None:
         move = variant.parse_move(current, e.moves[0].text)
         partial, _ = sowing_boards(current, move, variant.play(current, move)[1])
         assert (e.in_hand, e.seen_board) in partial, e.describe()
+
+
+def shown_moves(start: rules.Position, texts: list[str]) -> list[str]:
+    """``texts`` without the forced passes that leave the board as it was (nothing to see: the
+    referee commits such a pass one Reading later, so a verdict may stop short of it or begin with it)."""
+    shown, pos = [], start
+    for text in texts:
+        after = replays_to(pos, [text])
+        if not (text.startswith("pass") and same_board(pos, after)):
+            shown.append(text)
+        pos = after
+    return shown
 
 
 def mid_sowing_four(seed: int = 8) -> tuple[rules.Game, rules.Move, rules.Position, dict, list[int]]:

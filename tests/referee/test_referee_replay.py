@@ -11,6 +11,10 @@ confusion for chips. Every verdict is checked on its own, strictly:
   Reading itself was confidently wrong about the pits that tell them apart: it
   made what the verdict names at least 99 times as likely as the truth
   (``misled``);
+* a committed move is the one played (a sequence: the moves played), or moves
+  the rules make equivalent: replayed through the engine they reach the very
+  position the moves played reach, and a single move other than the one played
+  lists it among its ``equivalent`` moves (``committed_as_played``);
 * illegal, or seeds still in a hand, only where the Reading ruled the truth
   out (a pit gave its true count under 1 in 1,000: a misread);
 * "wait, a move is being sown" only where the Reading made the half-sown
@@ -37,7 +41,8 @@ import random
 import pytest
 
 import rules
-from referee_games import caught_up, check_consistent, evidence_of, misled, random_game, replays_to
+from referee_games import (caught_up, check_consistent, evidence_of, misled, random_game, random_play,
+                           replayed, replays_to, shown_moves)
 from rules.referee import Referee, Verdict, noisy_reading
 from rules.referee.explain import board_of
 
@@ -57,8 +62,9 @@ UNREADABLE_AT_MOST = 0.1  # measured 0.07 at most (Pass It On)
 
 
 def judged(referee: Referee, history: list[rules.Position], truth: rules.Position,
-           reading: rules.Reading) -> str:
-    """Judge ``reading`` after ``history``, check the verdict strictly, and say how it went."""
+           reading: rules.Reading, played: list[rules.Move] | None) -> str:
+    """Judge ``reading`` after ``history``, check the verdict strictly, and say how it went.
+    ``played``: the moves that led from ``history[-1]`` to ``truth`` (``None``: a takeback)."""
     verdict = referee.judge(history, reading)
     assert json.loads(json.dumps(verdict.to_json()))["kind"] == verdict.kind
     assert verdict.margin >= 0
@@ -68,10 +74,30 @@ def judged(referee: Referee, history: list[rules.Position], truth: rules.Positio
         assert verdict.depth >= len(verdict.moves)
         if len(verdict.moves) > 1:
             assert any("searched sequences" in note for note in verdict.notes)
-    return outcome(history, truth, verdict, reading)
+    return outcome(history, truth, verdict, reading, played)
 
 
-def outcome(history: list[rules.Position], truth: rules.Position, verdict: Verdict, reading: rules.Reading) -> str:
+def committed_as_played(current: rules.Position, verdict: Verdict, played: list[rules.Move] | None) -> None:
+    """A committed verdict records the moves played, or moves the rules make equivalent to
+    them: replayed through the engine, the committed moves reach the very position the moves
+    played reach, and a single move other than the one played lists it among its equivalent
+    moves (Ethiopian C< and C> of 13 seeds). Forced passes that change nothing are left out on
+    both sides (``shown_moves``). A takeback (``played`` is ``None``) has no moves to compare."""
+    if played is None:
+        return
+    committed = [m.text for m in verdict.moves] if verdict.kind == "move" else []
+    truth = [m.text for m in played]
+    if shown_moves(current, committed) == shown_moves(current, truth):
+        return
+    about = f"committed {committed}, played {truth} from {current!r}"
+    reached = replayed(current, verdict.best) if verdict.kind == "move" else current
+    assert caught_up(reached) == caught_up(replays_to(current, truth)), about
+    if len(committed) == len(truth) == 1:
+        assert tuple(truth) in verdict.best.equivalent, about
+
+
+def outcome(history: list[rules.Position], truth: rules.Position, verdict: Verdict, reading: rules.Reading,
+            played: list[rules.Move] | None) -> str:
     evidence = evidence_of(truth, reading)
     now = caught_up(truth)
     named = [c.seen_board for c in verdict.candidates]
@@ -82,6 +108,7 @@ def outcome(history: list[rules.Position], truth: rules.Position, verdict: Verdi
 
     if verdict.kind in ("move", "takeback", "unchanged"):
         if shows_truth(verdict.best):
+            committed_as_played(history[-1], verdict, played)
             return "right"
         assert misled(evidence, truth, [verdict.best.seen_board]), f"a wrong commit: {about}"
         return "misled"
@@ -128,12 +155,13 @@ def replay(variant: rules.Variant, games: int, seed: str, gaps: tuple[int, ...] 
     tallies: dict[int, collections.Counter] = {gap: collections.Counter() for gap in gaps}
     for k in range(games):
         gap = gaps[k % len(gaps)]
-        game = random_game(variant, rng)
+        game, moves = random_play(variant, rng)
         if len(game) <= gap:
             continue
         ply = rng.randrange(gap, len(game))
         history, truth = game[:ply - gap + 1], game[ply]
-        tallies[gap][judged(referee, history, truth, noisy_reading(truth, rng, unseen=UNSEEN))] += 1
+        reading = noisy_reading(truth, rng, unseen=UNSEEN)
+        tallies[gap][judged(referee, history, truth, reading, moves[ply - gap:ply])] += 1
     return tallies
 
 
@@ -151,11 +179,12 @@ def test_games_are_refereed_move_by_move(name: str) -> None:
     referee = Referee()
     tallies: dict[int, collections.Counter] = {0: collections.Counter(), 1: collections.Counter()}
     for _ in range(LIVE_GAMES):
-        game = random_game(variant, rng, LIVE_PLIES)
+        game, moves = random_play(variant, rng, LIVE_PLIES)
         for ply in range(1, len(game)):
             history = game[:ply]
             for gap, truth in ((0, history[-1]), (1, game[ply])):
-                tallies[gap][judged(referee, history, truth, noisy_reading(truth, rng, unseen=UNSEEN))] += 1
+                reading = noisy_reading(truth, rng, unseen=UNSEEN)
+                tallies[gap][judged(referee, history, truth, reading, moves[ply - 1:ply - 1 + gap])] += 1
     check_rates(tallies)
 
 
@@ -173,7 +202,7 @@ def test_takebacks_are_recognised_from_noisy_readings(name: str) -> None:
             continue
         history = game[:rng.randrange(undo + 1, len(game)) + 1]
         truth = history[-1 - undo]
-        tallies[undo][judged(referee, history, truth, noisy_reading(truth, rng, unseen=UNSEEN))] += 1
+        tallies[undo][judged(referee, history, truth, noisy_reading(truth, rng, unseen=UNSEEN), None)] += 1
     check_rates(tallies, TAKEBACK_RIGHT_AT_LEAST)
 
 
