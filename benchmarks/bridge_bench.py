@@ -18,9 +18,18 @@ time paced to the wall clock, and measures from the host side:
   the same one-pit round trip timed by the emulated chip's clock, from the
   harness's UART trace (``SimavrBoard.answers``): what the firmware adds,
   whatever the load on the machine.
+* The same one-pit change through the application's path: ``Bridge.set_leds``
+  with one pit changed, until ``Bridge.wait_for_leds`` sees it confirmed. It
+  adds the bridge's own thread (woken by ``set_leds``), the reader thread
+  and the hand-over between them to the ``Link`` figure.
 * Reading age: from the moment a pit's sensor voltage changes (the harness
   is told) to the moment the bridge's ``on_reading`` callback receives a
   report showing it.
+
+Nothing is left out of the statistics: a command that fails (every attempt
+unanswered, or refused) counts at the time it took to give up, and a sensor
+change no report showed within 1 s counts as 1000 ms (a lower bound); each
+figure says how many of its samples failed so.
 
 Targets: round trip <= 5 ms, reading age <= 60 ms (115200 baud). Wire time
 alone is 87 us per byte (the harness delivers the host's bytes at the chip's
@@ -28,41 +37,76 @@ real 117,647 baud, 85 us each, into a 2-byte receive buffer as a real AVR's;
 simavr sends at 11 bits per byte: 94 us), so a whole-board frame cannot meet
 5 ms at this speed; the one-pit command is the
 one the target is about. Emulated time is paced to the wall clock, so a busy
-machine shows in the p99s: quote the load average with the figures.
+machine shows in the p99s: the load average is printed with the figures.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
-from dataclasses import dataclass
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import serial
 import serial.threaded
 
 from firmware_bridge import Bridge, Led, SensorModel
 from firmware_bridge import protocol as p
-from firmware_bridge.bridge import Link
+from firmware_bridge.bridge import CommandRejected, Link, LinkLost
 from firmware_bridge.harness import SimavrBoard, build
 
 PITS = 14
+AGE_TIMEOUT = 1.0  # seconds a sensor change may take to show before it counts as missed
+SET_LEDS_TIMEOUT = 1.0  # seconds Bridge.set_leds may take to be confirmed before it counts as failed
 
 
-def summary(name: str, seconds: list[float], target_ms: float | None) -> str:
-    ms = sorted(s * 1000 for s in seconds)
+@dataclass
+class Samples:
+    """One figure's samples in seconds, failed ones included; why each failed one failed."""
+
+    seconds: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def time(self, action: Callable[[], bool], why: str) -> bool:
+        """Time ``action``; False from it, or a failed command, is a failed sample, kept at the
+        time it took (so a stall shows in the p99 instead of vanishing from it)."""
+        began = time.perf_counter()
+        try:
+            ok = action()
+            reason = why
+        except (LinkLost, CommandRejected) as error:
+            ok, reason = False, str(error)
+        self.seconds.append(time.perf_counter() - began)
+        if not ok:
+            self.failures.append(reason)
+        return ok
+
+
+def summary(name: str, samples: Samples | list[float], target_ms: float | None) -> str:
+    """One line: median and p99 over every sample; a second line if some failed."""
+    samples = samples if isinstance(samples, Samples) else Samples(list(samples))
+    if not samples.seconds:
+        return f"{name:<42} no samples"
+    ms = sorted(s * 1000 for s in samples.seconds)
     p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
     verdict = "" if target_ms is None else ("  OK" if p99 <= target_ms else f"  over the {target_ms:g} ms target")
-    return f"{name:<34} median {statistics.median(ms):6.2f} ms   p99 {p99:6.2f} ms   (n={len(ms)}){verdict}"
+    line = f"{name:<42} median {statistics.median(ms):6.2f} ms   p99 {p99:6.2f} ms   (n={len(ms)}){verdict}"
+    if samples.failures:
+        reasons = sorted(set(samples.failures))
+        line += (f"\n{'':<42} {len(samples.failures)} of {len(ms)} failed, counted above at the time waited "
+                 f"before giving up: {'; '.join(reasons[:3])}")
+    return line
 
 
 @dataclass
 class RoundTrips:
-    single: list[float]  # one-pit SET_LED, seconds, as the host sees it
-    whole: list[float]  # whole-board SET_LEDS
+    single: Samples  # one-pit SET_LED, as the host sees it
+    whole: Samples  # whole-board SET_LEDS
     crossed: list[bool]  # per SET_LED: a sensor report frame arrived while it was in flight
     in_device: list[float]  # per SET_LED: from its delimiter arriving at the chip to its ACK's leaving, emulated time
 
@@ -78,74 +122,104 @@ def round_trips(board: SimavrBoard, samples: int) -> RoundTrips:
             reports_arrived[0] += 1
         link_holder["link"].frame_received(p.decode_message(frame))
 
+    ser.reset_input_buffer()  # reports sent before we opened the port
     reader = serial.threaded.ReaderThread(ser, lambda: p.FrameReader(on_frame, lambda error: None))
-    reader.start()
+    # The link exists before the reader starts: a frame arriving first would find no link, and the
+    # KeyError would end the reader thread (pyserial stops reading when data_received raises).
     link = link_holder["link"] = Link(reader.write, ack_timeout=0.5, attempts=3)
+    reader.start()
     link.command(p.Hello())
     link.command(p.SetPits(PITS))
-    single, whole, crossed = [], [], []
+    trips = RoundTrips(Samples(), Samples(), [], [])
     board.trace(True)
     for n in range(samples):
         led = Led(n % 256, 0, 255 - n % 256)
         before = reports_arrived[0]
-        began = time.perf_counter()
-        link.command(p.SetLed(n % PITS, led))
-        single.append(time.perf_counter() - began)
-        crossed.append(reports_arrived[0] != before)
-        began = time.perf_counter()
-        link.command(p.SetLeds((led,) * PITS))
-        whole.append(time.perf_counter() - began)
+        trips.single.time(lambda: bool(link.command(p.SetLed(n % PITS, led))), "")
+        trips.crossed.append(reports_arrived[0] != before)
+        trips.whole.time(lambda: bool(link.command(p.SetLeds((led,) * PITS))), "")
     board.trace(False)
     reader.close()
-    return RoundTrips(single, whole, crossed, [answer.seconds for answer in board.answers(p.MessageType.SET_LED)])
+    trips.in_device = [answer.seconds for answer in board.answers(p.MessageType.SET_LED)]
+    return trips
 
 
-def reading_ages(board: SimavrBoard, samples: int) -> list[float]:
+def connected_bridge(board: SimavrBoard, **callbacks) -> Bridge:
+    """A Bridge on the board, once it has shaken hands."""
+    connected = threading.Event()
+    bridge = Bridge(board.port, pit_count=PITS, on_status=lambda status: status.connected and connected.set(),
+                    **callbacks).start()
+    if not connected.wait(5):
+        raise SystemExit(f"the bridge did not connect: {bridge.status.message}")
+    return bridge
+
+
+def bridge_round_trips(board: SimavrBoard, samples: int) -> Samples:
+    """One pit changed through ``Bridge.set_leds``, until the bridge has the board's ACK."""
+    bridge = connected_bridge(board)
+    frame = [Led(0, 0, 0)] * PITS
+    bridge.set_leds(frame)
+    bridge.wait_for_leds(frame, 5)
+    result = Samples()
+    for n in range(samples):
+        frame[n % PITS] = Led(n % 256, 255 - n % 256, 0)  # one pit differs from the confirmed frame
+        wanted = list(frame)
+        result.time(lambda: (bridge.set_leds(wanted), bridge.wait_for_leds(wanted, SET_LEDS_TIMEOUT))[1],
+                    f"not confirmed within {SET_LEDS_TIMEOUT:g} s")
+    bridge.stop()
+    return result
+
+
+def reading_ages(board: SimavrBoard, samples: int) -> Samples:
+    """From a pit's voltage changing to the bridge's callback getting a report that shows it."""
     model = SensorModel()
-    changed_at: list[float] = [0.0]
     expected: list[int] = [0]
     arrived = threading.Event()
-    ages: list[float] = []
 
     def on_reading(frame) -> None:
         if not arrived.is_set() and len(frame.raw) > 2 and abs(frame.raw[2] - expected[0]) <= 1:
-            ages.append(time.perf_counter() - changed_at[0])
             arrived.set()
 
-    bridge = Bridge(board.port, pit_count=PITS, on_reading=on_reading).start()
-    deadline = time.monotonic() + 5
-    while not bridge.status.connected and time.monotonic() < deadline:
-        time.sleep(0.01)
+    bridge = connected_bridge(board, on_reading=on_reading)
+    ages = Samples()
     for n in range(samples):
         count = 1 + n % 2 * 5  # alternate 1 and 6 seeds in pit C
         millivolts = model.millivolts(2, count)
         expected[0] = millivolts * 1024 // 5000
         arrived.clear()
         time.sleep(0.013 * (n % 7))  # change at every phase of the firmware's scan and report cycle
-        changed_at[0] = time.perf_counter()
-        board.set_millivolts(2, millivolts)
-        if not arrived.wait(1.0):
-            print(f"sample {n}: no report showed the change within 1 s")
+        ages.time(lambda: (board.set_millivolts(2, millivolts), arrived.wait(AGE_TIMEOUT))[1],
+                  f"no report showed the change within {AGE_TIMEOUT:g} s")
+        if not arrived.is_set():
+            ages.seconds[-1] = AGE_TIMEOUT  # a lower bound: the report may never have come
     bridge.stop()
     return ages
+
+
+def load() -> str:
+    return "/".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def main() -> None:
     samples = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     mcu = sys.argv[2] if len(sys.argv) > 2 else "atmega328p"
+    load_before, began = load(), time.strftime("%H:%M:%S")
     with tempfile.TemporaryDirectory() as tmp:
         built = build(Path(tmp))
         with SimavrBoard(built.harness, built.firmware[mcu], mcu) as board:
             time.sleep(0.2)
             trips = round_trips(board, samples)
+            through_bridge = bridge_round_trips(board, samples)
             ages = reading_ages(board, samples)
-    print(f"firmware {mcu} on simavr, 115200 baud, {PITS} pits")
-    print(summary("LED round trip, one pit (SET_LED)", trips.single, 5))
+    print(f"firmware {mcu} on simavr, 115200 baud, {PITS} pits; {began}-{time.strftime('%H:%M:%S')}, "
+          f"load average (1/5/15 min) {load_before} -> {load()}")
+    print(summary("LED round trip, one pit (Link.command)", trips.single, 5))
     for label, flag in (("  a report arrived meanwhile", True), ("  no report meanwhile", False)):
-        part = [s for s, c in zip(trips.single, trips.crossed) if c == flag]
+        part = [s for s, c in zip(trips.single.seconds, trips.crossed) if c == flag]
         if part:
-            print(summary(label, part, None))
+            print(summary(f"{label} ({100 * len(part) / len(trips.crossed):.0f} %)", part, None))
     print(summary("  in the device (emulated time)", trips.in_device, None))
+    print(summary("LED round trip, one pit (Bridge.set_leds)", through_bridge, 5))
     print(summary(f"LED round trip, {PITS}-pit frame", trips.whole, None))
     print(summary("sensor reading age", ages, 60))
 

@@ -13,7 +13,8 @@ Public API (stable; everything else is internal)::
     bridge.set_leds([Led(0, 255, 0, LedMode.BLINK)] + [Led(0, 0, 0, LedMode.OFF)] * 13)  # never blocks
     bridge.status                                # the current BridgeStatus
     bridge.confirmed_leds                        # the last frame the board acknowledged
-    bridge.stop()
+    bridge.wait_for_leds(frame, timeout=1.0)     # True once the board has acknowledged that frame
+    bridge.stop()                                # abandons a handshake in flight; True if the thread ended in time
 
     calibration = SensorCalibration.fit(layout.labels, empty_frames, start_frames, start_counts)
     reading = calibration.to_reading(frame.raw, time=frame.received)   # -> rules.Reading (source "sensors")
@@ -21,7 +22,8 @@ Public API (stable; everything else is internal)::
     calibration.save(path); SensorCalibration.load(path)              # CalibrationError names what is wrong
     calibration.to_json(); SensorCalibration.from_json(data)          # the board calibration file's "sensors" field
 
-    board.set_counts([4] * 6 + [0] + [4] * 6 + [0])   # the emulator's sensors, in canonical order
+    board.set_counts([4] * 6 + [0] + [4] * 6 + [0])   # the emulator's sensors, in canonical order;
+                                                     # returns the board's uptime (ms) at the change
     board.press(Button.CONFIRM); board.hold(Button.UNDO); board.release(Button.UNDO)
     board.leds; board.shown(); board.reset(); board.unplug(); board.replug()
     board.stop()
@@ -32,7 +34,8 @@ board, a reboot or a silent device shows up in ``status`` (and
 ``on_status``); the bridge reconnects with back-off and restores the pit
 count and LED frame by itself. Only misuse raises at once: ``set_leds`` with
 the wrong number of ``Led`` (ValueError) or something else (TypeError).
-``Bridge(port=None)`` tries every port ``serial.tools.list_ports`` lists with
+A message built with a field out of range (``SetPits(300)``) raises
+``ProtocolError`` naming the field and its range. ``Bridge(port=None)`` tries every port ``serial.tools.list_ports`` lists with
 the handshake. LED frames are one :class:`Led` per pit in the layout's
 canonical order (``rules.Layout.labels``); the newest frame wins.
 

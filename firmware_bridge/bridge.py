@@ -46,6 +46,10 @@ class CommandFailed(LinkLost):
     """A command was not acknowledged after every attempt."""
 
 
+class LinkCancelled(LinkLost):
+    """The link was cancelled (the bridge is stopping): nobody waits for the answer any more."""
+
+
 class CommandRejected(Exception):
     """The device understood a command and refused it (the ACK's status says why)."""
 
@@ -67,21 +71,32 @@ class Link:
         self._waiting_for: int | None = None
         self._answer: p.Message | None = None
         self._seq = 0
+        self._cancelled = False
         self.sent = 0
         self.retries = 0
         self.failed = 0
 
+    def cancel(self) -> None:
+        """End the command in flight, and every later one, at once with :class:`LinkCancelled`:
+        a bridge that is stopping must not wait seconds for a handshake nobody wants any more."""
+        with self._answered:
+            self._cancelled = True
+            self._answered.notify_all()
+
     def command(self, message: p.Message) -> p.Message:
         """Send ``message`` until it is answered; the ACK (or INFO for HELLO) is returned.
 
-        Raises :class:`CommandFailed` when every attempt timed out and
-        :class:`CommandRejected` when the device answered with an error status.
+        Raises :class:`CommandFailed` when every attempt timed out,
+        :class:`CommandRejected` when the device answered with an error status and
+        :class:`LinkCancelled` once :meth:`cancel` has been called.
         """
         with self._one_at_a_time:
             self._seq = (self._seq + 1) & 0xFF
             frame = message.frame(self._seq)
             for attempt in range(self.attempts):
                 with self._answered:
+                    if self._cancelled:
+                        raise LinkCancelled(f"{message.TYPE.name} cancelled: the bridge is stopping")
                     self._waiting_for, self._answer = self._seq, None
                 try:
                     self._write(frame)
@@ -89,7 +104,7 @@ class Link:
                     raise LinkLost(f"writing to the port failed: {error}") from None
                 self.sent += 1
                 with self._answered:
-                    self._answered.wait_for(lambda: self._answer is not None, self.ack_timeout)
+                    self._answered.wait_for(lambda: self._answer is not None or self._cancelled, self.ack_timeout)
                     answer, self._waiting_for = self._answer, None
                 if answer is not None:
                     if isinstance(answer, p.Ack) and answer.status != p.Status.OK:
@@ -157,6 +172,7 @@ class _Session:
     port: str
     reader: serial.threaded.ReaderThread
     link: Link
+    stopping: threading.Event  # set when the run this session belongs to is told to stop
     lost: threading.Event = field(default_factory=threading.Event)
     lost_reason: str = ""
     rebooted: threading.Event = field(default_factory=threading.Event)
@@ -171,6 +187,25 @@ class _Session:
             self.reader.close()
         except Exception as error:  # closing a vanished port may fail: it is gone either way
             log.debug("closing %s: %s", self.port, error)
+
+
+class _ReaderThread(serial.threaded.ReaderThread):
+    """pyserial's reader thread, except that a port vanishing under it ends the session.
+
+    pyserial catches ``SerialException`` around its reads, but asks ``in_waiting`` first, which
+    raises a plain ``OSError`` (EIO) when a USB adapter is pulled out or a pty's other side
+    closes: the thread then died with a traceback, and the bridge only found out half a second
+    of silence and four unanswered PINGs later. Here that error is a lost connection, at once.
+    """
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except OSError as error:
+            self.alive = False
+            if self.protocol is not None:
+                self.protocol.connection_lost(error)
+                self.protocol = None
 
 
 def serial_ports() -> list[str]:
@@ -205,31 +240,60 @@ class Bridge:
         self._on_reading, self._on_button, self._on_status = on_reading, on_button, on_status
         self._status = BridgeStatus()
         self._status_lock = threading.Lock()
+        # Each start() begins a run with its own stop event, so that a run told to stop stays
+        # stopped (and silent) even while a later start() has begun the next one.
         self._stopping = threading.Event()
+        self._lifecycle = threading.Lock()  # start() and stop() one at a time
+        self._link: Link | None = None  # the link of the run's port, while one is open
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._earlier_retries = self._earlier_failures = 0  # from sessions already closed
         self._failed_callbacks: set[Callable] = set()
         self._wanted_leds: tuple[p.Led, ...] | None = None
         self._confirmed_leds: tuple[p.Led, ...] | None = None
+        self._leds_confirmed = threading.Condition()
 
     # ------------------------------------------------------------ the application's side
 
     def start(self) -> "Bridge":
-        """Start connecting in the background; returns at once."""
-        if self._thread is None or not self._thread.is_alive():
-            self._stopping.clear()
-            self._thread = threading.Thread(target=self._run, name="Bridge", daemon=True)
+        """Start connecting in the background; returns at once.
+
+        After a :meth:`stop` whose thread had not finished in time, the new run
+        starts anyway: it waits (on its own thread) for the old one to close its
+        port, so the bridge is never left without a thread.
+        """
+        with self._lifecycle:
+            if self.running and not self._stopping.is_set():
+                return self  # already running
+            previous, self._stopping = self._thread, threading.Event()
+            self._thread = threading.Thread(target=self._run, args=(self._stopping, previous), name="Bridge",
+                                            daemon=True)
             self._thread.start()
         return self
 
-    def stop(self, timeout: float = 2.0) -> None:
-        """Close the port and stop the threads (waits at most ``timeout`` seconds)."""
-        self._stopping.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+    def stop(self, timeout: float = 2.0) -> bool:
+        """Close the port and stop the threads; waits at most ``timeout`` seconds for them.
+
+        A handshake or command in flight is abandoned at once. From here on the
+        status stays STOPPED whatever the stopping thread still does. Returns
+        whether the thread had finished within ``timeout``.
+        """
+        with self._lifecycle:
+            self._stopping.set()  # first: a link made from here on cancels itself (_start_session)
+            self._wake.set()
+            thread, link = self._thread, self._link
+            if link is not None:
+                link.cancel()
+        if thread is not None:
+            thread.join(timeout)
         self._update(State.STOPPED, "stopped")
+        return not self.running
+
+    @property
+    def running(self) -> bool:
+        """Whether the bridge's thread is still alive (it may be finishing after :meth:`stop`)."""
+        thread = self._thread
+        return thread is not None and thread.is_alive()
 
     def __enter__(self) -> "Bridge":
         return self.start()
@@ -263,75 +327,124 @@ class Bridge:
         """The last LED frame the device acknowledged."""
         return self._confirmed_leds
 
+    def wait_for_leds(self, frame: Sequence[p.Led], timeout: float) -> bool:
+        """Wait until the device has acknowledged ``frame`` (it is :attr:`confirmed_leds`), at most
+        ``timeout`` seconds; whether it was. Woken by the acknowledgement itself, not by polling."""
+        frame = tuple(frame)
+        with self._leds_confirmed:
+            return self._leds_confirmed.wait_for(lambda: self._confirmed_leds == frame, timeout)
+
+    def _confirm_leds(self, frame: tuple[p.Led, ...] | None) -> None:
+        with self._leds_confirmed:
+            self._confirmed_leds = frame
+            self._leds_confirmed.notify_all()
+
     # ------------------------------------------------------------ the bridge's thread
 
-    def _run(self) -> None:
+    def _run(self, stopping: threading.Event, previous: threading.Thread | None) -> None:
+        """The bridge's thread for one run (start to stop): connect, serve, back off, again."""
+        if previous is not None:
+            previous.join()  # the run stopped before this one closes its port first
         backoff = BACKOFF_MIN
-        while not self._stopping.is_set():
+        while not stopping.is_set():
             try:
-                session = self._connect()
+                session = self._connect(stopping)
                 backoff = BACKOFF_MIN  # a board that answered: a later unplug is retried quickly again
                 self._serve(session)
             except LinkLost as error:
-                self._update(State.DISCONNECTED, f"{error}; retrying in {backoff:.1f} s",
+                self._update(State.DISCONNECTED, f"{error}; retrying in {backoff:.1f} s", run=stopping,
                              reconnects=self.status.reconnects + 1)
-                self._stopping.wait(backoff)
+                stopping.wait(backoff)
                 backoff = min(backoff * 2, BACKOFF_MAX)
             except Exception as error:  # a bug must not leave the app without a status
                 log.exception("bridge thread")
-                self._update(State.DISCONNECTED, f"internal error: {error!r}; retrying")
-                self._stopping.wait(BACKOFF_MAX)
+                self._update(State.DISCONNECTED, f"internal error: {error!r}; retrying", run=stopping)
+                stopping.wait(BACKOFF_MAX)
 
-    def _connect(self) -> _Session:
+    def _connect(self, stopping: threading.Event) -> _Session:
         """Open the given port or find the board; returns a session that has shaken hands."""
         ports = [self.port] if self.port else list(self.candidates())
         if not ports:
             raise LinkLost("no serial ports found: is the board plugged in?")
         problems = []
         for port in ports:
-            self._update(State.SEARCHING, f"trying {port}", port=port)
+            self._update(State.SEARCHING, f"trying {port}", run=stopping, port=port)
             try:
-                return self._handshake(port)
+                return self._handshake(port, stopping)
             except LinkLost as error:
                 problems.append(f"{port}: {error}")
+            if stopping.is_set():
+                break
         raise LinkLost("; ".join(problems))
 
-    def _handshake(self, port: str) -> _Session:
+    def _open(self, port: str) -> serial.SerialBase:
+        """Open ``port`` and throw away whatever it received before; a port that fails is closed
+        again and named in a :class:`LinkLost`, never left open behind an "internal error"."""
         try:
             ser = serial.serial_for_url(port, baudrate=self.baudrate, timeout=1, write_timeout=1)
         except (serial.SerialException, OSError, ValueError) as error:
             raise LinkLost(f"cannot open: {error}") from None
-        ser.reset_input_buffer()
+        try:
+            ser.reset_input_buffer()
+        except (serial.SerialException, OSError) as error:
+            ser.close()
+            raise LinkLost(f"opened, but cannot discard its stale input (closed it again): {error}") from None
+        return ser
+
+    def _start_session(self, port: str, ser: serial.SerialBase, stopping: threading.Event) -> _Session:
+        """The reader thread and the link on an open port; the link is cancelled with the run."""
         holder: dict[str, _Session] = {}
-        reader = serial.threaded.ReaderThread(ser, lambda: p.FrameReader(
+        reader = _ReaderThread(ser, lambda: p.FrameReader(
             lambda frame: self._on_frame(holder["session"], frame),
             lambda error: self._on_bad_frame(holder["session"], error),
             lambda exc: self._on_lost(holder["session"], exc)))
         link = Link(reader.write, ack_timeout=0.25, attempts=max(1, int(HANDSHAKE_SECONDS / 0.25)))
-        session = holder["session"] = _Session(port, reader, link)
+        session = holder["session"] = _Session(port, reader, link, stopping)
+        self._link = link
+        if stopping.is_set():  # stop() came before the link was there to cancel
+            link.cancel()
         reader.start()
+        return session
+
+    def _handshake(self, port: str, stopping: threading.Event) -> _Session:
+        """Open ``port``, shake hands and configure the board; the port is closed again on any failure."""
+        ser = self._open(port)
         try:
-            info = link.command(p.Hello())
-            if not isinstance(info, p.Info):
-                raise LinkLost(f"answered HELLO with {type(info).__name__}, not INFO: not a Pitwatch board")
-            if info.protocol != p.PROTOCOL_VERSION:
-                raise LinkLost(f"the board speaks protocol v{info.protocol}; "
-                               f"this Pitwatch speaks v{p.PROTOCOL_VERSION}: update the firmware")
-            link.ack_timeout, link.attempts = self.ack_timeout, self.attempts
+            session = self._start_session(port, ser, stopping)
+        except BaseException:
+            ser.close()
+            raise
+        try:
+            info = self._hello(session)
             self._configure(session)
         except (LinkLost, CommandRejected) as error:
             session.close()
             raise LinkLost(str(error)) from None
+        except BaseException:
+            session.close()
+            raise
         self._update(State.CONNECTED, f"connected to {port}: firmware {'.'.join(map(str, info.firmware))}, "
-                     f"{self.pit_count or info.pit_count} pits", port=port, device=info)
+                     f"{self.pit_count or info.pit_count} pits", run=stopping, port=port, device=info)
         return session
+
+    def _hello(self, session: _Session) -> p.Info:
+        """HELLO until answered (for up to HANDSHAKE_SECONDS: an Uno boots when its port opens);
+        the board's INFO, if it speaks our protocol version."""
+        info = session.link.command(p.Hello())
+        if not isinstance(info, p.Info):
+            raise LinkLost(f"answered HELLO with {type(info).__name__}, not INFO: not a Pitwatch board")
+        if info.protocol != p.PROTOCOL_VERSION:
+            raise LinkLost(f"the board speaks protocol v{info.protocol}; "
+                           f"this Pitwatch speaks v{p.PROTOCOL_VERSION}: update the firmware")
+        session.link.ack_timeout, session.link.attempts = self.ack_timeout, self.attempts
+        return info
 
     def _configure(self, session: _Session) -> None:
         """Tell a (possibly freshly booted) device the pit count and the LED frame."""
         session.rebooted.clear()
         if self.pit_count is not None:
             session.link.command(p.SetPits(self.pit_count))
-        self._confirmed_leds = None
+        self._confirm_leds(None)
         self._send_leds(session)
 
     def _send_leds(self, session: _Session) -> None:
@@ -351,12 +464,12 @@ class Bridge:
             if self._wanted_leds is wanted:  # not retried forever; a newer frame still goes out
                 self._wanted_leds = confirmed
             raise
-        self._confirmed_leds = wanted
+        self._confirm_leds(wanted)
 
     def _serve(self, session: _Session) -> None:
         """Keep one session going until the port is lost or the bridge stops."""
         try:
-            while not self._stopping.is_set():
+            while not session.stopping.is_set():
                 self._wake.wait(SILENCE_SECONDS / 2)
                 self._wake.clear()
                 if session.lost.is_set():
@@ -368,7 +481,7 @@ class Bridge:
                     if time.monotonic() - session.last_frame > SILENCE_SECONDS:
                         session.link.command(p.Ping())
                 except CommandRejected as error:
-                    self._update(State.CONNECTED, str(error))
+                    self._update(State.CONNECTED, str(error), run=session.stopping)
                 finally:
                     self._count_retries(session)
         except CommandFailed as error:
@@ -464,11 +577,18 @@ class Bridge:
                 self._failed_callbacks.add(callback)
                 log.exception("bridge callback %r failed (later failures of it are not logged)", callback)
 
-    def _update(self, state: State | None = None, message: str | None = None, **changes) -> None:
+    def _update(self, state: State | None = None, message: str | None = None, *,
+                run: threading.Event | None = None, **changes) -> None:
         """Change the status; ``state`` and ``message`` stay as they are unless given. The old
         values are read under the lock: the reader and bridge threads both update the status,
-        and a counter update must never put back a message the other thread just replaced."""
+        and a counter update must never put back a message the other thread just replaced.
+
+        ``run``: the stop event of the run making a change of state. Once it is set, that run
+        changes nothing: checked under the lock, so a handshake finishing as stop() is called
+        can never make a stopped bridge say CONNECTED."""
         with self._status_lock:
+            if run is not None and run.is_set():
+                return
             old = self._status
             self._status = replace(old, state=state or old.state,
                                    message=old.message if message is None else message, **changes)

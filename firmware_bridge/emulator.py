@@ -27,10 +27,12 @@ from typing import Callable, Sequence
 
 from . import protocol as p
 
-FIRMWARE_VERSION = (2, 0, 0)
+FIRMWARE_VERSION = (2, 1, 0)
 ADC_BITS = 10
 REPORT_HZ = 20  # the promise in INFO; reports go out more often to keep it with jitter
-REPORT_EVERY = 0.035  # seconds, as the firmware
+REPORT_EVERY_MS = 30  # at the latest, as the firmware (REPORT_EVERY_MS in pitwatch.c)
+REPORT_EVERY = REPORT_EVERY_MS / 1000  # seconds
+CHANGE_THRESHOLD = 3  # ADC steps by which a pit must move to be reported at once (as the firmware)
 VREF_MV = 5000
 
 
@@ -89,7 +91,8 @@ class DeviceCore:
         self.reset_cause = cause
         self.seqs = {"stream": 0, "replies": 0}  # each numbers its frames, as the firmware's send queues do
         self.scan = 0
-        self.changed = True
+        self.changed = True  # a report is due at once (new pit count, a button): the board's thread sends it
+        self.reported: tuple[int, ...] = ()  # the raw values of the last report
         self.reader = p.FrameReader(self._on_frame, self._on_bad_frame)
 
     def uptime(self) -> int:
@@ -111,10 +114,23 @@ class DeviceCore:
                          self.pit_count, p.Capability.SENSORS | p.Capability.LEDS | p.Capability.BUTTONS,
                          ADC_BITS, REPORT_HZ, self.reset_cause))
 
-    def send_report(self) -> None:
+    def read_sensors(self) -> tuple[int, ...]:
+        """Every configured pit's raw value now (with the sensor model's noise)."""
+        return tuple(adc_value(self.sensor.millivolts(i, self.counts[i]) + self.noise.gauss(0, self.sensor.noise_mv))
+                     for i in range(self.pit_count))
+
+    def sense(self) -> None:
+        """Look at the sensors, as the firmware does after every set of scans: if a pit moved by
+        CHANGE_THRESHOLD steps or more since the last report, report at once, not at the next beat."""
+        raw = self.read_sensors()
+        if len(raw) != len(self.reported) or any(abs(a - b) >= CHANGE_THRESHOLD for a, b in zip(raw, self.reported)):
+            self.send_report(raw)
+
+    def send_report(self, raw: tuple[int, ...] | None = None) -> None:
+        """Send one report of ``raw`` (by default, the sensors read now)."""
         self.changed = False
-        raw = tuple(adc_value(self.sensor.millivolts(i, self.counts[i]) + self.noise.gauss(0, self.sensor.noise_mv))
-                    for i in range(self.pit_count))
+        raw = self.read_sensors() if raw is None else raw
+        self.reported = raw
         self.scan = (self.scan + 1) & 0xFF
         for message in p.Report(self.uptime(), self.buttons_down, tuple(self.presses), raw).messages(self.scan):
             self.send(message)
@@ -160,9 +176,7 @@ class DeviceCore:
         except p.ProtocolError:
             known = frame.type in p.Message._by_type
             return p.Status.BAD_LENGTH if known else p.Status.UNKNOWN_TYPE
-        if isinstance(message, p.SetPits):
-            if not 1 <= message.count <= p.MAX_PITS:
-                return p.Status.BAD_VALUE
+        if isinstance(message, p.SetPits):  # its count is 1..MAX_PITS: SetPits checks that (BadValue above)
             self.pit_count = message.count
             self.changed = True
         elif isinstance(message, p.SetLeds):
@@ -231,14 +245,20 @@ class EmulatedBoard:
         """The path to open: the stable symlink if one was asked for, else the pty itself."""
         return str(self.link) if self.link is not None else self._slave_path
 
-    def set_counts(self, counts: Sequence[int]) -> None:
-        """Put ``counts[i]`` seeds on pit ``i``'s sensor (pits beyond ``counts`` read empty)."""
+    def set_counts(self, counts: Sequence[int]) -> int:
+        """Put ``counts[i]`` seeds on pit ``i``'s sensor (pits beyond ``counts`` read empty).
+
+        A change the board reports (see :meth:`DeviceCore.sense`) goes out at once. Returns the
+        board's uptime in ms when the seeds changed (its own clock, the one its reports carry).
+        """
         if len(counts) > p.MAX_PITS or any(c < 0 for c in counts):
             raise ValueError(f"counts must be at most {p.MAX_PITS} non-negative numbers, got {list(counts)}")
         with self._lock:
             self._core.counts = list(counts) + [0] * (p.MAX_PITS - len(counts))
-            self._core.changed = True
-        self._wake()
+            changed_at = self._core.uptime()
+            if self._master is not None:
+                self._core.sense()
+        return changed_at
 
     def press(self, button: int) -> None:
         """Press and release ``button`` (0 = confirm, 1 = undo)."""

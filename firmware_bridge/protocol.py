@@ -47,6 +47,9 @@ TEST_STALL = 0x7F
 # Test builds only: acknowledge after keeping interrupts off for 1 ms (the harness's receive
 # buffer model must then report an overrun if the host streams meanwhile).
 TEST_MASK_IRQ = 0x7E
+# Test builds only: stop discarding the ADC conversion after each multiplexer switch (the harness's
+# settling model must then show crosstalk between neighbouring pits).
+TEST_NO_SETTLE = 0x7D
 DELIMITER = b"\x00"
 MAX_BODY = 2 + 1 + 4 * MAX_PITS + 2  # largest body with CRC: a whole-board LED frame
 MAX_ENCODED = MAX_BODY + MAX_BODY // 254 + 1  # COBS adds one byte per 254
@@ -270,6 +273,16 @@ class Message:
         return encode_frame(self.TYPE, seq, self.pack())
 
 
+def _check_field(message: str, name: str, value: object, low: int, high: int) -> None:
+    """A field the wire or the device cannot take is a ProtocolError naming it and its range,
+    at construction, not a ``struct.error`` (or a wrong frame) when the message is packed."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise BadValue(f"{message}.{name} must be an integer from {low} to {high}, not {value!r}")
+
+
+_FORMAT_RANGES = {"B": (0, 0xFF), "H": (0, 0xFFFF), "I": (0, 0xFFFFFFFF)}
+
+
 def _unpack(fmt: str, payload: bytes, what: str) -> tuple:
     if len(payload) != struct.calcsize(fmt):
         raise ProtocolError(f"{what} payload is {len(payload)} bytes, expected {struct.calcsize(fmt)}")
@@ -277,9 +290,19 @@ def _unpack(fmt: str, payload: bytes, what: str) -> tuple:
 
 
 class _Fixed(Message):
-    """A message whose payload is its fields packed with ``_FORMAT``, in field order."""
+    """A message whose payload is its fields packed with ``_FORMAT``, in field order.
+
+    Every field is checked when the message is made: against the range its format
+    character can carry, or the narrower one in ``_LIMITS`` (what the device accepts).
+    """
 
     _FORMAT: ClassVar[str]
+    _LIMITS: ClassVar[dict[str, tuple[int, int]]] = {}
+
+    def __post_init__(self) -> None:
+        for field, code in zip(fields(self), self._FORMAT.lstrip("<")):
+            low, high = self._LIMITS.get(field.name, _FORMAT_RANGES[code])
+            _check_field(type(self).__name__, field.name, getattr(self, field.name), low, high)
 
     def pack(self) -> bytes:
         return struct.pack(self._FORMAT, *(getattr(self, f.name) for f in fields(self)))
@@ -304,6 +327,7 @@ class SetPits(_Fixed):
 
     TYPE: ClassVar = MessageType.SET_PITS
     _FORMAT: ClassVar = "<B"
+    _LIMITS: ClassVar = {"count": (1, MAX_PITS)}
     count: int
 
 
@@ -339,6 +363,11 @@ class SetLed(Message):
     TYPE: ClassVar = MessageType.SET_LED
     pit: int
     led: Led
+
+    def __post_init__(self) -> None:
+        _check_field("SetLed", "pit", self.pit, 0, MAX_PITS - 1)
+        if not isinstance(self.led, Led):
+            raise ProtocolError(f"SetLed.led must be a Led, not {self.led!r}")
 
     def pack(self) -> bytes:
         return bytes((self.pit, self.led.mode, self.led.red, self.led.green, self.led.blue))

@@ -20,15 +20,108 @@ from typing import Any, Sequence
 
 from rules.reading import PitReading, Reading
 
+from .protocol import MAX_PITS
+
 FORMAT = "pitwatch-sensor-calibration"
 VERSION = 1
 ADC_MAX = 1023
 MIN_NOISE = 1.0  # one ADC step: never trust a pit more than its converter
 FAULT_SIGMAS = 6.0  # a value this far from every count means a fault, not seeds
+# The most seeds a Reading asks about per pit. Above the seeds of any board Pitwatch plays
+# (Kalah with 8 houses of 12: 192); every Reading costs time in proportion (32 pits: 4 ms).
+MAX_COUNT = 255
 
 
 class CalibrationError(ValueError):
     """Calibration data that cannot be used; the text names the pit or field and the file."""
+
+
+@dataclass(frozen=True)
+class _Expect:
+    """What a numeric field must hold: checks a value, and says what was expected when it fails."""
+
+    low: float
+    high: float = math.inf
+    integer: bool = False
+    low_open: bool = False  # ``low`` itself is not allowed (a gain of 0 would be a dead sensor)
+
+    def holds(self, value: Any) -> bool:
+        kinds = int if self.integer else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds) or not math.isfinite(value):
+            return False
+        return (value > self.low if self.low_open else value >= self.low) and value <= self.high
+
+    def describe(self) -> str:
+        kind = "an integer" if self.integer else "a number"
+        if self.high == math.inf:
+            return f"{kind} {'above' if self.low_open else 'at least'} {self.low:g}"
+        if self.low_open:
+            return f"{kind} above {self.low:g} and at most {self.high:g}"
+        return f"{kind} from {self.low:g} to {self.high:g}"
+
+    def check(self, value: Any, field: str) -> Any:
+        """``value`` if it holds, else :class:`CalibrationError` naming ``field`` and what it must be."""
+        if not self.holds(value):
+            raise CalibrationError(f"{field} must be {self.describe()}, not {value!r}")
+        return value
+
+
+# Every field of the file, as fit() and learn() produce them.
+MAX_COUNT_FIELD = _Expect(1, MAX_COUNT, integer=True)
+SPREAD = _Expect(0.0, 1.0)  # seed-to-seed variation, relative to the gain
+OFFSET = _Expect(0.0, ADC_MAX)  # the empty pit's raw value
+GAIN = _Expect(0.0, ADC_MAX, low_open=True)  # raw steps per seed: must rise with the seeds
+NOISE = _Expect(MIN_NOISE, ADC_MAX)
+EVIDENCE = _Expect(0.0)
+RAW = _Expect(0, ADC_MAX, integer=True)
+
+
+def _check_labels(labels: Sequence[Any], where: str) -> tuple[str, ...]:
+    """1 to MAX_PITS distinct, non-empty pit names (the layout's canonical order)."""
+    if not 1 <= len(labels) <= MAX_PITS:
+        raise CalibrationError(f"{where}: a board has 1 to {MAX_PITS} pits, not {len(labels)}")
+    for i, label in enumerate(labels):
+        if not isinstance(label, str) or not label:
+            raise CalibrationError(f"{where}: label {i} must be a non-empty string, not {label!r}")
+    if len(set(labels)) != len(labels):
+        raise CalibrationError(f"{where}: pit labels repeat: {list(labels)}")
+    return tuple(labels)
+
+
+def _check_counts(counts: Sequence[Any], n: int, name: str, most: int) -> None:
+    """``n`` seed counts, each an integer from 0 to ``most``."""
+    if len(counts) != n:
+        raise CalibrationError(f"{name} has {len(counts)} entries for {n} pits")
+    expect = _Expect(0, most, integer=True)
+    for i, count in enumerate(counts):
+        expect.check(count, f"{name}[{i}]")
+
+
+def _check_frames(frames: Sequence[Sequence[Any]], n: int, name: str) -> None:
+    """At least one frame, each of ``n`` raw ADC values (0..1023)."""
+    if not frames:
+        raise CalibrationError(f"{name}: no frames to learn from")
+    for i, frame in enumerate(frames):
+        if len(frame) != n:
+            raise CalibrationError(f"{name}: frame {i} has {len(frame)} values for {n} pits")
+        for pit, value in enumerate(frame):
+            RAW.check(value, f"{name}: frame {i}, value {pit}")
+
+
+def _fit_arguments(labels: Sequence[Any], empty: Sequence[Sequence[Any]], start: Sequence[Sequence[Any]],
+                   start_counts: Sequence[Any], max_count: Any) -> tuple[tuple[str, ...], int]:
+    """Check what :meth:`SensorCalibration.fit` was given; the labels and the ``max_count`` to use."""
+    labels = _check_labels(labels, "labels")
+    _check_counts(start_counts, len(labels), "start_counts", MAX_COUNT)
+    if max_count is None:
+        max_count = max(1, min(sum(start_counts), MAX_COUNT))
+    MAX_COUNT_FIELD.check(max_count, "max_count")
+    if max(start_counts) > max_count:
+        raise CalibrationError(f"max_count must be at least the {max(start_counts)} seeds that start_counts "
+                               f"puts in one pit, not {max_count}")
+    _check_frames(empty, len(labels), "empty")
+    _check_frames(start, len(labels), "start")
+    return labels, max_count
 
 
 @dataclass(frozen=True)
@@ -76,18 +169,12 @@ class SensorCalibration:
         ``empty`` and ``start`` are lists of raw frames (several, to measure
         the noise); ``start_counts`` the seeds per pit in the start position.
         A pit that starts empty (a store) borrows the median gain of the others.
-        ``max_count`` defaults to all the seeds of the start position.
+        ``max_count`` defaults to all the seeds of the start position (at most
+        ``MAX_COUNT``). Every argument is checked first: a wrong one is named
+        in a :class:`CalibrationError`, never met later as a traceback.
         """
-        labels = tuple(labels)
+        labels, max_count = _fit_arguments(labels, empty, start, start_counts, max_count)
         n = len(labels)
-        if len(start_counts) != n:
-            raise CalibrationError(f"start_counts has {len(start_counts)} entries for {n} pits")
-        for name, frames in (("empty", empty), ("start", start)):
-            if not frames:
-                raise CalibrationError(f"no {name}-board frames to calibrate from")
-            for i, frame in enumerate(frames):
-                if len(frame) != n:
-                    raise CalibrationError(f"{name} frame {i} has {len(frame)} values for {n} pits")
         offsets = [statistics.fmean(f[i] for f in empty) for i in range(n)]
         starts = [statistics.fmean(f[i] for f in start) for i in range(n)]
         gains: list[float | None] = [None] * n
@@ -108,7 +195,7 @@ class SensorCalibration:
             noise = statistics.pstdev(values) if len(values) > 1 else 0.0
             pits.append(PitCalibration(offsets[i], gains[i] if gains[i] is not None else fallback,
                                        max(noise, MIN_NOISE), len(start) * start_counts[i] ** 2))
-        return cls(labels, tuple(pits), max_count if max_count is not None else sum(start_counts))
+        return cls(labels, tuple(pits), max_count)
 
     def learn(self, frames: Sequence[Sequence[int]], counts: Sequence[int]) -> "SensorCalibration":
         """A calibration that also knows these raw frames of a position with known ``counts``.
@@ -118,8 +205,8 @@ class SensorCalibration:
         empty gets its own gain the first time it holds seeds. Call it with a
         position the referee has confirmed.
         """
-        if len(counts) != len(self.labels) or any(len(f) != len(self.labels) for f in frames):
-            raise CalibrationError(f"learn: frames and counts need {len(self.labels)} values each")
+        _check_counts(counts, len(self.labels), "learn: counts", MAX_COUNT)
+        _check_frames(frames, len(self.labels), "learn: frames")
         pits = []
         for i, pit in enumerate(self.pits):
             evidence = len(frames) * counts[i] ** 2
@@ -170,29 +257,22 @@ class SensorCalibration:
 
     @classmethod
     def from_json(cls, data: Any, where: str = "calibration") -> "SensorCalibration":
-        """Parse :meth:`to_json` output; ``CalibrationError`` names the bad field."""
+        """Parse :meth:`to_json` output; ``CalibrationError`` names the bad field and what it must hold."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise CalibrationError(f"{where}: not a Pitwatch sensor calibration (format must be {FORMAT!r})")
         if data.get("version") != VERSION:
             raise CalibrationError(f"{where}: version {data.get('version')!r} is not supported (expected {VERSION})")
-        max_count = _number(data, "max_count", where, integer=True)
-        spread = _number(data, "spread", where, minimum=0.0)
+        max_count = _field(data, "max_count", where, MAX_COUNT_FIELD)
+        spread = _field(data, "spread", where, SPREAD)
         entries = data.get("pits")
         if not isinstance(entries, list) or not entries:
             raise CalibrationError(f"{where}: 'pits' must be a non-empty list")
-        labels, pits = [], []
         for i, entry in enumerate(entries):
-            at = f"{where}: pits[{i}]"
-            if not isinstance(entry, dict) or not isinstance(entry.get("label"), str):
-                raise CalibrationError(f"{at} must be an object with a string 'label'")
-            labels.append(entry["label"])
-            at = f"{where}: pit {entry['label']}"
-            pits.append(PitCalibration(_number(entry, "offset", at), _number(entry, "gain", at, minimum=1e-9),
-                                       _number(entry, "noise", at, minimum=1e-9),
-                                       _number(entry, "evidence", at, minimum=0.0)))
-        if len(set(labels)) != len(labels):
-            raise CalibrationError(f"{where}: pit labels repeat: {labels}")
-        return cls(tuple(labels), tuple(pits), int(max_count), spread)
+            if not isinstance(entry, dict):
+                raise CalibrationError(f"{where}: pits[{i}] must be an object with a string 'label'")
+        labels = _check_labels([entry.get("label") for entry in entries], where)
+        pits = tuple(_pit(entry, f"{where}: pit {label}") for entry, label in zip(entries, labels))
+        return cls(labels, pits, max_count, spread)
 
     def save(self, path: str | Path) -> None:
         path = Path(path)
@@ -215,11 +295,12 @@ class SensorCalibration:
         return cls.from_json(data, str(path))
 
 
-def _number(data: dict, key: str, where: str, *, integer: bool = False, minimum: float | None = None) -> float:
-    value = data.get(key)
-    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)) or not math.isfinite(value):
-        kind = "an integer" if integer else "a number"
-        raise CalibrationError(f"{where}: '{key}' must be {kind}, not {value!r}")
-    if minimum is not None and value < minimum:
-        raise CalibrationError(f"{where}: '{key}' must be at least {minimum}, not {value!r}")
-    return value
+def _field(data: dict, key: str, where: str, expect: _Expect) -> Any:
+    """``data[key]``, checked; the error says where, which field, and what it must hold."""
+    return expect.check(data.get(key), f"{where}: '{key}'")
+
+
+def _pit(entry: dict, where: str) -> PitCalibration:
+    """One entry of the file's ``pits`` list."""
+    return PitCalibration(_field(entry, "offset", where, OFFSET), _field(entry, "gain", where, GAIN),
+                          _field(entry, "noise", where, NOISE), _field(entry, "evidence", where, EVIDENCE))

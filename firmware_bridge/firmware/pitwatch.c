@@ -26,14 +26,14 @@
 #include "protocol.h"
 
 #define FIRMWARE_MAJOR 2
-#define FIRMWARE_MINOR 0
+#define FIRMWARE_MINOR 1
 #define FIRMWARE_PATCH 0
 #define BAUD 115200UL
 #define BAUD_TOL 3            /* 16 MHz gives 115200 only to 2.1 %: within every USB bridge's tolerance */
 #include <util/setbaud.h>
 #define REPORT_HZ 20
-#define REPORT_EVERY_MS 35   /* checked at each completed scan (<= 13 ms apart): >= 20 reports/s */
-#define OVERSAMPLE 4          /* scans averaged per published value */
+#define REPORT_EVERY_MS 30   /* checked as each set of scans completes (<= 21 ms apart): <= 45 ms between reports */
+#define OVERSAMPLE 4          /* scans averaged per published value (a "set" of scans) */
 #define CHANGE_THRESHOLD 3    /* ADC steps that count as a change worth reporting at once */
 #define DEBOUNCE_MS 10
 #define ANIMATION_MS 20       /* blink/pulse refresh: 50 Hz */
@@ -211,7 +211,13 @@ static uint16_t bad_frames;
 /* Two sets of sums: the ADC interrupt fills one while the main loop reads the other. */
 static volatile uint16_t adc_sum[2][MAX_PITS];
 static volatile uint8_t scan_pit, scans, filling, ready;
+static volatile uint8_t discard;      /* conversions still to throw away after the select pins moved */
 static volatile bool scan_ready;
+#ifdef PITWATCH_TEST_HOOKS
+static volatile uint8_t settle_conversions = 1; /* TEST_NO_SETTLE makes it 0: samples straight after a switch */
+#else
+#define settle_conversions 1
+#endif
 static uint16_t raw[MAX_PITS], reported[MAX_PITS];
 
 static uint8_t button_state, button_candidate, button_stable_ms;
@@ -219,32 +225,67 @@ static uint8_t presses[BUTTONS];
 
 /* ------------------------------------------------------------------ sensors */
 
+/* Point both multiplexers at channel pit mod 16 and the ADC at the one pit is on. */
 static void mux_select(uint8_t pit)
 {
     MUX_PORT = (MUX_PORT & ~MUX_SELECT_MASK) | ((pit & 0x0F) << MUX_SHIFT);
     ADMUX = _BV(REFS0) | (pit >> 4);  /* AVcc reference; ADC0 = first mux, ADC1 = second */
 }
 
-/* One conversion per interrupt: keep the value, select the next pit, start again.
- * A full scan of 32 pits takes 32 x 104 us = 3.3 ms. Constant time and short, because
- * it may run between two LEDs of a WS2812 write, where 50 us of silence would latch. */
-ISR(ADC_vect)
+/* A scan is done: after OVERSAMPLE of them, hand the sums to the main loop. */
+static inline void scan_done(void)
 {
-    uint16_t value = ADC;             /* read before the select pins change */
-    volatile uint16_t *sum = adc_sum[filling];
-    sum[scan_pit] = scans ? sum[scan_pit] + value : value; /* the first scan of a round overwrites */
-    if (++scan_pit >= pit_count) {
-        scan_pit = 0;
-        if (++scans >= OVERSAMPLE) {
-            scans = 0;
-            if (!scan_ready) {        /* else the main loop is late: refill the same set */
-                ready = filling;
-                filling ^= 1;
-                scan_ready = true;
-            }
+    if (++scans >= OVERSAMPLE) {
+        scans = 0;
+        if (!scan_ready) {            /* else the main loop is late: refill the same set */
+            ready = filling;
+            filling ^= 1;
+            scan_ready = true;
         }
     }
-    mux_select(scan_pit);
+}
+
+/* Scan order, and why it throws conversions away. The select pins are shared by both
+ * multiplexers, so one switch to channel c readies pit c (multiplexer 1, ADC0) and pit
+ * 16 + c (multiplexer 2, ADC1). A multiplexer's output needs time to follow a switch:
+ * the sensor (10 kOhm for an FSR divider) charges the multiplexer's and the cable's
+ * capacitance, and the ADC samples 12 us into a conversion. So the conversion started at
+ * the switch is discarded, and pit c's and then pit 16 + c's are read 104 and 208 us after
+ * it, when both outputs have settled. Moving the ADC's own channel from ADC0 to ADC1
+ * needs no such wait (its sample-and-hold is specified for sources up to 10 kOhm).
+ * One scan: 2 conversions per channel up to 16 pits, 3 per channel beyond, about 110 us each
+ * with this interrupt (32 pits: 48 conversions, 5.3 ms; 14 pits: 28, 3.1 ms); four scans make
+ * a set (21 ms, 12.2 ms). */
+static inline void next_channel(void)
+{
+    uint8_t channel = (scan_pit & 0x0F) + 1;
+    if (channel >= pit_count || channel >= 16) {
+        channel = 0;
+        scan_done();
+    }
+    scan_pit = channel;
+    mux_select(channel);
+    discard = settle_conversions;
+}
+
+/* One conversion per interrupt: keep (or discard) the value, pick the next input, start again.
+ * Constant time and short, because it may run between two LEDs of a WS2812 write, where
+ * 50 us of silence would latch. */
+ISR(ADC_vect)
+{
+    uint16_t value = ADC;             /* read before ADMUX changes */
+    if (discard) {
+        discard--;
+    } else {
+        volatile uint16_t *sum = adc_sum[filling];
+        sum[scan_pit] = scans ? sum[scan_pit] + value : value; /* the first scan of a set overwrites */
+        if (scan_pit < 16 && scan_pit + 16 < pit_count) {
+            scan_pit += 16;           /* the same channel on the second multiplexer: already settled */
+            ADMUX = _BV(REFS0) | 1;
+        } else {
+            next_channel();
+        }
+    }
     ADCSRA |= _BV(ADSC);
 }
 
@@ -259,6 +300,7 @@ static void adc_init(void)
 {
     MUX_DDR |= MUX_SELECT_MASK;
     mux_select(0);
+    discard = 1;                      /* the first conversion after choosing the reference, too */
     ADCSRA = _BV(ADEN) | _BV(ADIE) | _BV(ADPS2) | _BV(ADPS1) | _BV(ADPS0); /* clk/128 = 125 kHz */
     ADCSRA |= _BV(ADSC);
 }
@@ -497,11 +539,13 @@ static uint8_t set_pits(const uint8_t *p, uint8_t len)
         return ST_BAD_LENGTH;
     if (p[0] < 1 || p[0] > MAX_PITS)
         return ST_BAD_VALUE;
-    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {  /* start a fresh scan round over the new pit count */
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {  /* start a fresh set of scans over the new pit count */
         pit_count = p[0];
         scan_pit = 0;
         scans = 0;
         scan_ready = false;
+        mux_select(0);
+        discard = 2;                  /* the conversion under way, and one more while channel 0 settles */
     }
     leds_dirty = true;
     return ST_OK;
@@ -544,6 +588,11 @@ static void handle_frame(uint8_t type, uint8_t seq, const uint8_t *p, uint8_t le
             _delay_us(1000);          /* as long as writing 32 LEDs in one block would keep them off */
         }
         status = ST_OK;
+        break;
+    case MSG_TEST_NO_SETTLE:
+        status = len == 0 ? ST_OK : ST_BAD_LENGTH;
+        if (len == 0)
+            settle_conversions = 0;   /* sample each pit straight after the switch, as firmware 2.0 did */
         break;
 #endif
     default: status = ST_UNKNOWN_TYPE; break;

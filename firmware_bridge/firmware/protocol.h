@@ -24,6 +24,9 @@ enum message_type {
 /* Test builds only: keep interrupts off for 1 ms, as a firmware writing 32 LEDs in one block
  * would, so a test can show that the harness's 2-byte receive buffer model catches the overrun. */
 #define MSG_TEST_MASK_IRQ 0x7E
+/* Test builds only: stop discarding the conversion after each multiplexer switch, so a test can
+ * show that the harness's settling model catches the crosstalk that this would let through. */
+#define MSG_TEST_NO_SETTLE 0x7D
 
 enum status { ST_OK = 0, ST_BAD_LENGTH = 1, ST_BAD_VALUE = 2, ST_UNKNOWN_TYPE = 3 };
 enum error_code { ERR_BAD_FRAME = 1, ERR_TOO_LONG = 2 };

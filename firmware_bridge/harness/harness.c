@@ -8,14 +8,18 @@
  * - The chip is held in reset until told to run, so a test sees the boot banner.
  * - Every reset, the harness's or the firmware's own watchdog's, leaves the outside world as
  *   it was: buttons released, the pins' external levels and the simavr workarounds restored.
- * - Pit sensor voltages are fed through the 74HC4067 select pins when the ADC samples.
+ * - Pit sensor voltages are fed through the 74HC4067 select pins when the ADC samples, and each
+ *   multiplexer's output takes time to follow a switch of those pins, as on a real board.
  * - The WS2812 data line is decoded into LED colours from the pin's cycle timestamps.
  *
  * Control: one command per line on stdin, events one per line on stdout.
- *   run | reset | mv <pit> <millivolts> | press <n> <ms> | button <n> 1|0 | peek <address>
+ *   run | reset | mv <pit> <millivolts> | now | press <n> <ms> | button <n> 1|0 | peek <address>
  *   | uart | trace on|off | quit
  *   events: "pty <path>", "leds <n> <rrggbb>...", "pressed <n>", "peek <address> <value>",
- *   "uart <bytes received> <overruns> <most bytes unread>", "uart in|out <type> <us>", "error <text>"
+ *   "now <us>", "uart <bytes received> <overruns> <most bytes unread>", "uart in|out <type> <us>",
+ *   "error <text>"
+ * "now" answers with the emulated time since the chip last started (the firmware's uptime, in
+ * microseconds): sent after "mv" lines in the same write, it stamps when the sensors changed.
  * "press" holds a button for <ms> of emulated time, lets go, and after as long again
  * (so the firmware's debounce has seen the release) reports "pressed <n>": a press
  * that a busy test machine cannot shorten to nothing. "button" holds a button down (1) or lets
@@ -28,6 +32,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <pty.h>
 #include <stdarg.h>
@@ -58,6 +63,13 @@
 #define WS2812_LATCH_CYCLES 800 /* 50 us low: the chain shows what it received */
 #define QUEUE_SIZE 4096
 #define SLICE_NS 250000L        /* pacing granularity: emulated time runs at most this far ahead */
+/* How fast a multiplexer's output follows a switch of its select pins: an RC with a 10 kOhm
+ * sensor (an FSR divider) and about 500 pF of multiplexer, wiring and input capacitance, on the
+ * pessimistic side as a test model should be. A firmware that samples 12 us after the switch
+ * reads about 7 % of the previous pit's voltage into this one; after one discarded conversion
+ * (116 us) the error is far below one ADC step. */
+#define SETTLE_TAU_CYCLES (5 * (F_CPU / 1000000))
+#define ADC_SAMPLE_CYCLES (3 * 128 / 2) /* the ADC samples 1.5 ADC clocks into a conversion (clk/128) */
 
 /* The board wiring, mirrored from firmware/board.h. */
 struct wiring {
@@ -80,6 +92,7 @@ static const struct wiring *board;
 static int pty_master = -1;
 static int pit_mv[MAX_PITS];
 static int running;
+static avr_cycle_count_t boot_cycle;  /* when the chip last started: "now" counts from here */
 
 /* Host -> device bytes on their way: the USB-serial chip's buffer, then the wire. */
 static uint8_t queue[QUEUE_SIZE];
@@ -234,17 +247,47 @@ static uint8_t port_value(char name)
     return state.port;
 }
 
-/* Called when the firmware reads a conversion result: feed the voltage of the pit
- * that the multiplexer's select pins (and the ADC channel) point at. */
+/* Each multiplexer's output (its SIG line, on ADC0 or ADC1) as an RC that follows the pit the
+ * select pins point at: at a switch it starts from the voltage it had, then approaches the new
+ * pit's with time constant SETTLE_TAU_CYCLES. */
+struct sig_line {
+    double start_mv;                  /* the line's voltage at the last switch */
+    avr_cycle_count_t since;          /* when the select pins last changed */
+};
+static struct sig_line sig_lines[2];
+static int mux_channel;               /* what the select pins point at */
+
+static double line_mv(int line, avr_cycle_count_t at)
+{
+    double target = pit_mv[line * 16 + mux_channel];
+    double settled = exp(-(double)(at - sig_lines[line].since) / SETTLE_TAU_CYCLES);
+    return target + (sig_lines[line].start_mv - target) * settled;
+}
+
+/* A select pin moved: both lines start from where they are towards their new pits. */
+static void mux_pin(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq; (void)value; (void)param;
+    int channel = (port_value(board->mux_port) >> board->mux_shift) & 0x0F;
+    if (channel == mux_channel)
+        return;                       /* the other pins of the same write, or an unrelated one */
+    for (int line = 0; line < 2; line++) {
+        sig_lines[line].start_mv = line_mv(line, avr->cycle);
+        sig_lines[line].since = avr->cycle;
+    }
+    mux_channel = channel;
+}
+
+/* Called when the firmware starts a conversion: feed the voltage that the multiplexer selected by
+ * the ADC channel will have when the ADC samples it, 1.5 ADC clocks later. */
 static void adc_trigger(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq; (void)param;
     union { avr_adc_mux_t mux; uint32_t v; } e = {.v = value};
     if (e.mux.kind != ADC_MUX_SINGLE || e.mux.src > 1)
         return;
-    int select = (port_value(board->mux_port) >> board->mux_shift) & 0x0F;
-    int pit = e.mux.src * 16 + select;
-    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0 + e.mux.src), pit_mv[pit]);
+    int mv = (int)lround(line_mv(e.mux.src, avr->cycle + ADC_SAMPLE_CYCLES));
+    avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0 + e.mux.src), mv);
 }
 
 /* ------------------------------------------------------------------ LEDs */
@@ -346,6 +389,7 @@ static void after_reset(void)
     }
     led_bit_count = 0;
     led_level = 0;  /* a reset drops the pin whatever it was doing */
+    boot_cycle = avr->cycle;
     wire_busy = 0;  /* the reset cancelled the arrival timer; bytes still queued go on arriving */
     if (running)
         feed_uart();
@@ -403,8 +447,12 @@ static int command(char *line, double *epoch, avr_cycle_count_t *cycle0)
         running = 1;
         *epoch = wall();
         *cycle0 = avr->cycle;
+        boot_cycle = avr->cycle;
     } else if (sscanf(line, "mv %d %d", &a, &b) == 2 && a >= 0 && a < MAX_PITS) {
         pit_mv[a] = b;
+    } else if (strcmp(line, "now") == 0) {
+        printf("now %llu\n", (unsigned long long)((avr->cycle - boot_cycle) / (F_CPU / 1000000)));
+        fflush(stdout);
     } else if (sscanf(line, "press %d %d", &a, &b) == 2 && a >= 0 && a < 2 && b > 0) {
         press_ms[a] = b;
         set_button(a, 1);
@@ -507,6 +555,8 @@ int main(int argc, char **argv)
     udr_read_param = avr->io[udr].r.param;
     avr->io[udr].r.c = udr_read_now;  /* simavr allows one reader per register: wrap its own */
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER), adc_trigger, NULL);
+    for (int pin = board->mux_shift; pin < board->mux_shift + 4; pin++)  /* select pins S0-S3 */
+        avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(board->mux_port), pin), mux_pin, NULL);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(board->led_port), board->led_bit), led_pin, NULL);
     after_reset();  /* the reset in avr_init came before the hook was in place */
 

@@ -85,6 +85,7 @@ class SimavrBoard:
         self._frames: list[tuple[float, tuple[tuple[int, int, int], ...]]] = []
         self._changed = threading.Condition()
         self._peeks: queue.Queue[int] = queue.Queue()
+        self._nows: queue.Queue[int] = queue.Queue()
         self._uart: queue.Queue[UartStats] = queue.Queue()
         self._presses: queue.Queue[int] = queue.Queue()
         self.errors: list[str] = []
@@ -160,19 +161,33 @@ class SimavrBoard:
 
     # ------------------------------------------------------------ the world around the chip
 
-    def set_counts(self, counts: Sequence[int]) -> None:
-        """Put ``counts[i]`` seeds on pit ``i``'s sensor (the rest read empty), all at once."""
+    def set_counts(self, counts: Sequence[int]) -> int | None:
+        """Put ``counts[i]`` seeds on pit ``i``'s sensor (the rest read empty), all at once.
+
+        Returns the chip's uptime in ms when the change happened (its own clock, the one its
+        reports carry), or None while the board is unplugged.
+        """
         self._millivolts = [self.sensor.millivolts(pit, counts[pit] if pit < len(counts) else 0)
                             for pit in range(MAX_PITS)]
-        self._send_millivolts()
+        return self._send_millivolts(stamp=True)
 
     def set_millivolts(self, pit: int, millivolts: int) -> None:
         self._millivolts[pit] = millivolts
         self._send(f"mv {pit} {millivolts}")
 
-    def _send_millivolts(self) -> None:
-        # One write (well under PIPE_BUF): the harness sees the whole board change in one step.
-        self._send("\n".join(f"mv {pit} {mv}" for pit, mv in enumerate(self._millivolts)))
+    def _send_millivolts(self, stamp: bool = False) -> int | None:
+        """Send every pit's voltage in one write (well under PIPE_BUF), so the harness sees the whole
+        board change in one step; with ``stamp``, a "now" in the same write says when that was."""
+        lines = [f"mv {pit} {mv}" for pit, mv in enumerate(self._millivolts)] + (["now"] if stamp else [])
+        if self._process is None:
+            return None  # unplugged: the world changes, the board does not see it
+        self._send("\n".join(lines))
+        if not stamp:
+            return None
+        try:
+            return self._nows.get(timeout=2) // 1000
+        except queue.Empty:
+            raise HarnessError("the harness did not answer now") from None
 
     def press(self, button: int) -> None:
         """Press and release ``button`` (0 = confirm, 1 = undo), long enough to pass the debounce."""
@@ -284,6 +299,8 @@ class SimavrBoard:
                     self._presses.put(int(words[1]))
                 elif words[:1] == ["peek"]:
                     self._peeks.put(int(words[2]))
+                elif words[:1] == ["now"]:
+                    self._nows.put(int(words[1]))
                 elif words[:1] == ["uart"] and len(words) == 4 and words[1].isdigit():
                     self._uart.put(UartStats(*map(int, words[1:])))
                 elif words[:1] == ["uart"]:

@@ -181,7 +181,7 @@ def test_firmware_runs_with_its_watchdog_armed(built, mcu):
 
 @pytest.mark.parametrize("mcu", ["atmega328p", "atmega2560"])
 def test_an_ack_waits_for_at_most_one_report_frame(built, mcu):
-    """With 32 pits streaming (a 143-byte report every 35 ms), each one-pit LED command is answered,
+    """With 32 pits streaming (a 143-byte report every 40 ms), each one-pit LED command is answered,
     from its last byte's arrival at the chip to its ACK's last byte leaving, within the ACK's own
     wire time (9 bytes at simavr's 94 us: 0.85 ms) plus at most one 16-byte report frame (1.5 ms),
     plus a little of the firmware's own work: 3 ms, where two report frames would take 3.8 ms.

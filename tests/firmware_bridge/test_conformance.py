@@ -11,69 +11,20 @@ import re
 import time
 
 import pytest
-import serial
 
 import rules
 from firmware_bridge import OFF, Bridge, Button, Led, LedMode, SensorCalibration, SensorModel, State
 from firmware_bridge import protocol as p
+from firmware_bridge import emulator
 from firmware_bridge.emulator import adc_value
 from firmware_bridge.harness.simboard import FIRMWARE_DIR
+from rawport import RawPort
 from waiting import wait_until
 
 
 KALAH = rules.variant("kalah")
 LABELS = KALAH.layout.labels
 START = list(KALAH.start().pits)
-
-
-class RawPort:
-    """The device's port opened directly: frames out, decoded messages in."""
-
-    def __init__(self, port: str) -> None:
-        self.serial = serial.Serial(port, 115200, timeout=0.05)
-        self.messages: list[p.Message | p.Report] = []  # as received, with each report put together after its frames
-        self.bad: list[p.ProtocolError] = []
-        self.frames: list[p.Frame] = []
-        self.reader = p.FrameReader(self._received, self.bad.append)
-        self.reports = p.ReportAssembler()
-
-    def _received(self, frame: p.Frame) -> None:
-        self.frames.append(frame)
-        message = p.decode_message(frame)
-        self.messages.append(message)
-        report = self.reports.add(message)
-        if report is not None:
-            self.messages.append(report)
-
-    def send(self, data: bytes) -> None:
-        self.serial.write(data)
-
-    def wait_for(self, predicate, timeout: float = 2.0) -> p.Message | None:
-        deadline = time.monotonic() + timeout
-        seen = 0
-        while time.monotonic() < deadline:
-            self.reader.data_received(self.serial.read(512))
-            for message in self.messages[seen:]:
-                if predicate(message):
-                    return message
-            seen = len(self.messages)
-        return None
-
-    def ack(self, seq: int, timeout: float = 2.0) -> p.Ack | None:
-        return self.wait_for(lambda m: isinstance(m, p.Ack) and m.seq == seq, timeout)
-
-    def hello(self, seq: int = 0x77) -> p.Info | None:
-        """The handshake as the bridge does it: HELLO again until answered (bytes sent while
-        the chip boots are lost, as on a real board)."""
-        for _ in range(8):
-            self.send(p.Hello().frame(seq))
-            info = self.wait_for(lambda m: isinstance(m, p.Info) and m.reply_to == seq, 0.25)
-            if info is not None:
-                return info
-        return None
-
-    def close(self) -> None:
-        self.serial.close()
 
 
 @pytest.fixture
@@ -120,11 +71,15 @@ class Recorder:
         return run()
 
 
+def firmware_define(name: str) -> int:
+    """A number the firmware source defines (``#define NAME 123`` in pitwatch.c)."""
+    source = (FIRMWARE_DIR / "pitwatch.c").read_text()
+    return int(re.search(rf"#define {name} (\d+)", source).group(1))
+
+
 def firmware_version() -> tuple[int, int, int]:
     """The version the firmware source declares (FIRMWARE_MAJOR/MINOR/PATCH in pitwatch.c)."""
-    source = (FIRMWARE_DIR / "pitwatch.c").read_text()
-    return tuple(int(re.search(rf"#define FIRMWARE_{part} (\d+)", source).group(1))  # type: ignore[return-value]
-                 for part in ("MAJOR", "MINOR", "PATCH"))
+    return tuple(firmware_define(f"FIRMWARE_{part}") for part in ("MAJOR", "MINOR", "PATCH"))  # type: ignore
 
 
 # The emulator's default id is the Uno/Nano build's: it stands in for one.
@@ -172,6 +127,50 @@ def test_reports_at_least_twenty_times_a_second(device, raw):
     assert len(reports) >= 20 * window_ms / 1000, f"{len(reports)} reports in {window_ms} ms of device time"
     gaps = sorted(b.uptime_ms - a.uptime_ms for a, b in zip(reports, reports[1:]))
     assert gaps[int(len(gaps) * 0.9)] <= 50, gaps
+
+
+def test_the_emulator_reports_on_the_firmware_s_schedule():
+    """The periodic interval and the change that is reported at once are the firmware's."""
+    assert emulator.REPORT_EVERY_MS == firmware_define("REPORT_EVERY_MS")
+    assert emulator.CHANGE_THRESHOLD == firmware_define("CHANGE_THRESHOLD")
+
+
+# With 4 pits the firmware finishes a set of scans every 3.5 ms: a change is in a report within
+# two sets and the previous report's remaining wire time (2.7 ms), 10 ms at most.
+CHANGE_REPORTED_WITHIN_MS = 12
+
+
+def report_after(raw: RawPort, since_ms: int, predicate) -> p.Report:
+    """The first report sent at or after device time ``since_ms`` that satisfies ``predicate``."""
+    report = raw.wait_for(lambda m: isinstance(m, p.Report) and m.uptime_ms >= since_ms and predicate(m))
+    assert report is not None, [m for m in raw.messages if isinstance(m, p.Report)][-3:]
+    return report
+
+
+def test_a_sensor_change_is_reported_at_once_not_at_the_next_periodic_report(device, raw):
+    """Seeds put in or taken out of a pit are reported within a few ms of the device's own time,
+    not at the next periodic report (due REPORT_EVERY_MS after the last one). Each change comes
+    when the board has settled; its delay is measured from the device's clock at the moment the
+    sensors changed (``set_counts`` returns it) to the first report showing the pit moved, so a
+    busy test machine cannot decide it. A trial whose change came less than REPORT_EVERY_MS -
+    CHANGE_REPORTED_WITHIN_MS after the last report proves it outright: the periodic report could
+    not have been on time for it. Without the change path, a change waits up to REPORT_EVERY_MS."""
+    raw.send(p.SetPits(4).frame(1))
+    assert raw.ack(1).status == p.Status.OK
+    counts, proofs = [3, 1, 3, 3], 0
+    changed_at = device.set_counts(counts)
+    for trial in range(10):
+        wanted = expected_raw(counts)[1]
+        settled = report_after(raw, changed_at, lambda m: len(m.raw) == 4 and abs(m.raw[1] - wanted) <= 1)
+        counts[1] = 7 - counts[1]  # 1 seed <-> 6 seeds: 275 mV, about 56 ADC steps
+        direction = 1 if counts[1] > 1 else -1
+        changed_at = device.set_counts(counts)
+        shown = report_after(raw, changed_at, lambda m: (m.raw[1] - settled.raw[1]) * direction >= 3)
+        delay = shown.uptime_ms - changed_at
+        assert delay <= CHANGE_REPORTED_WITHIN_MS, f"trial {trial}: the change was reported {delay} ms later"
+        last = max(m.uptime_ms for m in raw.messages if isinstance(m, p.Report) and m.uptime_ms <= changed_at)
+        proofs += changed_at - last < emulator.REPORT_EVERY_MS - CHANGE_REPORTED_WITHIN_MS
+    assert proofs >= 1, "no change came early in the report cycle: nothing shows it was not the periodic report"
 
 
 def test_reports_travel_in_frames_short_enough_that_an_ack_never_waits_long(device, raw):
@@ -340,11 +339,13 @@ def test_bad_commands_are_answered_with_an_error_status(device, raw):
 
 
 def test_the_production_image_does_not_know_the_test_commands(device, raw):
-    """TEST_STALL and TEST_MASK_IRQ exist only in the test-hooks build: a real board refuses them
-    and keeps running."""
+    """TEST_STALL, TEST_MASK_IRQ and TEST_NO_SETTLE exist only in the test-hooks build: a real board
+    refuses them and keeps running."""
     before = len(raw.messages)
     raw.send(p.encode_frame(p.TEST_MASK_IRQ, 8))
     assert raw.ack(8).status == p.Status.UNKNOWN_TYPE
+    raw.send(p.encode_frame(p.TEST_NO_SETTLE, 11))
+    assert raw.ack(11).status == p.Status.UNKNOWN_TYPE
     raw.send(p.encode_frame(p.TEST_STALL, 9))
     assert raw.ack(9).status == p.Status.UNKNOWN_TYPE
     time.sleep(0.4)  # longer than the watchdog's 250 ms: a hung main loop would have been reset
@@ -435,11 +436,14 @@ def test_unplugged_mid_game_play_goes_on_and_nothing_is_lost(device):
         lit = [led.colour for led in legal_lights(game)]
         assert device.wait_shown(lambda s: list(s) == lit) is not None, "the LED state was not restored"
         assert wait_until(lambda: rec.bridge.confirmed_leds == tuple(legal_lights(game)))
+        configured_at = time.time()  # SET_PITS was acknowledged before these LEDs were
         assert wait_until(lambda: any(map(shows(game.position.pits), (f for f in rec.frames
                                                                        if f.received > unplugged_at))))
         device.press(Button.UNDO)
         assert wait_until(lambda: len(rec.buttons) == 2), rec.buttons
         time.sleep(0.3)  # later reports repeat the counters: nothing may be counted again
         assert rec.buttons == [Button.CONFIRM, Button.UNDO]
-        after = [f for f in rec.frames if f.received > unplugged_at + 0.5]
+        # Every report since the board was configured again; not "since 0.5 s after the replug":
+        # the bridge's back-off may retry the moment the board is back, and be done in 0.3 s.
+        after = [f for f in rec.frames if f.received > configured_at]
         assert after and {len(f.raw) for f in after} == {14}, "the pit count was not restored"

@@ -8,7 +8,7 @@ other button's history could come back as phantom presses).
 The device here is the emulator's own protocol logic (``DeviceCore``) behind
 a real pty, but unclocked (``unclocked.UnclockedBoard``): it sends a REPORT
 only when the test says so. The real firmware and ``EmulatedBoard`` report
-every 35 ms, so with them this frame order happens only by timing; here it
+every 30 to 40 ms, so with them this frame order happens only by timing; here it
 happens every run.
 """
 

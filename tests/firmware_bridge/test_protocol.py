@@ -104,3 +104,27 @@ def test_a_report_missing_a_slice_is_dropped_never_mixed_with_the_next():
 def test_bad_report_frames_are_named(message_type, payload, message):
     with pytest.raises(p.ProtocolError, match=re.escape(message)):
         p.decode_message(p.Frame(message_type, 0, payload))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: p.SetPits(300), "SetPits.count must be an integer from 1 to 32, not 300"),
+    (lambda: p.SetPits(0), "SetPits.count must be an integer from 1 to 32, not 0"),
+    (lambda: p.Hello(999), "Hello.version must be an integer from 0 to 255, not 999"),
+    (lambda: p.Hello(-1), "Hello.version must be an integer from 0 to 255, not -1"),
+    (lambda: p.Hello("2"), "Hello.version must be an integer from 0 to 255, not '2'"),
+    (lambda: p.SetLed(32, p.Led()), "SetLed.pit must be an integer from 0 to 31, not 32"),
+    (lambda: p.SetLed(0, (1, 2, 3)), "SetLed.led must be a Led, not (1, 2, 3)"),
+    (lambda: p.ErrorReport(p.ErrorCode.BAD_FRAME, 70000), "ErrorReport.count must be an integer from 0 to 65535"),
+])
+def test_a_field_out_of_range_is_a_protocol_error_naming_it(make, message):
+    """Not a struct.error when the frame is packed: the field and its range, when the message is made."""
+    with pytest.raises(p.ProtocolError, match=re.escape(message)):
+        make()
+
+
+def test_a_set_pits_out_of_range_from_the_wire_is_a_bad_value():
+    """What the device answers with BAD_VALUE (the emulator decodes it to find out)."""
+    with pytest.raises(p.BadValue, match="SetPits.count"):
+        p.decode_message(p.Frame(p.MessageType.SET_PITS, 0, bytes((33,))))
+    with pytest.raises(p.BadValue, match="SetLed.pit"):
+        p.decode_message(p.Frame(p.MessageType.SET_LED, 0, bytes((40, 1, 0, 0, 0))))

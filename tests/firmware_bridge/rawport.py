@@ -1,0 +1,61 @@
+"""The device's port opened directly, without the bridge: frames out, decoded messages in."""
+
+from __future__ import annotations
+
+import time
+
+import serial
+
+from firmware_bridge import protocol as p
+
+
+class RawPort:
+    """The device's port opened directly: frames out, decoded messages in."""
+
+    def __init__(self, port: str) -> None:
+        self.serial = serial.Serial(port, 115200, timeout=0.05)
+        self.messages: list[p.Message | p.Report] = []  # as received, with each report put together after its frames
+        self.bad: list[p.ProtocolError] = []
+        self.frames: list[p.Frame] = []
+        self.reader = p.FrameReader(self._received, self.bad.append)
+        self.reports = p.ReportAssembler()
+
+    def _received(self, frame: p.Frame) -> None:
+        self.frames.append(frame)
+        message = p.decode_message(frame)
+        self.messages.append(message)
+        report = self.reports.add(message)
+        if report is not None:
+            self.messages.append(report)
+
+    def send(self, data: bytes) -> None:
+        self.serial.write(data)
+
+    def wait_for(self, predicate, timeout: float = 2.0, after: int = 0) -> p.Message | None:
+        """The first message (from index ``after`` of :attr:`messages` on) that satisfies
+        ``predicate``, reading the port for at most ``timeout`` seconds; None if none came."""
+        deadline = time.monotonic() + timeout
+        seen = after
+        while time.monotonic() < deadline:
+            self.reader.data_received(self.serial.read(512))
+            for message in self.messages[seen:]:
+                if predicate(message):
+                    return message
+            seen = len(self.messages)
+        return None
+
+    def ack(self, seq: int, timeout: float = 2.0) -> p.Ack | None:
+        return self.wait_for(lambda m: isinstance(m, p.Ack) and m.seq == seq, timeout)
+
+    def hello(self, seq: int = 0x77) -> p.Info | None:
+        """The handshake as the bridge does it: HELLO again until answered (bytes sent while
+        the chip boots are lost, as on a real board)."""
+        for _ in range(8):
+            self.send(p.Hello().frame(seq))
+            info = self.wait_for(lambda m: isinstance(m, p.Info) and m.reply_to == seq, 0.25)
+            if info is not None:
+                return info
+        return None
+
+    def close(self) -> None:
+        self.serial.close()
