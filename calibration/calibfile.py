@@ -3,17 +3,27 @@
 A calibration is made once per set-up (board, camera placement, lamp, seeds)
 by ``pitwatch calibrate`` and read back for every frame. It is JSON, versioned
 and validated: a malformed or mismatched file is refused with an error that
-names the field. Format (version 1)::
+names the field. Format (version 2)::
 
-    {"format": "pitwatch-calibration", "version": 1,
+    {"format": "pitwatch-calibration", "version": 2,
      "board": "2x6+stores",            # board profile (calibration.profiles)
      "variant": "kalah",               # the variant whose start position taught the seeds, or null
      "px_per_mm": 1.5,                 # scale of the rectified top-down view
      "corners": null,                  # 8 numbers (image x,y of the board corners) if the board has no markers
      "hollows": {"A": {"centre": [x, y], "axes": [a, b], "angle": 0.0}, ...},   # rectified px
-     "seed": {"area": 210.0,           # rectified px covered by one lone seed
-              "white_area": 230.0},    # px of one white chip (chip boards only), else null
-     "empty": "<base64 PNG>"}          # the empty board, rectified: what "no seeds" looks like here
+     "counter": {"temperature": 1.0,   # >= 1: how much the seed counter's probabilities are widened
+                 "start_exact": 1.0},  # on this board; the share of start-position pits it read exactly
+     "empty": "<base64 PNG>",          # the empty board, rectified: what "no seeds" looks like here
+     "sensors": null}                  # optional: the pit sensors' calibration (firmware_bridge.sensors,
+                                       # format "pitwatch-sensor-calibration"), learned by `pitwatch run`
+
+Version 1 files (before the seed counter) are still read: their ``seed`` field
+(the area of one seed, which the counter no longer needs) is ignored and the
+counter is taken as it comes (temperature 1).
+
+``sensors`` is optional (a file without it, as older Pitwatch wrote them, reads as
+``null``): it is filled in when the board's pit sensors are first learned and
+updated as they learn from confirmed positions (:func:`save_sensors`).
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import base64
 import json
 import math
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -29,10 +40,14 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
+from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
+from firmware_bridge.sensors import SensorCalibration
+
 from .profiles import BoardProfile, UnknownBoard, board_profile
 
 FORMAT = "pitwatch-calibration"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)  # version 1: before the seed counter (its "seed" field is ignored)
 
 
 class CalibrationError(ValueError):
@@ -53,16 +68,18 @@ class HollowFit:
 
 @dataclass(frozen=True)
 class Calibration:
-    """A board set-up: profile, rectified scale, hollows found, what one seed looks like, the empty board."""
+    """A board set-up: profile, rectified scale, hollows found, the empty board, how well the seed
+    counter read its start position."""
 
     board: str
     variant: str | None
     px_per_mm: float
     hollows: dict[str, HollowFit]
-    seed_area: float
-    white_area: float | None
     empty: np.ndarray  # rectified empty board, uint8 BGR
     corners: tuple[float, ...] | None = None
+    temperature: float = 1.0  # the seed counter's probabilities are widened this much on this board
+    start_exact: float = 1.0  # share of the start position's pits the counter read exactly at calibration
+    sensors: SensorCalibration | None = None  # the board's pit sensors, once learned
 
     @property
     def profile(self) -> BoardProfile:
@@ -78,8 +95,9 @@ class Calibration:
             "px_per_mm": self.px_per_mm,
             "corners": list(self.corners) if self.corners else None,
             "hollows": {label: fit.to_json() for label, fit in self.hollows.items()},
-            "seed": {"area": round(self.seed_area, 2), "white_area": None if self.white_area is None else round(self.white_area, 2)},
+            "counter": {"temperature": round(self.temperature, 3), "start_exact": round(self.start_exact, 3)},
             "empty": base64.b64encode(png.tobytes()).decode("ascii"),
+            "sensors": self.sensors.to_json() if self.sensors is not None else None,
         }
 
     @classmethod
@@ -89,8 +107,10 @@ class Calibration:
             raise CalibrationError("calibration: expected a JSON object")
         if data.get("format") != FORMAT:
             raise CalibrationError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
-        if data.get("version") != VERSION:
-            raise CalibrationError(f"version: this Pitwatch reads version {VERSION}, the file is version {data.get('version')!r}")
+        version = data.get("version")
+        if version not in READABLE_VERSIONS:
+            raise CalibrationError(f"version: this Pitwatch reads versions {', '.join(map(str, READABLE_VERSIONS))}, "
+                                   f"the file is version {version!r}")
         board = data.get("board")
         try:
             profile = board_profile(board) if isinstance(board, str) else None
@@ -108,17 +128,19 @@ class Calibration:
                 raise CalibrationError("corners: expected null or 8 numbers (x,y of near-left, near-right, far-right, far-left)")
             corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
         hollows = _hollows(data.get("hollows"), profile, px_per_mm)
-        seed = data.get("seed")
-        if not isinstance(seed, dict):
-            raise CalibrationError("seed: expected an object with 'area' and 'white_area'")
-        seed_area = _number(seed.get("area"), "seed.area", 1.0, 1e5)
-        white_area = seed.get("white_area")
-        if white_area is not None:
-            white_area = _number(white_area, "seed.white_area", 1.0, 1e5)
-        if profile.chips and white_area is None:
-            raise CalibrationError(f"seed.white_area: a {profile.name} board has white chips; the file gives no white chip size")
+        temperature, start_exact = _counter(data.get("counter"), version)
         empty = _image(data.get("empty"), profile, px_per_mm)
-        return cls(profile.name, variant, px_per_mm, hollows, seed_area, white_area, empty, corners)
+        sensors = _sensors(data.get("sensors"), profile)
+        return cls(profile.name, variant, px_per_mm, hollows, empty, corners, temperature, start_exact, sensors)
+
+
+def _counter(data: Any, version: int) -> tuple[float, float]:
+    """The counter's temperature and start-position score (version 1 files have none)."""
+    if version == 1:
+        return 1.0, 1.0
+    if not isinstance(data, dict):
+        raise CalibrationError("counter: expected an object with 'temperature' and 'start_exact'")
+    return _number(data.get("temperature"), "counter.temperature", 1.0, 100.0), _number(data.get("start_exact"), "counter.start_exact", 0.0, 1.0)
 
 
 def _number(value: Any, field: str, low: float, high: float) -> float:
@@ -178,6 +200,19 @@ def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:
     return image
 
 
+def _sensors(data: Any, profile: BoardProfile) -> SensorCalibration | None:
+    if data is None:
+        return None
+    try:
+        sensors = SensorCalibration.from_json(data, "sensors")
+    except SensorCalibrationError as error:
+        raise CalibrationError(str(error)) from None
+    if sensors.labels != profile.layout.labels:
+        raise CalibrationError(f"sensors: calibrates pits {' '.join(sensors.labels)}; a {profile.name} board has "
+                               f"{' '.join(profile.layout.labels)}")
+    return sensors
+
+
 def save_calibration(calibration: Calibration, path: str | Path) -> None:
     """Write ``calibration`` as JSON (atomically: a crash never leaves half a file)."""
     _write_atomically(Path(path), json.dumps(calibration.to_json(), indent=1))
@@ -191,12 +226,26 @@ def save_corners(path: str | Path, corners: Sequence[float] | None) -> None:
     than overwritten, and written atomically: a crash leaves the old corners
     or the new ones, never half a file.
     """
-    path = Path(path)
-    data = _read_json(path)
-    _parse(data, path)  # the file on disk is a calibration (and a JSON object)
-    data["corners"] = None if corners is None else [float(v) for v in corners]
-    _parse(data, path)  # and still one with these corners
-    _write_atomically(path, json.dumps(data, indent=1))
+    _set_field(Path(path), "corners", None if corners is None else [float(v) for v in corners])
+
+
+def save_sensors(path: str | Path, sensors: SensorCalibration | None) -> None:
+    """Set the ``sensors`` field of the calibration file at ``path`` (the pit sensors' calibration,
+    or ``None``), leaving every other field as it is on disk; checked and written as :func:`save_corners`."""
+    _set_field(Path(path), "sensors", None if sensors is None else sensors.to_json())
+
+
+_updating = threading.Lock()  # the dashboard sets corners while the sensors learn: one update at a time
+
+
+def _set_field(path: Path, field: str, value: Any) -> None:
+    """Read and check the file, set one field, check again, write atomically."""
+    with _updating:
+        data = _read_json(path)
+        _parse(data, path)  # the file on disk is a calibration (and a JSON object)
+        data[field] = value
+        _parse(data, path)  # and still one with this value
+        _write_atomically(path, json.dumps(data, indent=1))
 
 
 def _write_atomically(path: Path, text: str) -> None:

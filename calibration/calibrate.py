@@ -2,17 +2,25 @@
 
 The empty board shows where every hollow is and what bare wood and empty
 hollows look like under this lamp. The start position, whose counts are
-known from the variant, shows what one seed looks like here: how many
-rectified pixels a seed covers (and, on a Pass It On board, a white chip).
+known from the variant, is the one picture of this board whose truth is
+known: the seed counter reads it, and where it misreads (seeds unlike any it
+was trained on) its probabilities on this board are widened until the truth
+is no longer a surprise, so the referee is never told "certainly 5" of a pit
+that holds 4. A start picture that mostly does not read as the start
+position (no seeds, another board, the wrong variant) is refused.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from typing import Sequence
 
 import cv2
 import numpy as np
 
+from rules.reading import Reading
+from vision.counter import widened
 from vision.markers import MARKER_NAMES
 from vision.pits import find_hollows
 from vision.reader import BoardReader, locate_board
@@ -22,6 +30,8 @@ from .calibfile import Calibration, CalibrationError
 from .profiles import PROFILE_LAYOUTS, board_profile, start_counts
 
 DEFAULT_PX_PER_MM = 1.5
+TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 31)))  # 1 .. 20, 10 % apart
+SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer than 1 in 20
 
 
 def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> np.ndarray:
@@ -47,29 +57,45 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
     far-left board corners) replaces the markers for a board without them.
     Raises :class:`CalibrationError` naming what is wrong.
     """
+    draft = calibrate_empty(name, empty, corners, px_per_mm)
+    _rectified(start, draft.board, draft, "start image")  # the whole board in view, as for the empty one
+    reading = BoardReader(draft).read(start).reading
+    counts, white = start_counts(name)
+    misread = [label for label, n in counts.items() if reading.pits[label] is None or reading.pits[label].most_likely != n]
+    if len(misread) > len(counts) / 2:
+        shown = ", ".join(f"{label} reads {_shown(reading, label)} (start: {counts[label]})" for label in misread[:6])
+        raise CalibrationError(f"start image: it does not show the start position of {name}: {shown}; is it the start "
+                               "position, fully in view, on the same board as the empty image?")
+    return replace(draft, temperature=board_temperature(reading, counts, white), start_exact=1 - len(misread) / len(counts))
+
+
+def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | None = None,
+                    px_per_mm: float = DEFAULT_PX_PER_MM) -> Calibration:
+    """The part of calibration the empty board alone gives: where the board and its hollows are
+    (the counter taken as it comes). Training pictures are cut with it: they cannot wait for a
+    trained counter to check a start position."""
     profile = board_profile(name)
     shape = (int(round(profile.size[1] * px_per_mm)), int(round(profile.size[0] * px_per_mm)), 3)
-    probe = Calibration(profile.name, None, px_per_mm, {}, 1.0, None, np.zeros(shape, np.uint8),
+    probe = Calibration(profile.name, None, px_per_mm, {}, np.zeros(shape, np.uint8),
                         None if corners is None else tuple(float(c) for c in corners))
     empty_board = _rectified(empty, profile.name, probe, "empty image")
     hollows = find_hollows(empty_board, profile, px_per_mm)
     variant = None if name in PROFILE_LAYOUTS else name
-    draft = Calibration(profile.name, variant, px_per_mm, hollows, 1.0, 1.0 if profile.chips else None, empty_board, probe.corners)
+    return Calibration(profile.name, variant, px_per_mm, hollows, empty_board, probe.corners)
 
-    start_board = _rectified(start, profile.name, draft, "start image")
-    reader = BoardReader(draft)
-    pixels = reader.seed_pixels(start_board)
-    counts, white = start_counts(name)
-    per_seed = [reader.pits[label].area(pixels.seeds) / n for label, n in counts.items() if n > 0]
-    if not per_seed:
-        raise CalibrationError(f"start position of {name}: no pit holds seeds, nothing to learn from")
-    seed_area = float(np.median(per_seed))
-    if seed_area < 4 * px_per_mm**2:
-        raise CalibrationError("start image: no seeds found in the pits; is it the start position, on the same board as the empty image?")
-    white_area = None
-    if profile.chips:
-        whites = [reader.pits[label].area(pixels.white) / n for label, n in (white or {}).items() if n > 0]
-        white_area = float(np.median(whites)) if whites else seed_area
-        if white_area < 0.3 * seed_area:
-            raise CalibrationError("start image: no white chip found where the start position has one (pits A and a)")
-    return Calibration(profile.name, variant, px_per_mm, hollows, seed_area, white_area, empty_board, probe.corners)
+
+def _shown(reading: Reading, label: str) -> str:
+    pit = reading.pits[label]
+    return "nothing (unseen)" if pit is None else str(pit.most_likely)
+
+
+def board_temperature(reading: Reading, counts: dict[str, int], white: dict[str, int] | None) -> float:
+    """How much to widen the counter's probabilities on this board (:func:`vision.counter.widened`):
+    the least temperature (1 if none is needed) at which no start pit's truth is rarer than 1 in 20."""
+    truths = [(np.asarray(pit.counts), n) for label, n in counts.items() if (pit := reading.pits[label]) is not None]
+    if white is not None:
+        truths += [(np.asarray(pit.white), white[label]) for label in counts if (pit := reading.pits[label]) is not None]
+    for temperature in TEMPERATURES:
+        if all(widened(p, temperature)[n] >= math.exp(-SURPRISE) for p, n in truths):
+            return temperature
+    return TEMPERATURES[-1]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Sequence
 
 import rules
+from vision.counter import CounterError
 
 from . import config as cfg
 from .recorder import Recorder, RecorderError
@@ -116,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except (cfg.ConfigError, RecorderError, rules.RulesError, OSError) as exc:
+    except (cfg.ConfigError, RecorderError, rules.RulesError, CounterError, OSError) as exc:
         print(f"pitwatch {args.command}: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

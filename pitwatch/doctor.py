@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from .config import Config
+from .config import Config, ConfigError
 from .recorder import Recorder, RecorderError
 from .runtime import port_problem
 
@@ -92,16 +92,29 @@ def check_camera(config: Config) -> Iterator[Check]:
         yield Check("calibration", False, f"{exc}; run `pitwatch calibrate` again")
         return
     yield Check("calibration", True, f"{path}: a {calibration.board} board, {len(calibration.hollows)} pits")
-    if image is not None:
+    counter = check_counter()
+    yield counter
+    if image is not None and counter.ok:
         status = BoardReader(calibration).read(image).status
         yield Check("board in view", status.board_found,
                     "the board is found in the camera picture" if status.board_found
                     else f"{status.message}: aim the camera at the board, all four markers in view")
 
 
+def check_counter() -> Check:
+    """The seed counter's networks, which come with Pitwatch: a broken or partial installation
+    shows here rather than on the first frame."""
+    from vision.counter import MODELS, CounterError, shared_counter
+
+    try:
+        shared_counter()
+    except CounterError as exc:
+        return Check("seed counter", False, f"{exc}; reinstall Pitwatch (scripts/demo installs it)")
+    return Check("seed counter", True, f"{MODELS}: the pit and store networks load")
+
+
 def check_sensors(config: Config) -> Iterator[Check]:
     from firmware_bridge.bridge import Bridge, serial_ports
-    from firmware_bridge.sensors import CalibrationError, SensorCalibration
 
     port = config["sensors"]["port"]
     if port == "auto" and not serial_ports():
@@ -121,16 +134,25 @@ def check_sensors(config: Config) -> Iterator[Check]:
         else:
             yield Check("microcontroller", False, f"{status.message}; check the USB cable, the firmware "
                                                   "(docs/protocol.md) and sensors.port")
-    path = config["sensors"]["calibration"]
-    if path and Path(path).expanduser().exists():
-        try:
-            calibration = SensorCalibration.load(Path(path).expanduser())
-            yield Check("sensor calibration", True, f"{path}: {len(calibration.labels)} pits")
-        except CalibrationError as exc:
-            yield Check("sensor calibration", False, f"{exc}; delete it to learn the sensors again")
-    else:
-        yield Check("sensor calibration", True, "none yet: `pitwatch run` learns it from the empty board "
-                                                "and the start position")
+    yield check_sensor_calibration(config)
+
+
+def check_sensor_calibration(config: Config) -> Check:
+    """The sensors' calibration where ``run`` keeps it: in the board's calibration file, or the
+    sensors-only set-up's own file (:class:`~pitwatch.livesources.SensorStore`)."""
+    import rules
+
+    from .livesources import SensorStore
+
+    store = SensorStore.of(config, rules.variant(config["game"]["variant"], **config["game"]["options"]).layout.labels)
+    try:
+        calibration, where = store.find()
+    except ConfigError as exc:
+        return Check("sensor calibration", False, str(exc))
+    if calibration is None:
+        return Check("sensor calibration", True, "none yet: `pitwatch run` learns it from the empty board "
+                                                 "and the start position")
+    return Check("sensor calibration", True, f"{where}: {len(calibration.labels)} pits")
 
 
 def check_port(config: Config) -> Check:

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import json
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from calibration.calibfile import Calibration, CalibrationError, load_calibration
+from calibration.calibfile import Calibration, CalibrationError, load_calibration, save_sensors
+from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
+from firmware_bridge.sensors import SensorCalibration
 from rules import Variant
 
 from .config import Config, ConfigError
 from .corners import LiveCorners
 from .fusion import Fusion
-from .hub import FrameFeed
+from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path
 from .sources import CameraSource, SensorSource
 
-LEARN_FRAMES = 10
+LEARN_FRAMES = 10  # raw frames of the empty board and of the start position
+CONFIRMED_FRAMES = 5  # raw frames of a confirmed position (about 0.2 s)
 
 
 def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Runtime) -> tuple[CameraSource, LiveCorners]:
@@ -57,31 +63,150 @@ def live_camera(grab: Callable[[], np.ndarray | None], calibration: Calibration,
     return camera, LiveCorners(camera, calibration, path, reader)
 
 
-def sensor_source(config: Config, labels: Sequence[str], fusion: Fusion, runtime: Runtime) -> SensorSource:
-    """The microcontroller, with its sensor calibration loaded, or learned now from the players."""
-    from firmware_bridge.sensors import CalibrationError, SensorCalibration
+@dataclass(frozen=True)
+class SensorStore:
+    """Where a board's sensor calibration is kept: in the board's calibration file (``camera.calibration``)
+    when there is one; else, and for files written before it went there, in ``sensors.calibration``
+    (by default ``sensors.json`` beside the database), the sensors-only set-up's own file."""
 
-    port = config["sensors"]["port"]
-    path = calibration_path(config, "sensors.calibration", "sensors.json")
-    calibration = None
-    if path.exists():
+    board_file: Path | None
+    own_file: Path
+    labels: tuple[str, ...]
+
+    @classmethod
+    def of(cls, config: Config, labels: Sequence[str]) -> "SensorStore":
+        board = config["camera"]["calibration"]
+        return cls(Path(board).expanduser() if board else None,
+                   calibration_path(config, "sensors.calibration", "sensors.json"), tuple(labels))
+
+    def load(self) -> SensorCalibration | None:
+        """The calibration of this board's sensors, or None if they have not been learned yet."""
+        return self.find()[0]
+
+    def find(self) -> tuple[SensorCalibration | None, Path | None]:
+        """The calibration of this board's sensors and the file it is kept in (None, None if not
+        learned yet); :class:`ConfigError` names the file when one is unreadable or of another board."""
+        if self.board_file is not None:
+            try:
+                board = load_calibration(self.board_file)
+            except CalibrationError as exc:
+                raise ConfigError(str(exc)) from None
+            if board.profile.layout.labels != self.labels:
+                raise ConfigError(f"{self.board_file} calibrates a {board.profile.name} board, not the board "
+                                  "being played on: calibrate this board or choose another variant")
+            if board.sensors is not None:
+                return board.sensors, self.board_file
+        if not self.own_file.exists():
+            return None, None
         try:
-            calibration = SensorCalibration.load(path)
+            calibration = SensorCalibration.load(self.own_file)
+        except SensorCalibrationError as exc:
+            raise ConfigError(f"{exc} (delete {self.own_file} to learn the sensors again)") from None
+        if calibration.labels != self.labels:
+            return None, None  # made for another board: learn this one
+        return calibration, self.own_file
+
+    def save(self, calibration: SensorCalibration) -> Path:
+        """Keep ``calibration``; returns the file it went to."""
+        if self.board_file is None:
+            calibration.save(self.own_file)
+            return self.own_file
+        try:
+            save_sensors(self.board_file, calibration)
         except CalibrationError as exc:
-            raise ConfigError(f"{exc} (delete {path} to learn the sensors again)") from None
-        if calibration.labels != tuple(labels):
-            calibration = None  # made for another board: learn this one
-    source = SensorSource(None if port == "auto" else port, labels, fusion, calibration)
+            raise ConfigError(str(exc)) from None
+        return self.board_file
+
+
+class LearningSensors(SensorSource):
+    """The microcontroller, whose calibration goes on learning while the game is played.
+
+    Every position the referee confirms from the board (a move it accepted, a
+    takeback it saw, the board unchanged) has known counts, so the raw frames
+    of that moment sharpen each pit's gain (``SensorCalibration.learn``): a
+    store's first of all, which starts empty and borrows the other pits' slope
+    until it holds seeds. It listens to the session's published states, as the
+    dashboard does, learns once per position, and keeps the result (``save``).
+    """
+
+    def __init__(self, port: str | None, labels: Sequence[str], fusion: Fusion,
+                 calibration: SensorCalibration | None, hub: Hub,
+                 save: Callable[[SensorCalibration], object]) -> None:
+        super().__init__(port, labels, fusion, calibration)
+        self._hub, self._save = hub, save
+        self._stopping = threading.Event()
+        self._learner = threading.Thread(target=self._learn_confirmed, name="sensor learning", daemon=True)
+        self._learned: set[tuple[int, int]] = set()  # (game id, ply) of the positions learned from
+
+    def start(self) -> "LearningSensors":
+        super().start()
+        if self._learner.ident is None:
+            self._learner.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        super().stop()
+        if self._learner.ident is not None:
+            self._learner.join(timeout=2)
+
+    def _learn_confirmed(self) -> None:
+        subscription = self._hub.subscribe()
+        try:
+            while not self._stopping.is_set():
+                text = subscription.get(timeout=0.25)
+                if text is not None:
+                    self.confirmed(json.loads(text))
+        finally:
+            self._hub.unsubscribe(subscription)
+
+    def confirmed(self, state: dict[str, Any]) -> None:
+        """Learn from the board now if the dashboard ``state`` says the referee confirmed its position."""
+        verdict, game = state.get("verdict") or {}, state.get("game")
+        if (game is None or self.calibration is None or verdict.get("by") == "players"
+                or verdict.get("kind") not in ("move", "takeback", "unchanged")):
+            return  # nothing judged from the board (a move entered by hand need not be on it yet)
+        key = (game["id"], len(game["moves"]))
+        pits = game["position"]["pits"]
+        if key in self._learned or list(pits) != list(self.labels):
+            return
+        counts = [pits[label] for label in self.labels]
+        frames = self.raw_frames(CONFIRMED_FRAMES, timeout=1.0)
+        if len(frames) < CONFIRMED_FRAMES or not shows(frames, counts, self.calibration):
+            return  # the board changed again already: the next confirmed position will do
+        self._learned.add(key)
+        self.calibration = self.calibration.learn(frames, counts)
+        self._save(self.calibration)
+
+
+def shows(frames: Sequence[Sequence[int]], counts: Sequence[int], calibration: SensorCalibration) -> bool:
+    """Whether every frame reads as ``counts`` on every pit whose gain is its own: the frames are of
+    the confirmed position, not of hands already moving on. (A pit still borrowing its gain, a store
+    never yet filled, may read a seed off: that is what learning is for.)"""
+    for frame in frames:
+        reading = calibration.to_reading(frame)
+        for label, pit, count in zip(calibration.labels, calibration.pits, counts):
+            if pit.evidence and (reading.pits[label] is None or reading.pits[label].most_likely != count):
+                return False
+    return True
+
+
+def sensor_source(config: Config, labels: Sequence[str], fusion: Fusion, runtime: Runtime) -> SensorSource:
+    """The microcontroller, with its sensor calibration loaded or, the first time, learned from the
+    players; it goes on learning from the positions the referee confirms (:class:`LearningSensors`)."""
+    port = config["sensors"]["port"]
+    store = SensorStore.of(config, labels)
+    source = LearningSensors(None if port == "auto" else port, labels, fusion, store.load(), runtime.hub, store.save)
     source.on_values = runtime.session.set_sensor_values
     source.on_button = runtime.session.press
     source.start()
     if source.calibration is None:
-        learn_sensors(source, runtime, path)
+        learn_sensors(source, runtime, store)
     return source
 
 
-def learn_sensors(source: SensorSource, runtime: Runtime, path: Path) -> None:
-    """Ask the players for the two boards whose counts are known, learn, and save the calibration."""
+def learn_sensors(source: SensorSource, runtime: Runtime, store: SensorStore) -> None:
+    """Ask the players for the two boards whose counts are known, learn, and keep the calibration."""
     start = runtime.session.game.variant.start()
     input("pitwatch: learning the pit sensors. Empty every pit, then press Enter... ")
     empty = source.raw_frames(LEARN_FRAMES)
@@ -90,5 +215,4 @@ def learn_sensors(source: SensorSource, runtime: Runtime, path: Path) -> None:
     if not empty or not full:
         raise ConfigError("the microcontroller sent no sensor values: check the connection (pitwatch doctor)")
     source.learn(empty, full, start.pits)
-    source.calibration.save(path)
-    print(f"pitwatch: sensor calibration saved to {path}")
+    print(f"pitwatch: sensor calibration saved to {store.save(source.calibration)}")

@@ -11,21 +11,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from calibration.calibfile import load_calibration, save_calibration
+from calibration.calibfile import CalibrationError, load_calibration, save_calibration
 from calibration.calibrate import calibrate
 from calibration.markersheet import render_marker_sheet
+from firmware_bridge.sensors import SensorCalibration
 from vision.camera import first_frame, open_source
+from vision.counter import CounterError
 from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult
 
 from .corners import check_outline
 
-# Bad input: CalibrationError, SourceError and UnknownBoard are ValueErrors; OSError for files.
-USER_ERRORS = (ValueError, OSError)
+# Bad input: CalibrationError, SourceError and UnknownBoard are ValueErrors; OSError for files;
+# CounterError for a broken installation (the seed counter's files).
+USER_ERRORS = (ValueError, OSError, CounterError)
 
 
 def add_vision_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -69,10 +73,25 @@ def _calibrate(args: argparse.Namespace) -> int:
         outline = check_outline([values[i:i + 2] for i in range(0, 8, 2)], (empty.shape[1], empty.shape[0]))
         corners = [v for point in outline for v in point]
     calibration = calibrate(args.variant, empty, start, corners)
+    calibration = replace(calibration, sensors=_learned_sensors(args.output, calibration.board))
     save_calibration(calibration, args.output)
-    print(f"calibrated a {calibration.board} board: {len(calibration.hollows)} pits, "
-          f"one seed = {calibration.seed_area:.0f} px; written to {args.output}")
+    exact = round(calibration.start_exact * len(calibration.hollows))
+    widened = "" if calibration.temperature == 1.0 else (
+        f"; the seed counter was unsure of the start position or misread it, so its readings on this board are "
+        f"widened (temperature {calibration.temperature:.2f}): check the start position and the light")
+    print(f"calibrated a {calibration.board} board: {len(calibration.hollows)} pits, start position read exactly in "
+          f"{exact} of them{widened}; written to {args.output}")
     return 0
+
+
+def _learned_sensors(path: str, board: str) -> SensorCalibration | None:
+    """The pit sensors' calibration already in the file being replaced, if it is of the same board:
+    calibrating the camera again must not make the players teach the sensors again."""
+    try:
+        old = load_calibration(path)
+    except CalibrationError:
+        return None  # no file yet (or not a readable one): nothing learned to keep
+    return old.sensors if old.board == board else None
 
 
 def _frames(spec: str) -> Iterator[tuple[str, np.ndarray | None, str]]:

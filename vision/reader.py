@@ -2,9 +2,9 @@
 
 ``BoardReader(calibration).read(frame)`` locates the board (markers, or the
 calibrated corners), rectifies it, fits today's light against the empty
-board, marks pits a hand hides as unseen, and turns the seed pixels of every
-other pit into a probability over counts (and white chips on a Pass It On
-board). Whatever the frame (None, black, no board, half a board) the result
+board, marks pits a hand hides as unseen, and has the seed counter
+(:mod:`vision.counter`) read every other pit: a probability over counts (and
+white chips on a Pass It On board). Whatever the frame (None, black, no board, half a board) the result
 carries a status saying what was seen, so a live loop never has to catch.
 """
 
@@ -20,16 +20,15 @@ import numpy as np
 from calibration.calibfile import Calibration, HollowFit
 from rules.reading import PitReading, Reading
 
-from .counting import (MAX_PIT, MAX_STORE, SMOOTH, Reference, SeedPixels, count_distribution, count_seeds, estimate_from,
-                       seed_pixels, white_distribution)
+from .counter import SeedCounter, shared_counter, widened
+from .hand import HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
-from .mosaic import PitMosaic
+from .nudge import NudgeFinder, shifted
+from .patches import PatchCutter
 from .pits import hollow_mask
-from .rectify import LightModel, reduce, visible_mask, warp_to_board
+from .rectify import LightModel, visible_mask, warp_to_board
 
-HAND_MIN_MM2 = 250.0  # a change on the bare wood bigger than this is a hand (or an arm, a sleeve)
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
-HAND_MARGIN_MM = 6.0  # pits this close to a hand are unseen: fingers cast shadows and hide seeds
 
 
 @dataclass(frozen=True)
@@ -62,6 +61,25 @@ class PitOverlay:
     count: int | None
     probability: float
     white: int | None
+
+
+class FrameUnreadable(Exception):
+    """No board can be read in this frame; ``message`` says why for the status line."""
+
+    def __init__(self, message: str, markers: tuple[int, ...] = ()) -> None:
+        super().__init__(message)
+        self.message, self.markers = message, markers
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """The board as one frame shows it, before anything is counted."""
+
+    board: np.ndarray  # rectified top-down view, uint8 BGR
+    homography: np.ndarray  # image px -> board mm
+    markers: tuple[int, ...]  # marker ids seen
+    seen: np.ndarray | None  # rectified pixels in view and lit; None when all of them are
+    log_gain: np.ndarray  # today's light against the empty board's, per cell (LightModel.log_gain)
 
 
 @dataclass
@@ -106,63 +124,64 @@ def locate_board(gray: np.ndarray, calibration: Calibration,
 class BoardReader:
     """Reads frames of one calibrated board set-up. Not thread-safe: one reader per camera loop."""
 
-    def __init__(self, calibration: Calibration) -> None:
+    def __init__(self, calibration: Calibration, counter: SeedCounter | None = None) -> None:
+        """``counter``: the seed counter networks (when not given, the ones every reader shares,
+        loaded on the first frame read: loading them takes longer than reading a frame)."""
         self.calibration = calibration
         self.profile = calibration.profile
         self.labels = self.profile.layout.labels
         empty = calibration.empty
         shape = empty.shape[:2]
-        ppm = calibration.px_per_mm
-        hollows = {label: hollow_mask(shape, calibration.hollows[label]) > 0 for label in self.labels}
-        boxes = {label: _bounding_box(mask) for label, mask in hollows.items()}
-        self._mosaic = PitMosaic(boxes, shape)
-        self.pits = {label: _PitArea(label, calibration.hollows[label], hollows[label][boxes[label]], self.profile.hollow(label).is_store,
-                                     boxes[label], self._mosaic.inner(label, boxes[label])) for label in self.labels}
-        self._pit_of = np.zeros(self._mosaic.shape, np.int32)  # pit number (1..) of every hollow pixel of the mosaic
-        for number, pit in enumerate(self.pits.values(), 1):
-            self._pit_of[pit.tile][pit.mask] = number
-        self._surface = _bare_wood(shape, calibration)
-        self._light = LightModel(empty, self._surface)
-        # seeds are looked for on the pit mosaic, a hand on the whole board at half resolution:
-        # each with its empty board and bare wood
-        reference = Reference.of(empty.astype(np.float32) * np.float32(1 / 255))
-        self._reference = Reference(self._mosaic.gather(reference.low), self._mosaic.gather(reference.high))
-        self._mosaic_surface = self._mosaic.gather(self._surface)
-        self._wood_reference = Reference.of(reduce(empty, 2).astype(np.float32) * np.float32(1 / 255), 1, blur=False)
-        self._wood_surface = _half(self._surface)
-        # where each lies on the light model's grid of cells
-        self._mosaic_light = LightModel.sampler(*self._mosaic.board_coordinates())
-        hh, hw = self._wood_surface.shape
-        yy, xx = np.mgrid[0:hh, 0:hw].astype(np.float32)
-        self._wood_light = LightModel.sampler(2 * xx + 0.5, 2 * yy + 0.5)  # a half-size pixel: a 2 x 2 block
-        self._hand_min_px = HAND_MIN_MM2 * ppm * ppm
-        self._hand_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * HAND_MARGIN_MM * ppm) | 1,) * 2)
+        self.pits = {label: _PitArea(hollow_mask(shape, calibration.hollows[label]) > 0, calibration.hollows[label])
+                     for label in self.labels}
+        surface = _bare_wood(shape, calibration)
+        self._light = LightModel(empty, surface)
+        self._hands = HandFinder(empty, surface, calibration.px_per_mm)
+        self._cutter = PatchCutter(calibration)
+        self._counter = counter
         self._tracker = MarkerTracker()
+        self._nudges = NudgeFinder(empty, calibration.px_per_mm) if calibration.corners is not None else None
         self._last_homography: np.ndarray | None = None
         self._last_markers: dict[int, np.ndarray] = {}
 
     def read(self, frame: np.ndarray | None, when: float | None = None) -> FrameResult:
         """Read one BGR frame; never raises for a bad frame, the status says what went wrong."""
         when = time.time() if when is None else when
+        try:
+            view = self.view(frame)
+        except FrameUnreadable as why:
+            return self._unseen(why.message, when, why.markers)
+        return self._read_view(view, when)
+
+    def view(self, frame: np.ndarray | None) -> BoardView:
+        """The board in ``frame`` rectified, with today's light; :class:`FrameUnreadable` says
+        why there is none (no frame, a black one, markers missing, a degenerate view)."""
         if frame is None or not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
-            return self._unseen("no frame", when)
+            raise FrameUnreadable("no frame")
         if frame.dtype != np.uint8:
-            return self._unseen(f"unsupported frame: {frame.dtype} pixels, expected 8-bit BGR", when)
+            raise FrameUnreadable(f"unsupported frame: {frame.dtype} pixels, expected 8-bit BGR")
         if frame.ndim == 2:
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
-        gray = cv2.cvtColor(frame[..., :3], cv2.COLOR_BGR2GRAY)
+        frame = frame[..., :3]
+        gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         mean, spread = cv2.meanStdDev(gray)
         if float(mean[0, 0]) < 12 and float(spread[0, 0]) < 6:
-            return self._unseen("black frame: is the lens covered or the camera off?", when)
+            raise FrameUnreadable("black frame: is the lens covered or the camera off?")
         try:
             homography, found = locate_board(gray, self.calibration, self._tracker)
             homography = self._held(homography, found)
+            markers = tuple(sorted(found))
             if homography is None:
                 missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
-                return self._unseen(f"board not found: markers missing ({', '.join(missing)})", when, tuple(sorted(found)))
-            return self._read_board(frame[..., :3], homography, tuple(sorted(found)), when)
+                raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", markers)
+            board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
+            if self._nudges is not None and (nudge := self._nudges.offset_mm(board)) is not None:
+                homography = shifted(homography, nudge)  # a board without markers, nudged: follow it
+                board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
+            seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
+            return BoardView(board, homography, markers, seen, self._light.log_gain(board, seen))
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
-            return self._unseen(f"board not readable in this frame ({type(error).__name__})", when)
+            raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
     def _held(self, homography: np.ndarray | None, found: dict[int, np.ndarray]) -> np.ndarray | None:
         """With only one or two markers in view (a hand over the others), keep the last
@@ -182,31 +201,13 @@ class BoardReader:
         reading = Reading({label: None for label in self.labels}, "vision", when, message)
         return FrameResult(reading, FrameStatus(False, markers, self.labels, False, message))
 
-    def _read_board(self, frame: np.ndarray, homography: np.ndarray, markers: tuple[int, ...], when: float) -> FrameResult:
-        cal = self.calibration
-        board = warp_to_board(frame, homography, self.profile.size, cal.px_per_mm)
-        seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
-        pits_image = self._mosaic.gather(board).astype(np.float32) * np.float32(1 / 255)
-        brightness = cv2.GaussianBlur(cv2.cvtColor(pits_image, cv2.COLOR_BGR2GRAY), SMOOTH, 1.0)  # for telling touching seeds apart
-        pixels = self.seed_pixels(board, seen, pits_image)
-        hand = self._hand(pixels.changed, self._wood_surface if seen is None else self._wood_surface & _half(seen))
-
-        in_pits = pixels.seeds & (self._pit_of > 0)
-        areas = np.bincount(self._pit_of[in_pits], minlength=len(self.pits) + 1)[1:]
-        one_by_one = count_seeds(in_pits, brightness, cal.seed_area, self._pit_of, len(self.pits))
-        pits: dict[str, PitReading | None] = {}
-        for (label, pit), area, counted in zip(self.pits.items(), areas, one_by_one):
-            if (hand is not None and pit.touches(hand)) or (seen is not None and not pit.inside(seen)):
-                pits[label] = None
-                continue
-            estimate = estimate_from(float(area), int(counted), cal.seed_area, pit.hollow_area)
-            counts = count_distribution(estimate, MAX_STORE if pit.is_store else MAX_PIT)
-            white = None
-            if cal.white_area is not None:
-                white = white_distribution(pit.area(pixels.white) / cal.white_area, int(round(estimate.count)) + 2, estimate.hidden)
-            pits[label] = PitReading(counts, white)
+    def _read_view(self, view: BoardView, when: float) -> FrameResult:
+        hand = self._hands.find(view.board, view.log_gain, view.seen)
+        in_view = {label for label, pit in self.pits.items()
+                   if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))}
+        pits = self._count(view, in_view)
         unseen = tuple(label for label, pit in pits.items() if pit is None)
-        missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in markers] if cal.corners is None else []
+        missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in view.markers] if self.calibration.corners is None else []
         if hand is not None:
             message = "hand over board"
         elif unseen:
@@ -216,22 +217,24 @@ class BoardReader:
         else:
             message = "ok"
         reading = Reading(pits, "vision", when, message)
-        status = FrameStatus(True, markers, unseen, hand is not None, message)
-        return FrameResult(reading, status, self._overlay(homography, pits), board, homography, hand)
+        status = FrameStatus(True, view.markers, unseen, hand is not None, message)
+        return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography, hand)
 
-    def seed_pixels(self, board: np.ndarray, seen: np.ndarray | None = None, pits_image: np.ndarray | None = None) -> SeedPixels:
-        """Seed evidence of a rectified board (uint8 BGR; ``seen``: the part in view, None = all;
-        ``pits_image``: its pit mosaic as float32, if already made). Seeds and white chips come
-        on the pit mosaic (read them with :meth:`_PitArea.area`), the hand evidence at half size."""
-        if pits_image is None:
-            pits_image = self._mosaic.gather(board).astype(np.float32) * np.float32(1 / 255)
-        field = self._light.log_gain(board, seen)
-        surface = self._mosaic_surface if seen is None else self._mosaic_surface & self._mosaic.gather(seen)
-        wood = reduce(board, 2).astype(np.float32) * np.float32(1 / 255)
-        wood_surface = self._wood_surface if seen is None else self._wood_surface & _half(seen)
-        return seed_pixels(pits_image, self._reference, LightModel.sample(field, self._mosaic_light), surface,
-                           wood, self._wood_reference, LightModel.sample(field, self._wood_light), wood_surface,
-                           whites=self.calibration.white_area is not None)
+    def _count(self, view: BoardView, in_view: set[str]) -> dict[str, PitReading | None]:
+        """The seed counter's reading of every pit in view (None for the others), widened as
+        calibration found this board needs."""
+        pits: dict[str, PitReading | None] = {label: None for label in self.labels}
+        counter = self._counter or shared_counter()
+        temperature = self.calibration.temperature
+        windows = self._cutter.cut(view.board, view.log_gain)
+        for kind, labels in self._cutter.labels.items():
+            chosen = [k for k, label in enumerate(labels) if label in in_view]
+            if not chosen:
+                continue
+            for k, read in zip(chosen, counter.read(kind, windows[kind][chosen])):
+                white = tuple(widened(read.whites, temperature).tolist()) if self.profile.chips else None
+                pits[labels[k]] = PitReading(tuple(widened(read.counts, temperature).tolist()), white)
+        return pits
 
     def _visible(self, shape: tuple[int, ...], homography: np.ndarray, brightness: np.ndarray) -> np.ndarray | None:
         """The rectified pixels in view and lit, or None when the whole board is (the usual case).
@@ -251,20 +254,6 @@ class BoardReader:
             seen = lit if seen is None else seen & lit
         return seen
 
-    def _hand(self, changed: np.ndarray, surface: np.ndarray) -> np.ndarray | None:
-        """A large change on the bare wood: something is over the board. Returns its grown mask
-        at full size. (``changed`` and ``surface`` are at half size: a hand is big, and this
-        is the reader's widest search.)"""
-        over = ((changed > 1.0) & surface).astype(np.uint8)
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(over)
-        big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] * 4 >= self._hand_min_px]
-        if not big:
-            return None
-        full = self._surface.shape
-        mask = cv2.resize(np.isin(labels, big).astype(np.uint8), (2 * surface.shape[1], 2 * surface.shape[0]), interpolation=cv2.INTER_NEAREST)
-        mask = cv2.copyMakeBorder(mask, 0, full[0] - mask.shape[0], 0, full[1] - mask.shape[1], cv2.BORDER_REPLICATE)
-        return cv2.dilate(mask, self._hand_kernel) > 0
-
     def _overlay(self, homography: np.ndarray, pits: dict[str, PitReading | None]) -> list[PitOverlay]:
         to_image = np.linalg.inv(homography) @ np.diag([1 / self.calibration.px_per_mm, 1 / self.calibration.px_per_mm, 1.0])
         overlay = []
@@ -277,31 +266,15 @@ class BoardReader:
         return overlay
 
 
-def _half(mask: np.ndarray) -> np.ndarray:
-    """A bool mask at half size: true where the whole 2 x 2 block was."""
-    return reduce(mask.astype(np.uint8) * np.uint8(255), 2) == 255
-
-
-def _bounding_box(mask: np.ndarray) -> tuple[slice, slice]:
-    ys, xs = np.nonzero(mask)
-    return (slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1))
-
-
 class _PitArea:
-    """A hollow's mask, cut to its bounding box (``box`` on the board, ``tile`` on the pit
-    mosaic) so per-frame work stays small."""
+    """A hollow's mask, cut to its bounding box so that per-frame checks stay small."""
 
-    def __init__(self, label: str, fit: HollowFit, mask: np.ndarray, is_store: bool,
-                 box: tuple[slice, slice], tile: tuple[slice, slice]) -> None:
-        self.label, self.is_store = label, is_store
-        self.box, self.tile, self.mask = box, tile, mask
-        self.hollow_area = float(self.mask.sum())
+    def __init__(self, mask: np.ndarray, fit: HollowFit) -> None:
+        ys, xs = np.nonzero(mask)
+        self.box = (slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1))
+        self.mask = mask[self.box]
         angles = np.linspace(0, 2 * np.pi, 24, endpoint=False)
         self.outline = np.stack([fit.centre[0] + fit.axes[0] * np.cos(angles), fit.centre[1] + fit.axes[1] * np.sin(angles)], axis=1)
-
-    def area(self, pixels: np.ndarray) -> float:
-        """Pixels set in this hollow of a pit-mosaic mask."""
-        return float(np.count_nonzero(pixels[self.tile] & self.mask))
 
     def touches(self, mask: np.ndarray) -> bool:
         return bool((mask[self.box] & self.mask).any())

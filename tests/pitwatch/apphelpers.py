@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from firmware_bridge.emulator import SensorModel, adc_value
+from firmware_bridge.sensors import SensorCalibration
 from rules import Game, PitReading, Reading
 
 
@@ -29,3 +31,13 @@ def random_game(variant: str, plies: int, seed: int) -> Game:
     while len(game.moves) < plies and not game.is_over:
         game.play(rng.choice(game.legal_moves()))
     return game
+
+
+def sensor_calibration_for(board_pits: int, labels, start) -> SensorCalibration:
+    """What `pitwatch run` would learn from the emulated board's empty and start boards."""
+    model = SensorModel()
+
+    def raw(counts):
+        return [adc_value(model.millivolts(i, c)) for i, c in enumerate(counts)]
+
+    return SensorCalibration.fit(labels, [raw([0] * board_pits)] * 3, [raw(start)] * 3, start)

@@ -13,8 +13,8 @@ import urllib.request
 
 import pytest
 
-from firmware_bridge.emulator import EmulatedBoard, SensorModel, adc_value
-from firmware_bridge.sensors import SensorCalibration
+from apphelpers import sensor_calibration_for
+from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.cli import main
 from pitwatch.recorder import Recorder
 from pitwatch.session import Session
@@ -91,31 +91,24 @@ def test_bad_input_is_one_line_naming_the_problem(recorded, capsys, tmp_path):
     assert "allow_network" in capsys.readouterr().err
 
 
-def sensor_calibration_for(board_pits: int, labels, start) -> SensorCalibration:
-    """What `pitwatch run` would learn from the emulated board's empty and start boards."""
-    model = SensorModel()
-
-    def raw(counts):
-        return [adc_value(model.millivolts(i, c)) for i, c in enumerate(counts)]
-
-    return SensorCalibration.fit(labels, [raw([0] * board_pits)] * 3, [raw(start)] * 3, start)
-
-
 def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
-    from calibration.calibfile import save_calibration
+    from calibration.calibfile import save_calibration, save_sensors
     from vision.synthetic import SyntheticCamera
 
     game = Game("kalah")
     camera = SyntheticCamera("kalah", lambda: game.position, 3)
     save_calibration(camera.calibration(), tmp_path / "board.json")
+    labels = game.variant.layout.labels
+    save_sensors(tmp_path / "board.json", sensor_calibration_for(len(labels), labels, game.position.pits))
     with EmulatedBoard() as board:
         code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", "camera.source=synthetic:kalah:3",
                      "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", f"sensors.port={board.port}",
                      "--set", "web.port=0"])
     out = capsys.readouterr().out
     assert code == 0, out
-    for name in ("database", "camera", "calibration", "board in view", "microcontroller", "dashboard port"):
+    for name in ("database", "camera", "calibration", "seed counter", "board in view", "microcontroller", "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
+    assert re.search(rf"^ok\s+sensor calibration: {re.escape(str(tmp_path / 'board.json'))}: 14 pits", out, re.M), out
     code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}",
                  "--set", f"camera.source={tmp_path / 'no-camera'}", "--set", "sensors.port=/dev/nonexistent-tty",
                  "--set", "web.port=0"])
@@ -210,3 +203,48 @@ def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture()
+def broken_counter(tmp_path, monkeypatch):
+    """The seed counter's files as a broken installation leaves them: the pit network's
+    description cut short."""
+    import shutil
+
+    from vision import counter
+
+    folder = tmp_path / "models"
+    shutil.copytree(counter.MODELS, folder)
+    (folder / "pit_counter.json").write_text('{"format": "pitwatch-seed-counter", "vers')
+    monkeypatch.setattr(counter, "MODELS", folder)
+    counter.shared_counter.cache_clear()
+    yield folder
+    counter.shared_counter.cache_clear()
+
+
+def test_a_broken_seed_counter_is_named_not_a_traceback(broken_counter, tmp_path, capsys):
+    """A broken installation: `calibrate` and `read` say which file, `doctor` says what to do."""
+    import cv2
+
+    from calibration.calibfile import save_calibration
+    from calibration.calibrate import calibrate_empty
+    from vision.synthetic import SyntheticCamera
+
+    camera = SyntheticCamera("kalah", lambda: Game("kalah").position, 3)
+    empty, start = tmp_path / "empty.png", tmp_path / "start.png"
+    cv2.imwrite(str(empty), camera.frame_of({}))
+    cv2.imwrite(str(start), camera.read().image)
+    named = f"{broken_counter / 'pit_counter.json'}: cannot read the pit counter's description"
+
+    assert main(["calibrate", "--variant", "kalah", "--empty", str(empty), "--start", str(start),
+                 "-o", str(tmp_path / "board.json")]) == 2
+    assert named in capsys.readouterr().err and not (tmp_path / "board.json").exists()
+
+    save_calibration(calibrate_empty("kalah", camera.frame_of({})), tmp_path / "board.json")  # needs no counter
+    assert main(["read", "--calibration", str(tmp_path / "board.json"), str(start)]) == 2
+    assert named in capsys.readouterr().err
+    code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"camera.source={start}",
+                 "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", "web.port=0"])
+    out = capsys.readouterr().out
+    assert code == 1 and re.search(rf"^FIX\s+seed counter: {re.escape(named)}.*reinstall Pitwatch", out, re.M), out
+    assert re.search(r"^ok\s+calibration:", out, re.M) and "board in view" not in out

@@ -19,7 +19,7 @@ def test_round_trip_keeps_everything(saved, kalah_setup):
     original = kalah_setup[1]
     assert loaded.board == "2x6+stores" and loaded.variant == "kalah"
     assert loaded.hollows.keys() == original.hollows.keys()
-    assert abs(loaded.seed_area - original.seed_area) < 0.01
+    assert (loaded.temperature, loaded.start_exact) == (original.temperature, original.start_exact)
     assert (loaded.empty == original.empty).all()
 
 
@@ -41,7 +41,10 @@ def _broken(saved, change):
     (lambda d: d["hollows"].update(Z=d["hollows"]["A"]), "hollows: Z"),
     (lambda d: d["hollows"]["B"].update(axes=[3, -1]), "hollows.B.axes"),
     (lambda d: d["hollows"]["B"].update(centre=[1e4, 5]), "hollows.B.centre"),
-    (lambda d: d["seed"].update(area=None), "seed.area"),
+    (lambda d: d["counter"].update(temperature=None), "counter.temperature"),
+    (lambda d: d["counter"].update(temperature=0.5), "counter.temperature"),
+    (lambda d: d["counter"].update(start_exact=2), "counter.start_exact"),
+    (lambda d: d.pop("counter"), "counter"),
     (lambda d: d.update(empty="not base64!"), "empty"),
     (lambda d: d.update(corners=[1, 2, 3]), "corners"),
     (lambda d: d.update(board="2x8+stores"), "hollows: no ellipse for pit(s) G, H"),  # file of another board
@@ -62,3 +65,15 @@ def test_not_json_and_missing_file(tmp_path):
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
     with pytest.raises(CalibrationError, match="not a calibration file"):
         load_calibration(binary)
+
+
+def test_a_version_1_file_is_still_read(saved, kalah_setup):
+    """Files written before the seed counter carry the area of one seed and no counter field:
+    they read with the counter as it comes."""
+    data = json.loads(saved.read_text())
+    data.pop("counter")
+    data.update(version=1, seed={"area": 210.0, "white_area": None})
+    saved.write_text(json.dumps(data))
+    loaded = load_calibration(saved)
+    assert (loaded.temperature, loaded.start_exact) == (1.0, 1.0)
+    assert loaded.hollows == kalah_setup[1].hollows

@@ -1,4 +1,4 @@
-"""Calibration from two pictures: hollows found and matched, the seed learned, bad input refused."""
+"""Calibration from two pictures: hollows found and matched, the counter checked on the start position, bad input refused."""
 
 import math
 
@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 
 from calibration.calibfile import CalibrationError
-from calibration.calibrate import calibrate
+from calibration.calibrate import TEMPERATURES, board_temperature, calibrate
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts
+from rules.reading import PitReading, Reading
+from vision.counter import widened
+from vision.reader import BoardReader
 from vision.render import project, random_scene, random_shot, render
 
 
@@ -20,9 +23,7 @@ def test_every_hollow_found_near_its_true_place(board, setup_of):
         fit = calibration.hollows[hollow.label]
         assert math.dist(fit.centre, (hollow.centre[0] * ppm, hollow.centre[1] * ppm)) < 4 * ppm, hollow.label
         assert 0.8 < fit.axes[0] * fit.axes[1] / (hollow.axes[0] * hollow.axes[1] * ppm * ppm) < 1.3, hollow.label
-    seed_mm2 = calibration.seed_area / ppm**2
-    assert 40 < seed_mm2 < 200, "one seed of 8-12 mm covers roughly 50-150 mm2"
-    assert (calibration.white_area is not None) == profile.chips
+    assert calibration.start_exact == 1.0 and calibration.temperature == 1.0, "an easy start frame is read exactly"
 
 
 def _frames(board, seed=3, kind=None):
@@ -36,8 +37,34 @@ def _frames(board, seed=3, kind=None):
 
 def test_start_image_without_seeds_is_refused():
     _, empty, _ = _frames("2x6")
-    with pytest.raises(CalibrationError, match="no seeds found"):
+    with pytest.raises(CalibrationError, match="does not show the start position of 2x6: A reads 0 \\(start: 4\\)"):
         calibrate("2x6", empty, empty)
+
+
+def test_a_misread_start_pit_widens_the_counter_on_that_board():
+    """A start picture where two pits hold 5 seeds, not 4: the counter reads 5 there, the truth
+    (as calibration believes it) would be a surprise, so the board's readings are widened until
+    it is not; a start that mostly misreads is refused instead."""
+    board = "2x6"
+    scene, empty, _ = _frames(board)
+    counts, white = start_counts(board)
+    rng = np.random.default_rng(9)
+    start = render(scene, {**counts, "B": 5, "e": 5}, white, random_shot(rng, hard=False, hand=False)).image
+    calibration = calibrate(board, empty, start)
+    assert calibration.start_exact == pytest.approx(10 / 12)
+    assert calibration.temperature > 1.5
+    reading = BoardReader(calibration).read(start).reading
+    assert reading.pits["B"].probability(4) >= 1 / 20 and reading.pits["B"].most_likely == 5
+
+
+def test_the_board_temperature_is_the_least_that_makes_every_start_pit_plausible():
+    sure_of_five = PitReading((0.0, 0.0, 0.0, 0.0, 1e-6, 1 - 1e-6))
+    reading = Reading({"A": sure_of_five, "B": PitReading.exact(4)}, "vision", 0.0)
+    temperature = board_temperature(reading, {"A": 4, "B": 4}, None)
+    assert widened(np.asarray(sure_of_five.counts), temperature)[4] >= 1 / 20
+    lower = TEMPERATURES[TEMPERATURES.index(temperature) - 1]
+    assert widened(np.asarray(sure_of_five.counts), lower)[4] < 1 / 20
+    assert board_temperature(Reading({"A": PitReading.exact(4)}, "vision", 0.0), {"A": 4}, None) == 1.0
 
 
 def test_wrong_board_type_is_refused():

@@ -7,7 +7,9 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.calibfile import load_calibration, save_sensors
 from calibration.profiles import start_counts
+from firmware_bridge.sensors import SensorCalibration
 from pitwatch.vision_commands import add_vision_commands
 from vision.synthetic import SyntheticCamera
 
@@ -36,8 +38,8 @@ def test_calibrate_then_read_json(pictures, tmp_path, capsys):
     folder, game, game_white = pictures
     board = tmp_path / "board.json"
     assert run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board) == 0
-    assert json.loads(board.read_text())["version"] == 1
-    capsys.readouterr()
+    assert json.loads(board.read_text())["version"] == 2
+    assert "start position read exactly in 12 of them" in capsys.readouterr().out
     assert run("read", "--calibration", board, folder / "game.jpg", folder / "empty.png", "--json") == 0
     lines = capsys.readouterr().out.strip().splitlines()
     first = json.loads(lines[0])
@@ -91,3 +93,18 @@ def test_calibrate_errors_name_the_problem(pictures, tmp_path, capsys):
                "--corners", "1,2,3", "-o", tmp_path / "b.json")
     assert code == 2 and "expected 8 numbers" in capsys.readouterr().err
     assert not (tmp_path / "b.json").exists()
+
+
+def test_calibrating_again_keeps_the_sensors_already_learned(pictures, tmp_path, capsys):
+    """`pitwatch calibrate -o board.json` over the board's own file: the camera is calibrated
+    anew, the pit sensors' calibration learned during play stays."""
+    folder, _, _ = pictures
+    board = tmp_path / "board.json"
+    arguments = ("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board)
+    assert run(*arguments) == 0
+    labels = load_calibration(board).profile.layout.labels
+    start = [counts for counts in start_counts("2x5+outboxes")[0].values()]
+    sensors = SensorCalibration.fit(labels, [[100] * len(labels)] * 3, [[100 + 40 * n for n in start]] * 3, start)
+    save_sensors(board, sensors)
+    assert run(*arguments) == 0
+    assert load_calibration(board).sensors.to_json() == sensors.to_json()

@@ -7,9 +7,13 @@ seeded set; benchmarks/vision_bench.py measures the real figures on more images.
 import numpy as np
 import pytest
 
-from calibration.profiles import PROFILE_LAYOUTS
+from calibration.calibrate import calibrate_empty
+from calibration.profiles import PROFILE_LAYOUTS, board_profile
+from vision.markers import homography_from_corners
+from vision.nudge import NudgeFinder
 from vision.reader import BoardReader
-from vision.render import Shot, project, random_counts, random_shot, render
+from vision.rectify import warp_to_board
+from vision.render import Shot, project, random_counts, random_scene, random_shot, render
 
 
 def test_bad_frames_give_a_status_not_an_exception(kalah_setup):
@@ -74,7 +78,8 @@ def test_half_a_board_reads_what_is_in_view(kalah_setup):
 
 
 def _accuracy_set(calibrated):
-    stats = {"exact_small": [], "exact_0": [], "within_one_to_9": [], "in_set": [], "white": []}
+    stats = {"exact_small": [], "exact_0": [], "exact_5_9": [], "within_one_to_9": [], "within_one_10_19": [],
+             "in_set": [], "white": []}
     for board in PROFILE_LAYOUTS:
         scene, calibration = calibrated(board)
         reader = BoardReader(calibration)
@@ -93,8 +98,12 @@ def _accuracy_set(calibrated):
                     stats["exact_0"].append(guess == 0)
                 elif truth <= 4:
                     stats["exact_small"].append(guess == truth)
+                elif truth <= 9:
+                    stats["exact_5_9"].append(guess == truth)
                 if truth <= 9:
                     stats["within_one_to_9"].append(abs(guess - truth) <= 1)
+                elif truth <= 19:
+                    stats["within_one_10_19"].append(abs(guess - truth) <= 1)
                 stats["in_set"].append(truth in pit.credible_set(0.95))
                 if white is not None:
                     stats["white"].append(min(pit.most_likely_white, guess) == white[label])
@@ -107,7 +116,29 @@ def accuracy(setup_of):
 
 
 @pytest.mark.parametrize("measure, floor", [
-    ("exact_0", 0.99), ("exact_small", 0.99), ("within_one_to_9", 0.98), ("in_set", 0.97), ("white", 0.96),
+    # measured 1.0, 0.993, 0.961, 1.0, 0.906, 0.995, 1.0 (the shipped counter, this fixed set)
+    ("exact_0", 0.99), ("exact_small", 0.99), ("exact_5_9", 0.92), ("within_one_to_9", 0.99),
+    ("within_one_10_19", 0.85), ("in_set", 0.98), ("white", 0.98),
 ])
 def test_accuracy_floor_on_hard_rendered_frames(accuracy, measure, floor):
     assert accuracy[measure] >= floor, accuracy
+
+
+def test_a_board_without_markers_is_followed_when_nudged():
+    """Corners given once, then the board is pushed 6 mm and turned a little while seeds are laid
+    out: the reader finds the shift against the empty board and reads every pit right, where
+    the fixed corners alone cut every hollow off by the nudge."""
+    rng = np.random.default_rng(31)
+    scene = random_scene("2x6", rng, "pebble")
+    profile = board_profile("2x6")
+    corners = project(scene, np.array(profile.board_corners())).ravel()
+    calibration = calibrate_empty("2x6", render(scene, {}, None, Shot(seed=1)).image, corners)
+    counts = {label: int(n) for label, n in zip(profile.layout.labels, rng.integers(0, 8, 12))}
+    nudged = render(scene, counts, None, Shot(seed=2, nudge=(5.0, -3.5, 0.01))).image
+    result = BoardReader(calibration).read(nudged)
+    assert result.reading.most_likely_counts() == counts
+    fixed = NudgeFinder(calibration.empty, calibration.px_per_mm)
+    board = warp_to_board(nudged, homography_from_corners(corners, profile), profile.size, calibration.px_per_mm)
+    found = fixed.offset_mm(board)
+    assert found is not None and abs(np.hypot(*found) - np.hypot(5.0, 3.5)) < 1.5, found
+    assert fixed.offset_mm(calibration.empty) is None

@@ -1,0 +1,151 @@
+"""The pit sensors' calibration: kept in the board's calibration file, read from older set-ups'
+own file, and learned further by `pitwatch run` from every position the referee confirms."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from apphelpers import sensor_calibration_for
+from calibration.calibfile import CalibrationError, load_calibration, save_calibration, save_corners, save_sensors
+from firmware_bridge.emulator import EmulatedBoard
+from pitwatch.config import ConfigError, load
+from pitwatch.livesources import SensorStore, sensor_source
+from pitwatch.runtime import Runtime
+from rules import Game
+
+KALAH = Game("kalah")
+LABELS = KALAH.variant.layout.labels
+START = list(KALAH.position.pits)
+
+
+@pytest.fixture(scope="module")
+def board_file_data(tmp_path_factory) -> dict:
+    """A kalah board's calibration file as `pitwatch calibrate` writes it (no sensors yet)."""
+    from vision.synthetic import SyntheticCamera
+
+    path = tmp_path_factory.mktemp("board") / "board.json"
+    save_calibration(SyntheticCamera("kalah", lambda: KALAH.position, 3).calibration(), path)
+    return json.loads(path.read_text())
+
+
+@pytest.fixture
+def board_file(tmp_path, board_file_data):
+    path = tmp_path / "board.json"
+    path.write_text(json.dumps(board_file_data))
+    return path
+
+
+def sensors():
+    return sensor_calibration_for(len(LABELS), LABELS, START)
+
+
+def test_the_board_file_keeps_the_sensor_calibration_beside_everything_else(board_file):
+    old = json.loads(board_file.read_text())
+    old.pop("sensors", None)  # as Pitwatch wrote board files before the field existed
+    board_file.write_text(json.dumps(old))
+    assert load_calibration(board_file).sensors is None
+    save_corners(board_file, [1, 2, 3, 4, 5, 6, 7, 8])
+    save_sensors(board_file, sensors())
+    loaded = load_calibration(board_file)
+    assert loaded.sensors.to_json() == sensors().to_json()
+    assert loaded.corners == (1, 2, 3, 4, 5, 6, 7, 8), "saving the sensors lost the corners"
+    assert json.loads(board_file.read_text())["hollows"] == old["hollows"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda s: s["pits"][0].update(gain="heavy"), "sensors: pit A: 'gain' must be a number"),
+    (lambda s: s.update(format="other"), "sensors: not a Pitwatch sensor calibration"),
+    (lambda s: s["pits"].pop(), "sensors: calibrates pits A B C D E F S a b c d e f; a 2x6+stores board has"),
+])
+def test_a_malformed_sensors_field_is_named(board_file, change, message):
+    data = json.loads(board_file.read_text())
+    data["sensors"] = sensors().to_json()
+    change(data["sensors"])
+    board_file.write_text(json.dumps(data))
+    with pytest.raises(CalibrationError) as caught:
+        load_calibration(board_file)
+    assert str(board_file) in str(caught.value) and message in str(caught.value), caught.value
+
+
+def config(tmp_path, *overrides: str):
+    return load(tmp_path / "no-config.toml", [f"recorder.database={tmp_path / 'g.sqlite'}", *overrides])
+
+
+def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_path, board_file):
+    legacy = tmp_path / "sensors.json"  # where Pitwatch kept them before (the default, beside the database)
+    sensors().save(legacy)
+    store = SensorStore.of(config(tmp_path, f"camera.calibration={board_file}"), LABELS)
+    assert store.load().to_json() == sensors().to_json()  # none in the board file yet: the old file
+    learned = sensors().learn([[round(pit.offset + 1.1 * pit.gain * n) for pit, n in zip(sensors().pits, START)]], START)
+    assert store.save(learned) == board_file
+    assert load_calibration(board_file).sensors.to_json() == learned.to_json()
+    assert store.load().to_json() == learned.to_json()
+    assert json.loads(legacy.read_text()) == sensors().to_json(), "the old file was changed"
+
+    alone = SensorStore.of(config(tmp_path, f"sensors.calibration={tmp_path / 'mine.json'}"), LABELS)
+    assert alone.load() is None  # no board file, nothing learned: learn on start
+    assert alone.save(learned) == tmp_path / "mine.json" and alone.load().to_json() == learned.to_json()
+    with pytest.raises(ConfigError, match="not the board being played on"):
+        SensorStore.of(config(tmp_path, f"camera.calibration={board_file}"), Game("oware").variant.layout.labels).load()
+
+
+def wait_until(condition, timeout: float = 20.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return bool(condition())
+
+
+def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the_board_file(tmp_path, board_file):
+    """The stores start empty, so fitting gives them the other pits' median gain; the first move that
+    puts seeds in one, confirmed by the referee, teaches that store its own and it is saved."""
+    save_sensors(board_file, sensors())
+    assert load_calibration(board_file).sensors.pits[6].evidence == 0  # S: borrowed
+    game = Game("kalah")
+    with EmulatedBoard() as board:
+        board.set_counts(game.position.pits)
+        cfg = config(tmp_path, f"camera.calibration={board_file}", f"sensors.port={board.port}",
+                     "session.settle_seconds=0.1")
+        runtime = Runtime(cfg)
+        runtime.start_session()
+        runtime.session.fixed_board = LABELS
+        runtime.sensors = sensor_source(cfg, LABELS, runtime.use_fusion({"sensors": 1.0}), runtime)
+        runtime.start()
+        try:
+            assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged"), \
+                runtime.session.state()["verdict"]
+            assert wait_until(lambda: load_calibration(board_file).sensors.pits[0].evidence > 48)  # the start
+            game.play("C")  # sows into D, E, F and the store S
+            board.set_counts(game.position.pits)
+            assert wait_until(lambda: len(runtime.session.game.moves) == 1), runtime.session.state()["verdict"]
+            assert wait_until(lambda: load_calibration(board_file).sensors.pits[6].evidence > 0)
+            learned = load_calibration(board_file).sensors
+            assert learned.pits[6].gain != sensors().pits[6].gain
+            # Fitted from 3 frames of the start (evidence 3 x 4^2 = 48); then 5 frames of each confirmed
+            # position, once per position however often the dashboard state is published: A held 4
+            # seeds in both (+80 twice), C in the first only, the store S 1 seed in the second.
+            assert [learned.pits[i].evidence for i in (0, 2, 6)] == [48 + 2 * 80, 48 + 80, 5]
+            assert runtime.sensors.calibration.to_json() == learned.to_json()
+        finally:
+            runtime.stop()
+
+
+def test_frames_of_another_position_are_not_learned_from():
+    """The learner takes its frames just after the referee confirmed a position: if hands have moved
+    seeds meanwhile, the frames are not of that position and must not teach anything."""
+    from firmware_bridge.emulator import SensorModel, adc_value
+    from pitwatch.livesources import shows
+
+    def frame(counts):
+        return [adc_value(SensorModel().millivolts(i, n)) for i, n in enumerate(counts)]
+
+    after = Game("kalah")
+    after.play("C")
+    assert shows([frame(START)] * 3, START, sensors())
+    assert not shows([frame(START), frame(after.position.pits)], START, sensors())
+    assert not shows([frame(after.position.pits)] * 3, START, sensors())

@@ -1,0 +1,93 @@
+"""The seed counter networks: shipped, described, checked on load, honest about their training mix."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from vision.counter import MODELS, CounterError, CounterModel, model_paths, widened
+from vision.patches import PatchShape
+
+
+def windows(kind, count, seed=0):
+    width, height = PatchShape.of(kind).size
+    return np.random.default_rng(seed).uniform(-0.5, 0.5, (count, 6, height, width)).astype(np.float32)
+
+
+@pytest.mark.parametrize("kind, counts", [("pit", 49), ("store", 81)])
+def test_shipped_networks_load_and_answer_a_probability_per_count(kind, counts):
+    model = CounterModel(kind)
+    read = model.read(windows(kind, 3))
+    assert len(read) == 3
+    for answer in read:
+        assert answer.counts.shape == (counts,) and answer.counts.sum() == pytest.approx(1.0)
+        assert answer.whites.sum() == pytest.approx(1.0)
+
+
+def test_a_batch_reads_as_its_windows_one_by_one():
+    model = CounterModel("pit")
+    batch = windows("pit", 4, seed=1)
+    together = model.read(batch)
+    for k in range(4):
+        alone = model.read(batch[k:k + 1])[0]
+        assert np.allclose(alone.counts, together[k].counts, atol=1e-6)
+
+
+@pytest.fixture()
+def copied(tmp_path):
+    for kind in ("pit", "store"):
+        for path in model_paths(MODELS, kind):
+            shutil.copy(path, tmp_path / path.name)
+    return tmp_path
+
+
+def _describe(folder, change):
+    path = model_paths(folder, "pit")[1]
+    description = json.loads(path.read_text())
+    change(description)
+    path.write_text(json.dumps(description))
+
+
+def test_the_training_mix_is_divided_out(copied):
+    """Two counters that differ only in the mix of counts they say training showed: their
+    answers differ by exactly the ratio of the two mixes (the reading has a flat prior)."""
+    prior = np.asarray(json.loads(model_paths(copied, "pit")[1].read_text())["training_prior"])
+    before = CounterModel("pit", copied).read(windows("pit", 1))[0].counts
+    tilted = prior * np.linspace(1.0, 3.0, len(prior))
+    _describe(copied, lambda d: d.update(training_prior=list(tilted / tilted.sum())))
+    after = CounterModel("pit", copied).read(windows("pit", 1))[0].counts
+    ratio = after / before * (tilted / prior)
+    assert np.allclose(ratio / ratio[0], 1.0)
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda d: d.update(format="other"), "not a seed counter"),
+    (lambda d: d.update(version=7), "expected version 1 of the pit counter"),
+    (lambda d: d.update(kind="store"), "expected version 1 of the pit counter"),
+    (lambda d: d["input"].update(width=50), "input: the network was trained on"),
+    (lambda d: d.update(training_prior=[1.0]), "training_prior"),
+    (lambda d: d.update(temperature="warm"), "temperature: expected a number"),
+    (lambda d: d.pop("white_temperature"), "white_temperature: expected a number"),
+])
+def test_a_description_that_does_not_fit_is_refused_naming_the_field(copied, change, field):
+    _describe(copied, change)
+    with pytest.raises(CounterError, match=field):
+        CounterModel("pit", copied)
+
+
+def test_missing_or_broken_files_are_named(copied):
+    onnx_path, json_path = model_paths(copied, "pit")
+    onnx_path.write_bytes(b"not a network")
+    with pytest.raises(CounterError, match="pit_counter.onnx: cannot load the pit counter"):
+        CounterModel("pit", copied)
+    json_path.unlink()
+    with pytest.raises(CounterError, match="pit_counter.json: cannot read"):
+        CounterModel("pit", copied)
+
+
+def test_widening_keeps_the_order_and_flattens():
+    p = np.array([0.01, 0.9, 0.09])
+    assert widened(p, 1.0) is p
+    wide = widened(p, 3.0)
+    assert wide.sum() == pytest.approx(1.0) and np.argmax(wide) == 1 and wide[1] < p[1] and wide[0] > p[0]

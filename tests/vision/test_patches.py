@@ -1,0 +1,59 @@
+"""The windows the seed counter sees: centred on each hollow, at the counter's scale, today's light divided out."""
+
+import numpy as np
+import pytest
+
+from calibration.calibrate import calibrate_empty
+from vision.patches import PX_PER_MM, PatchCutter, PatchShape, network_input
+from vision.reader import _bare_wood
+from vision.rectify import LightModel
+from vision.render import Shot, render
+
+
+def test_every_window_is_centred_on_its_hollow(kalah_setup):
+    _, calibration = kalah_setup
+    cutter = PatchCutter(calibration)
+    board = calibration.empty.copy()
+    for fit in calibration.hollows.values():  # a bright dot at every hollow's centre
+        x, y = (int(round(v)) for v in fit.centre)
+        board[y - 1:y + 2, x - 1:x + 2] = 255
+    no_light = np.zeros((1, 1, 3), np.float32)  # log gain 0: the light of the empty board
+    for kind, labels in cutter.labels.items():
+        width, height = PatchShape.of(kind).size
+        windows = cutter.relit(board, no_light, kind).reshape(len(labels), height, width, 3)
+        for label, window in zip(labels, windows):
+            y, x = np.unravel_index(np.argmax(window.sum(axis=2)), window.shape[:2])
+            assert abs(x - (width - 1) / 2) <= 1.5 and abs(y - (height - 1) / 2) <= 1.5, label
+    assert sorted(cutter.labels) == ["pit", "store"] and len(cutter.labels["store"]) == 2
+
+
+def test_windows_keep_their_millimetres_whatever_the_calibration_scale(kalah_setup):
+    """A board calibrated at 2 px/mm gives the counter the same windows as at the default 1.5 px/mm,
+    both resampled to the counter's own scale."""
+    scene, calibration = kalah_setup
+    frame = render(scene, {}, None, Shot(seed=2)).image
+    finer = calibrate_empty("kalah", frame, px_per_mm=2.0)
+    assert len({calibration.px_per_mm, finer.px_per_mm, PX_PER_MM}) == 3
+    own, other = PatchCutter(calibration).empty("pit"), PatchCutter(finer).empty("pit")
+    assert own.shape == other.shape == (12 * 46, 52, 3)
+    assert np.abs(own.astype(np.float32) - other.astype(np.float32)).mean() < 6.0
+
+
+def test_todays_light_is_divided_out(kalah_setup):
+    """Under a dimmer, warmer lamp the relit windows look like the empty board's own."""
+    _, calibration = kalah_setup
+    cutter = PatchCutter(calibration)
+    light = LightModel(calibration.empty, _bare_wood(calibration.empty.shape[:2], calibration))
+    dim = np.clip(calibration.empty.astype(np.float32) * np.float32([0.55, 0.7, 0.8]), 0, 255).astype(np.uint8)
+    relit = cutter.relit(dim, light.log_gain(dim), "pit").astype(np.float32)
+    unlit = cutter.relit(dim, light.log_gain(calibration.empty), "pit").astype(np.float32)
+    empty = cutter.empty("pit").astype(np.float32)
+    assert np.abs(relit - empty).mean() < 3.0 < np.abs(unlit - empty).mean()
+
+
+def test_network_input_pairs_each_window_with_its_empty_board():
+    relit = np.arange(2 * 3 * 4 * 3, dtype=np.uint8).reshape(2 * 3, 4, 3)
+    empty = np.full_like(relit, 255)
+    x = network_input(relit, empty, 2)
+    assert x.shape == (2, 6, 3, 4) and x.dtype == np.float32
+    assert x[1, 2, 0, 0] == pytest.approx(relit[3, 0, 2] / 255 - 0.5) and (x[:, 3:] == 0.5).all()

@@ -1,0 +1,64 @@
+"""The counter's training pictures: cut as the reader cuts, labelled with the renderer's truth,
+in the mix of counts the counter is told it was trained on."""
+
+import numpy as np
+
+from calibration.profiles import board_profile
+from vision.counter import SeedCounter
+from vision.patches import PatchCutter, PatchShape, network_input
+from vision.reader import BoardReader
+from vision.render import Shot, render
+from vision.training.dataset import BOARDS, count_prior, setup_patches, training_counts
+
+
+def test_training_counts_follow_the_declared_mix():
+    """The counter divides this mix out of its answers, so it must be the mix training shows."""
+    profile = board_profile("2x6+stores")
+    rng = np.random.default_rng(1)
+    pits, stores = [], []
+    for _ in range(3000):
+        counts, _ = training_counts(profile, rng)
+        pits += [n for label, n in counts.items() if label not in ("S", "N")]
+        stores += [counts["S"], counts["N"]]
+    for kind, seen in (("pit", pits), ("store", stores)):
+        prior = count_prior(kind)
+        observed = np.bincount(seen, minlength=len(prior)) / len(seen)
+        assert len(observed) == len(prior) and abs(observed - prior).max() < 0.01, kind
+
+
+def test_pictures_of_a_chip_board_carry_counts_and_white_chips():
+    setup = BOARDS.index("2x5+outboxes")
+    pictures = setup_patches(setup, frames=3)
+    assert set(pictures) == {"pit", "store"}
+    for kind, patches in pictures.items():
+        width, height = PatchShape.of(kind).size
+        assert patches.relit and all(window.shape == (height, width, 3) for window in patches.relit)
+        assert max(patches.empty_index) < len(patches.empty) and set(patches.setup) == {setup}
+        assert all(0 <= white <= min(n, 3) for n, white in zip(patches.counts, patches.white))
+        assert set(patches.seed_kind) == {"chip"}
+    assert len(pictures["pit"].counts) <= 3 * 10 and len(pictures["store"].counts) <= 3 * 2
+
+
+def test_a_training_picture_is_what_the_reader_shows_the_counter(kalah_setup):
+    """For the same frame, the windows BoardReader.read hands the counter are exactly the
+    training cut (reader.view, then the cutter's relit windows beside the empty board)."""
+    scene, calibration = kalah_setup
+    frame = render(scene, {"A": 3, "S": 9}, None, Shot(seed=4, gain=0.8)).image
+
+    class Recorder(SeedCounter):
+        def __init__(self):
+            super().__init__()
+            self.seen = {}
+
+        def read(self, kind, windows):
+            self.seen[kind] = windows.copy()
+            return super().read(kind, windows)
+
+    recorder = Recorder()
+    BoardReader(calibration, recorder).read(frame)
+    view = BoardReader(calibration).view(frame)
+    cutter = PatchCutter(calibration)
+    for kind, labels in cutter.labels.items():
+        relit = cutter.relit(view.board, view.log_gain, kind)
+        training = network_input(relit, cutter.empty(kind), len(labels))
+        assert np.array_equal(recorder.seen[kind], training), kind

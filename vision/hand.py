@@ -1,0 +1,100 @@
+"""A hand over the board: a large change on the bare wood.
+
+Between the hollows nothing but light should ever change. The board is
+compared with the empty board under today's fitted light (see
+:mod:`vision.rectify`), at half size (a hand is big): a pixel has changed
+when its colour moved away from the wood's or its brightness did beyond
+what the frame's own noise explains. A connected change larger than
+``HAND_MIN_MM2`` is a hand, an arm or a sleeve; pits near it are unseen,
+because fingers cast shadows and hide seeds, and a reading of them would be
+a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .rectify import LightModel, reduce
+
+HAND_MIN_MM2 = 250.0  # a change on the bare wood bigger than this is a hand (or an arm, a sleeve)
+HAND_MARGIN_MM = 6.0  # pits this close to a hand are unseen: fingers cast shadows and hide seeds
+EPS = np.float32(0.03)
+REGISTRATION_PX = 1  # at half size: the frame may sit 2 board px off the empty board (a nudge, lens distortion)
+_MEAN = np.full((1, 3), 1 / 3, np.float32)
+_SUM = np.ones((1, 3), np.float32)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The empty board as the frames are compared with it: per pixel and channel, the range
+    (log) of the empty board's values within ``registration`` px, so that an edge of the
+    wood grain landing a pixel away is not taken for a change."""
+
+    low: np.ndarray
+    high: np.ndarray
+
+    @classmethod
+    def of(cls, empty: np.ndarray, registration: int = REGISTRATION_PX) -> "Reference":
+        """From the empty board (float32 BGR, 0..1)."""
+        log_empty = cv2.log(empty + EPS)
+        kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * registration + 1,) * 2)
+        return cls(cv2.erode(log_empty, kernel), cv2.dilate(log_empty, kernel))
+
+
+class HandFinder:
+    """Finds a hand over one calibrated board (built once, used every frame)."""
+
+    def __init__(self, empty: np.ndarray, surface: np.ndarray, px_per_mm: float) -> None:
+        """``empty``: the rectified empty board (uint8 BGR); ``surface``: its bare wood (bool)."""
+        self._shape = surface.shape
+        self._reference = Reference.of(reduce(empty, 2).astype(np.float32) * np.float32(1 / 255))
+        self._surface = half_mask(surface)
+        hh, hw = self._surface.shape
+        yy, xx = np.mgrid[0:hh, 0:hw].astype(np.float32)
+        self._light = LightModel.sampler(2 * xx + 0.5, 2 * yy + 0.5)  # a half-size pixel: a 2 x 2 block
+        self._min_px = HAND_MIN_MM2 * px_per_mm * px_per_mm / 4
+        self._grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * HAND_MARGIN_MM * px_per_mm) | 1,) * 2)
+
+    def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None) -> np.ndarray | None:
+        """The hand's mask on the rectified board (bool, grown by ``HAND_MARGIN_MM``), or None."""
+        surface = self._surface if seen is None else self._surface & half_mask(seen)
+        changed = self.change(board, log_gain, surface)
+        over = ((changed > 1.0) & surface).astype(np.uint8)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(over)
+        big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= self._min_px]
+        if not big:
+            return None
+        height, width = self._shape
+        mask = cv2.resize(np.isin(labels, big).astype(np.uint8), (2 * labels.shape[1], 2 * labels.shape[0]), interpolation=cv2.INTER_NEAREST)
+        mask = cv2.copyMakeBorder(mask, 0, height - mask.shape[0], 0, width - mask.shape[1], cv2.BORDER_REPLICATE)
+        return cv2.dilate(mask, self._grow) > 0
+
+    def change(self, board: np.ndarray, log_gain: np.ndarray, surface: np.ndarray) -> np.ndarray:
+        """How far each half-size pixel departs from the empty wood under today's light, in
+        units of the frame's own noise (> 1: changed). A dark hand is no darker than a shadow
+        can make a seed, but on bare wood nothing should change at all."""
+        wood = reduce(board, 2).astype(np.float32) * np.float32(1 / 255)
+        relit = cv2.log(wood + EPS) - LightModel.sample(log_gain, self._light)
+        log_ratio = relit - cv2.min(cv2.max(relit, self._reference.low), self._reference.high)
+        lum = cv2.transform(log_ratio, _MEAN)
+        chroma = cv2.sqrt(np.maximum(cv2.transform(log_ratio * log_ratio, _SUM) - 3 * lum * lum, 0))
+        noise_c, noise_l = _noise(chroma, lum, surface)
+        return cv2.max(chroma * (1 / max(0.1, 4.0 * noise_c)), cv2.absdiff(lum, 0) * (1 / max(0.2, 4.0 * noise_l)))
+
+
+def _noise(chroma: np.ndarray, lum: np.ndarray, surface: np.ndarray) -> tuple[float, float]:
+    """Robust spread (MAD) of the colour shift and of the brightness change on bare wood,
+    sampled on every third pixel; a typical value when no bare wood is in view."""
+    sample = surface[::3, ::3]
+    if not sample.any():
+        return 0.05, 0.07
+    return (float(np.median(chroma[::3, ::3][sample])) * 1.4826 + 1e-3,
+            float(np.median(np.abs(lum[::3, ::3][sample]))) * 1.4826 + 1e-3)
+
+
+def half_mask(mask: np.ndarray) -> np.ndarray:
+    """A bool mask at half size: true where the whole 2 x 2 block was."""
+    return reduce(mask.astype(np.uint8) * np.uint8(255), 2) == 255

@@ -1,0 +1,120 @@
+"""Every hollow of a rectified board as a small, light-corrected picture for the seed counter.
+
+The counter (:mod:`vision.counter`) is a network that looks at one hollow at
+a time. It sees a fixed window round the hollow at a fixed scale in
+millimetres, so a seed is the same size in its input on every board and
+every camera: the window is cut from the rectified board around where
+calibration found the hollow, today's light is divided out (the light model
+fitted on the bare wood), and beside it lies the same window of the empty
+board photographed at calibration, so the network compares "now" with "no
+seeds here" instead of having to know every wood.
+
+The same cutter makes the training pictures (``vision/training``) and the
+live ones: what the network learnt from is exactly what it is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from calibration.calibfile import Calibration
+
+from .rectify import LightModel
+
+PX_PER_MM = 1.0  # the counter's scale: a seed of 8-12 mm is 8-12 px. At the board's own 1.5 px/mm the network
+# costs three times as much to train and over twice as much to run (see docs/vision.md, "The seed counter")
+PIT_WINDOW_MM = (52.0, 46.0)  # a playing hollow (46 x 40 mm) with a margin for a nudged board and seeds on its rim
+STORE_WINDOW_MM = (48.0, 104.0)  # a store or outbox (44 x 98 mm on a two-row board)
+CHANNELS = 6  # B, G, R of the board now (light divided out), then of the empty board
+
+
+@dataclass(frozen=True)
+class PatchShape:
+    """The window of one kind of hollow, in patch pixels (width, height)."""
+
+    kind: str  # "pit" or "store"
+    size: tuple[int, int]
+
+    @classmethod
+    def of(cls, kind: str) -> "PatchShape":
+        width, height = PIT_WINDOW_MM if kind == "pit" else STORE_WINDOW_MM
+        return cls(kind, (int(round(width * PX_PER_MM)), int(round(height * PX_PER_MM))))
+
+
+def hollow_kind(is_store: bool) -> str:
+    """The counter a hollow is read by: stores and outboxes are bigger than playing pits."""
+    return "store" if is_store else "pit"
+
+
+class PatchCutter:
+    """Cuts the hollows of one calibrated board; built once per calibration, used every frame.
+
+    For each kind of hollow all its windows are stacked into one tall image, so a frame
+    costs one remap for the board and one for its light, whatever the number of pits.
+    """
+
+    def __init__(self, calibration: Calibration) -> None:
+        profile = calibration.profile
+        self.labels: dict[str, list[str]] = {}
+        self._maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._light: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._empty: dict[str, np.ndarray] = {}
+        self._scale = scale = calibration.px_per_mm / PX_PER_MM  # board px per patch px
+        empty = _smoothed(calibration.empty, scale)
+        for kind in ("pit", "store"):
+            labels = [h.label for h in profile.hollows if hollow_kind(h.is_store) == kind]
+            if not labels:
+                continue
+            width, height = PatchShape.of(kind).size
+            xs, ys = [], []
+            for label in labels:
+                cx, cy = calibration.hollows[label].centre
+                x = cx + (np.arange(width, dtype=np.float32) - (width - 1) / 2) * scale
+                y = cy + (np.arange(height, dtype=np.float32) - (height - 1) / 2) * scale
+                grid_x, grid_y = np.meshgrid(x, y)
+                xs.append(grid_x)
+                ys.append(grid_y)
+            map_x, map_y = np.concatenate(xs), np.concatenate(ys)
+            self.labels[kind] = labels
+            self._maps[kind] = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
+            self._light[kind] = LightModel.sampler(map_x, map_y)
+            self._empty[kind] = self._remap(empty, kind)
+
+    def _remap(self, image: np.ndarray, kind: str) -> np.ndarray:
+        return cv2.remap(image, *self._maps[kind], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def cut(self, board: np.ndarray, log_gain: np.ndarray) -> dict[str, np.ndarray]:
+        """Per kind of hollow, the network input of every such pit (float32, N x 6 x H x W, in
+        the order of :attr:`labels`): ``board`` (rectified, uint8 BGR) with the light model's
+        ``log_gain`` (per cell, :meth:`LightModel.log_gain`) divided out, beside the empty board."""
+        return {kind: self.stack(self.relit(board, log_gain, kind), kind) for kind in self.labels}
+
+    def relit(self, board: np.ndarray, log_gain: np.ndarray, kind: str) -> np.ndarray:
+        """The windows of one kind, stacked (uint8 BGR, N*H x W), under the empty board's light."""
+        now = self._remap(_smoothed(board, self._scale), kind).astype(np.float32)
+        gain = cv2.exp(-LightModel.sample(log_gain, self._light[kind]))
+        return np.clip(cv2.multiply(now, gain), 0, 255).astype(np.uint8)
+
+    def stack(self, relit: np.ndarray, kind: str) -> np.ndarray:
+        """The network input from stacked relit windows (see :meth:`relit`) of one kind."""
+        return network_input(relit, self._empty[kind], len(self.labels[kind]))
+
+    def empty(self, kind: str) -> np.ndarray:
+        """The empty board's windows of one kind, stacked (uint8 BGR, N*H x W)."""
+        return self._empty[kind]
+
+
+def network_input(relit: np.ndarray, empty: np.ndarray, count: int) -> np.ndarray:
+    """``count`` windows stacked in two uint8 BGR images -> float32 N x 6 x H x W, centred on 0."""
+    both = np.concatenate([relit, empty], axis=2).reshape(count, -1, relit.shape[1], CHANNELS)
+    return np.ascontiguousarray(both.transpose(0, 3, 1, 2), dtype=np.float32) * np.float32(1 / 255) - np.float32(0.5)
+
+
+def _smoothed(image: np.ndarray, scale: float) -> np.ndarray:
+    """``image`` blurred enough to be sampled every ``scale`` px without aliasing (none at 1:1)."""
+    if scale <= 1.05:
+        return image
+    return cv2.GaussianBlur(image, (0, 0), 0.5 * scale)

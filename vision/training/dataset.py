@@ -1,0 +1,166 @@
+"""Training pictures for the seed counter, rendered and cut exactly as the reader cuts them.
+
+Each set-up (board, seeds, wood, lamp, camera) is calibrated from an easy
+empty frame, as a user would (the start position, which checks a trained
+counter, is not needed to cut pictures), and then photographed in
+``frames`` hard frames with random counts. Every frame goes through the
+reader's own steps (markers, rectification, light model) and the reader's
+own :class:`~vision.patches.PatchCutter`, so the network learns from what
+it will be shown. Pits a hand hides are left out (the reader reports them
+unseen).
+
+Set-ups are numbered; the random stream of set-up ``k`` is
+``default_rng([TRAINING_STREAM, k])``, which no test or benchmark uses.
+
+    python -m vision.training.dataset --setups 0:600 --frames 20 -o data/counter
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.calibfile import CalibrationError
+from calibration.calibrate import calibrate_empty
+from calibration.profiles import PROFILE_LAYOUTS, BoardProfile, board_profile
+
+from ..patches import PatchCutter, hollow_kind
+from ..reader import BoardReader, FrameUnreadable
+from ..render import random_scene, random_shot, render
+
+TRAINING_STREAM = 0x7EA1  # first word of every training set-up's random stream
+BOARDS = tuple(PROFILE_LAYOUTS)
+PIT_TRAINING_MAX, STORE_TRAINING_MAX = 48, 80  # the largest counts shown in training
+WHITE_TRAINING_MAX = 3
+
+
+def training_counts(profile: BoardProfile, rng: np.random.Generator) -> tuple[dict[str, int], dict[str, int] | None]:
+    """Counts for one training frame: every count up to the counter's range, small heaps
+    more often than big ones (:func:`count_prior` gives the exact mix, which the counter
+    divides out)."""
+    counts = {h.label: int(rng.choice(len(prior), p=prior)) for h in profile.hollows
+              for prior in (count_prior(hollow_kind(h.is_store)),)}
+    if not profile.chips:
+        return counts, None
+    return counts, {label: int(rng.integers(0, min(n, WHITE_TRAINING_MAX) + 1)) for label, n in counts.items()}
+
+
+def count_prior(kind: str) -> np.ndarray:
+    """How often training shows each count: playing pits 0-19 three times as often as
+    20-48 (real games hold mostly small heaps); stores flat up to 64, rarer beyond."""
+    if kind == "pit":
+        weights = np.where(np.arange(PIT_TRAINING_MAX + 1) < 20, 3.0, 1.0)
+    else:
+        weights = np.where(np.arange(STORE_TRAINING_MAX + 1) <= 64, 3.0, 1.0)
+    return weights / weights.sum()
+
+
+@dataclass
+class Patches:
+    """Training pictures of one kind of hollow: the relit windows, their empty boards, truth."""
+
+    relit: list[np.ndarray] = field(default_factory=list)  # H x W x 3 uint8 each
+    empty: list[np.ndarray] = field(default_factory=list)  # one per (set-up, pit)
+    empty_index: list[int] = field(default_factory=list)  # which empty window goes with each relit one
+    counts: list[int] = field(default_factory=list)
+    white: list[int] = field(default_factory=list)  # -1 on boards without white chips
+    setup: list[int] = field(default_factory=list)
+    seed_kind: list[str] = field(default_factory=list)
+
+    def extend(self, other: "Patches") -> None:
+        offset = len(self.empty)
+        self.relit += other.relit
+        self.empty += other.empty
+        self.empty_index += [offset + k for k in other.empty_index]
+        for name in ("counts", "white", "setup", "seed_kind"):
+            getattr(self, name).extend(getattr(other, name))
+
+    def save(self, path: Path) -> None:
+        np.savez(path, relit=np.stack(self.relit), empty=np.stack(self.empty), empty_index=np.array(self.empty_index, np.int32),
+                 counts=np.array(self.counts, np.int16), white=np.array(self.white, np.int16),
+                 setup=np.array(self.setup, np.int32), seed_kind=np.array(self.seed_kind))
+
+
+def setup_patches(setup: int, frames: int = 20) -> dict[str, Patches]:
+    """The training pictures of set-up number ``setup``; none if it fails to calibrate."""
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng([TRAINING_STREAM, setup])
+    board = BOARDS[setup % len(BOARDS)]
+    profile = board_profile(board)
+    scene = random_scene(board, rng)
+    empty = render(scene, {h.label: 0 for h in profile.hollows}, None, random_shot(rng, hard=False, hand=False)).image
+    try:
+        calibration = calibrate_empty(board, empty)
+    except CalibrationError:
+        return {}
+    reader, cutter = BoardReader(calibration), PatchCutter(calibration)
+    out = {kind: Patches(empty=_windows(cutter.empty(kind), len(labels))) for kind, labels in cutter.labels.items()}
+    for _ in range(frames):
+        counts, white = training_counts(profile, rng)
+        rendered = render(scene, counts, white, random_shot(rng, hard=rng.random() < 0.85))
+        try:
+            view = reader.view(rendered.image)
+        except FrameUnreadable:
+            continue
+        for kind, labels in cutter.labels.items():
+            windows = _windows(cutter.relit(view.board, view.log_gain, kind), len(labels))
+            patches = out[kind]
+            for k, label in enumerate(labels):
+                if label in rendered.covered:
+                    continue
+                patches.relit.append(windows[k])
+                patches.empty_index.append(k)
+                patches.counts.append(counts[label])
+                patches.white.append(-1 if white is None else white[label])
+                patches.setup.append(setup)
+                patches.seed_kind.append(scene.seed_kind)
+    return out
+
+
+def _windows(stacked: np.ndarray, count: int) -> list[np.ndarray]:
+    return list(stacked.reshape(count, -1, *stacked.shape[1:]))
+
+
+def build(setups: range, frames: int, out: Path, workers: int) -> None:
+    """Render set-ups ``setups`` on ``workers`` processes and save ``out``/pit.npz and store.npz."""
+    out.mkdir(parents=True, exist_ok=True)
+    total = {"pit": Patches(), "store": Patches()}
+    started = time.time()
+    with Pool(workers) as pool:
+        for done, result in enumerate(pool.imap(_setup_job, [(k, frames) for k in setups], chunksize=2), 1):
+            for kind, patches in result.items():
+                total[kind].extend(patches)
+            if done % 20 == 0 or done == len(setups):
+                print(f"{done}/{len(setups)} set-ups, {len(total['pit'].counts)} pits, {len(total['store'].counts)} stores, "
+                      f"{time.time() - started:.0f} s", flush=True)
+    for kind, patches in total.items():
+        patches.save(out / f"{kind}.npz")
+
+
+def _setup_job(args: tuple[int, int]) -> dict[str, Patches]:
+    return setup_patches(*args)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--setups", default="0:600", help="set-up numbers, FIRST:STOP")
+    parser.add_argument("--frames", type=int, default=20, help="frames per set-up")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("-o", "--output", type=Path, required=True, help="folder for pit.npz and store.npz")
+    args = parser.parse_args(argv)
+    try:
+        first, stop = (int(v) for v in args.setups.split(":"))
+    except ValueError:
+        parser.error(f"--setups: expected FIRST:STOP, got {args.setups!r}")
+    build(range(first, stop), args.frames, args.output, args.workers)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

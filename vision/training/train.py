@@ -1,0 +1,220 @@
+"""Train the seed counters on rendered pictures and export them for OpenCV.
+
+Two small convolutional networks, one for playing pits and one for stores
+(bigger windows, bigger heaps), each answering for one hollow: a probability
+for every count, and for every number of white chips. They are built from
+depthwise-separable convolutions (MobileNet's), which OpenCV's DNN module
+runs in about a millisecond for a whole board on one core.
+
+The store network starts from the trained pit network (seeds look the same;
+only the window and the range of counts differ) because stores are few in
+the training pictures. After training, a temperature is fitted on held-out
+set-ups so that the probabilities are honest (a 95 % set holds the truth
+95 % of the time), and the network is exported to ONNX with a JSON file
+describing it (:class:`vision.counter.CounterModel` checks it on load).
+
+    python -m vision.training.train data/counter -o vision/models
+
+Needs PyTorch (``pip install -e .[train]``); deterministic for a given data
+set, seed and number of threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..counter import model_paths
+from ..patches import CHANNELS, PX_PER_MM, PatchShape
+from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior
+
+WIDTHS = (24, 32, 48, 64, 96, 128)
+HIDDEN = 128
+VALIDATION_EVERY = 10  # set-ups whose number is a multiple of this are held out
+
+
+def _separable(cin: int, cout: int, stride: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False), nn.BatchNorm2d(cin), nn.ReLU(inplace=True),
+                         nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class Counter(nn.Module):
+    """Window of one hollow (6 channels: now and empty) -> logits over counts and white chips."""
+
+    def __init__(self, counts: int, whites: int) -> None:
+        super().__init__()
+        w = WIDTHS
+        self.features = nn.Sequential(
+            nn.Sequential(nn.Conv2d(CHANNELS, w[0], 3, 2, 1, bias=False), nn.BatchNorm2d(w[0]), nn.ReLU(inplace=True)),
+            _separable(w[0], w[1], 1), _separable(w[1], w[2], 2), _separable(w[2], w[3], 1),
+            _separable(w[3], w[4], 2), _separable(w[4], w[5], 1))
+        self.hidden = nn.Sequential(nn.Linear(w[-1], HIDDEN), nn.ReLU(inplace=True))
+        self.count = nn.Linear(HIDDEN, counts)
+        self.white = nn.Linear(HIDDEN, whites)
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.hidden(self.features(x).mean(dim=(2, 3)))
+        return self.count(h), self.white(h)
+
+
+class Pictures:
+    """A saved training set (see :mod:`vision.training.dataset`), split by set-up."""
+
+    def __init__(self, path: Path) -> None:
+        data = np.load(path)
+        self.relit, self.empty, self.empty_index = data["relit"], data["empty"], data["empty_index"]
+        self.counts, self.white, self.setup = data["counts"].astype(np.int64), data["white"].astype(np.int64), data["setup"]
+        self.seed_kind = data["seed_kind"]
+        self.held_out = self.setup % VALIDATION_EVERY == 0
+
+    def batch(self, index: np.ndarray, flip: tuple[bool, bool] = (False, False)) -> torch.Tensor:
+        both = np.concatenate([self.relit[index], self.empty[self.empty_index[index]]], axis=3)
+        x = torch.from_numpy(both).permute(0, 3, 1, 2).float().div_(255).sub_(0.5)
+        dims = [d for d, yes in ((3, flip[0]), (2, flip[1])) if yes]
+        return x.flip(dims) if dims else x
+
+
+def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: int, log=print) -> None:
+    """Cross-entropy on counts and (where a board has them) white chips; flips as augmentation
+    (the lamp may stand anywhere, so a mirrored hollow is as likely as the original)."""
+    rng = np.random.default_rng(seed)
+    train_index = np.nonzero(~pictures.held_out)[0]
+    batch = 256
+    steps = epochs * (len(train_index) // batch)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=rate, weight_decay=1e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, rate, total_steps=steps)
+    started = time.time()
+    for epoch in range(epochs):
+        model.train()
+        order = rng.permutation(train_index)
+        total = 0.0
+        for start in range(0, len(order) - batch + 1, batch):
+            index = np.sort(order[start:start + batch])
+            x = pictures.batch(index, (bool(rng.random() < 0.5), bool(rng.random() < 0.5)))
+            counts, white = torch.from_numpy(pictures.counts[index]), torch.from_numpy(pictures.white[index])
+            count_logits, white_logits = model(x)
+            loss = F.cross_entropy(count_logits, counts)
+            chips = white >= 0
+            if chips.any():
+                loss = loss + F.cross_entropy(white_logits[chips], white[chips])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item()
+        log(f"  epoch {epoch + 1}/{epochs}: loss {total / (len(order) // batch):.4f} ({time.time() - started:.0f} s)")
+
+
+def predict(model: Counter, pictures: Pictures, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Count and white-chip logits of the pictures ``index``."""
+    model.eval()
+    counts, whites = [], []
+    with torch.no_grad():
+        for start in range(0, len(index), 512):
+            c, w = model(pictures.batch(index[start:start + 512]))
+            counts.append(c.numpy())
+            whites.append(w.numpy())
+    return np.concatenate(counts), np.concatenate(whites)
+
+
+def fit_temperature(logits: np.ndarray, truth: np.ndarray) -> float:
+    """The temperature that makes held-out probabilities honest (least negative log likelihood)."""
+    def nll(t: float) -> float:
+        z = logits / t
+        z = z - z.max(axis=1, keepdims=True)
+        return float(-(z[np.arange(len(truth)), truth] - np.log(np.exp(z).sum(axis=1))).mean())
+    grid = np.exp(np.linspace(math.log(0.25), math.log(4.0), 81))
+    return float(min(grid, key=nll))
+
+
+def held_out_figures(count_logits: np.ndarray, white_logits: np.ndarray, pictures: Pictures, index: np.ndarray,
+                     temperature: float) -> dict:
+    """Accuracy by heap size and the 95 % set's hit rate on held-out set-ups (training's mix of counts)."""
+    z = count_logits / temperature
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    truth, guess = pictures.counts[index], p.argmax(axis=1)
+    order = np.argsort(-p, axis=1)
+    needed = (np.cumsum(np.take_along_axis(p, order, axis=1), axis=1) < 0.95).sum(axis=1) + 1
+    in_set = (order == truth[:, None]) & (np.arange(p.shape[1])[None, :] < needed[:, None])
+    figures: dict = {"pictures": int(len(index)), "truth in 95% set": round(float(in_set.any(axis=1).mean()), 4)}
+    for low, high, name in ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 999, "20+")):
+        chosen = (truth >= low) & (truth <= high)
+        if chosen.any():
+            figures[f"exact {name}"] = round(float((guess[chosen] == truth[chosen]).mean()), 4)
+            figures[f"within one {name}"] = round(float((np.abs(guess[chosen] - truth[chosen]) <= 1).mean()), 4)
+    white = pictures.white[index]
+    if (white >= 0).any():
+        chips = white >= 0
+        figures["white exact"] = round(float((white_logits[chips].argmax(axis=1) == white[chips]).mean()), 4)
+    return figures
+
+
+def export(model: Counter, kind: str, out: Path, description: dict) -> None:
+    """Write the network as ONNX and its description as JSON. The batch size is fixed at 1 in the
+    file: OpenCV's DNN module reads a batch of any size from it, and runs a file exported
+    with a variable batch about two and a half times slower."""
+    model.eval()
+    width, height = PatchShape.of(kind).size
+    onnx_path, json_path = model_paths(out, kind)
+    torch.onnx.export(model, torch.zeros(1, CHANNELS, height, width), str(onnx_path), input_names=["window"],
+                      output_names=["counts", "whites"], opset_version=13, dynamo=False)
+    json_path.write_text(json.dumps(description, indent=1) + "\n")
+
+
+def run(data: Path, out: Path, epochs: int, store_epochs: int, seed: int, threads: int) -> None:
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    out.mkdir(parents=True, exist_ok=True)
+    trunk = None
+    for kind, counts, kind_epochs in (("pit", PIT_TRAINING_MAX + 1, epochs), ("store", STORE_TRAINING_MAX + 1, store_epochs)):
+        pictures = Pictures(data / f"{kind}.npz")
+        model = Counter(counts, WHITE_TRAINING_MAX + 1)
+        if trunk is not None:  # the store network starts from the pit network's eyes
+            model.features.load_state_dict(trunk.features.state_dict())
+            model.hidden.load_state_dict(trunk.hidden.state_dict())
+        print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
+        train(model, pictures, kind_epochs, 3e-3 if trunk is None else 1.5e-3, seed)
+        held = np.nonzero(pictures.held_out)[0]
+        count_logits, white_logits = predict(model, pictures, held)
+        temperature = fit_temperature(count_logits, pictures.counts[held])
+        chips = pictures.white[held] >= 0
+        white_temperature = fit_temperature(white_logits[chips], pictures.white[held][chips])
+        figures = held_out_figures(count_logits, white_logits, pictures, held, temperature)
+        print(f"  temperatures {temperature:.3f} (counts), {white_temperature:.3f} (white chips); held out: {figures}")
+        width, height = PatchShape.of(kind).size
+        export(model, kind, out, {
+            "format": "pitwatch-seed-counter", "version": 1, "kind": kind,
+            "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM},
+            "counts": counts, "whites": WHITE_TRAINING_MAX + 1, "temperature": round(temperature, 4),
+            "white_temperature": round(white_temperature, 4),
+            "training_prior": [round(float(v), 6) for v in count_prior(kind)],
+            "trained": {"data": str(data), "epochs": kind_epochs, "seed": seed, "torch": torch.__version__,
+                        "pictures": int((~pictures.held_out).sum())},
+            "held_out": figures,
+        })
+        trunk = model
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", type=Path, help="folder with pit.npz and store.npz (vision.training.dataset)")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="folder for the .onnx and .json files")
+    parser.add_argument("--epochs", type=int, default=16)
+    parser.add_argument("--store-epochs", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads)
+
+
+if __name__ == "__main__":
+    main()
