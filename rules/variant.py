@@ -135,6 +135,16 @@ class Variant:
         new = self._apply(pos, move, log)
         return new, (log if log is not None else [])
 
+    def successors(self, pos: Position) -> list[tuple[Move, Position]]:
+        """Every legal move of ``pos`` with the position it leads to (none once the game is over).
+
+        What a search asks of every position it expands: ``play(..., events=False,
+        check=False)`` of each legal move, in one call (no frame, no event list per move)."""
+        if pos.result is not None:
+            return []
+        apply = self._apply
+        return [(move, apply(pos, move, None)) for move in self.legal_moves(pos)]
+
     def parse_move(self, pos: Position, text: str) -> Move:
         """The legal move whose text form is ``text``; ``IllegalMove`` says why not."""
         text = text.strip()

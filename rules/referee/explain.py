@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ..position import Move, Position
 from ..variant import Event
@@ -54,20 +54,16 @@ class Explorer:
         if cached is not None:
             self._cache.move_to_end(key)
             return cached
-        if pos.result is not None:
-            found: tuple[tuple[Move, Position], ...] = ()
-        else:
-            play = pos.variant.play
-            found = tuple((m, play(pos, m, events=False, check=False)[0]) for m in pos.variant.legal_moves(pos))
+        found = tuple(pos.variant.successors(pos))
         self._cache[key] = found
         if len(self._cache) > self._size:
             self._cache.popitem(last=False)
         return found
 
-    def extend(self, level: list[Sequence_], budget: int, score: Callable[[tuple, tuple | None], float],
+    def extend(self, level: list[Sequence_], budget: int, score_all: Callable[[Iterable[Position]], list[float]],
                within: float = math.inf) -> tuple[list[tuple[Sequence_, float]], bool]:
         """Every sequence one legal move longer than those of ``level``, one per resulting
-        position, with the ``score(pits, white)`` of its board; those scoring ``within`` or more
+        position, with the ``score_all(positions)`` of its board; those scoring ``within`` or more
         below the best are left out (the last level of a search wants no others, and most of its
         positions are never kept: nothing is built for them).
 
@@ -85,10 +81,11 @@ class Explorer:
         branching = max(1.0, sum(len(self.successors(s[1])) for s in sample) / len(sample))
         exhaustive = len(level) * branching <= budget
         if not exhaustive:
-            level = sorted(level, key=lambda s: score(s[1].pits, s[1].white),
-                           reverse=True)[:max(1, int(budget / branching))]
+            lls = score_all(s[1] for s in level)
+            best = sorted(range(len(level)), key=lls.__getitem__, reverse=True)  # stable: ties keep their order
+            level = [level[i] for i in best[:max(1, int(budget / branching))]]
         children = [self.successors(s[1]) for s in level]
-        scores = [[score(q.pits, q.white) for _, q in kids] for kids in children]
+        scores = [score_all(q for _, q in kids) for kids in children]
         floor = max((max(lls) for lls in scores if lls), default=0.0) - within
         seen: set[tuple] = set()
         longer: list[tuple[Sequence_, float]] = []

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from operator import getitem
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from ..layout import Layout
 from ..reading import BadReading, PitReading, Reading
@@ -30,8 +31,13 @@ RULED_OUT = 1e-3
 LOG_RULED_OUT = math.log(RULED_OUT)
 
 
-def _log_table(probs: Sequence[float], size: int) -> tuple[float, ...]:
-    """``log max(p[k], FLOOR)`` for k in 0..size-1 (counts beyond the list have p = 0)."""
+@lru_cache(maxsize=1024)
+def _log_table(probs: tuple[float, ...], size: int) -> tuple[float, ...]:
+    """``log max(p[k], FLOOR)`` for k in 0..size-1 (counts beyond the list have p = 0).
+
+    Remembered (a bounded cache): pits read alike share one table, within a Reading and
+    from one Reading to the next (a board read again, an empty pit), and every verdict
+    compiles its Reading before anything else."""
     log = math.log
     table = [log(p) if p > FLOOR else LOG_FLOOR for p in probs[:size]]
     return tuple(table + [LOG_FLOOR] * (size - len(table)))
@@ -91,16 +97,8 @@ class Evidence:
         pits: list[PitReading] = [reading.pits[labels[i]] for i in self.seen]  # type: ignore[misc]
         # one table per pit in canonical order; an unseen pit's table is all zeros (it says nothing)
         nothing = (0.0,) * size
-        tables: dict[tuple[float, ...], tuple[float, ...]] = {}  # pits read alike share one table
-
-        def table(probs: tuple[float, ...]) -> tuple[float, ...]:
-            found = tables.get(probs)
-            if found is None:
-                found = tables[probs] = _log_table(probs, size)
-            return found
-
-        counts = {i: table(p.counts) for i, p in zip(self.seen, pits)}
-        whites = {i: table(p.white) for i, p in zip(self.seen, pits) if p.white is not None}
+        counts = {i: _log_table(p.counts, size) for i, p in zip(self.seen, pits)}
+        whites = {i: _log_table(p.white, size) for i, p in zip(self.seen, pits) if p.white is not None}
         self._counts = tuple(counts.get(i, nothing) for i in range(len(labels)))
         self._whites = tuple(whites.get(i, nothing) for i in range(len(labels))) if whites else None
         self.ideal = sum(max(t) for t in counts.values()) + sum(max(t) for t in whites.values())
@@ -118,6 +116,14 @@ class Evidence:
         if white is not None and self._whites is not None:
             total += sum(map(getitem, self._whites, white))
         return total
+
+    def score_all(self, positions: Iterable[Any]) -> list[float]:
+        """``score`` of the board of every position (anything with ``pits`` and ``white``), in
+        one call: a sequence search scores every position it reaches, hundreds per verdict."""
+        counts = self._counts
+        if self._whites is None:
+            return [sum(map(getitem, counts, p.pits)) for p in positions]
+        return [self.score(p.pits, p.white) for p in positions]
 
     def fits(self, pits: Sequence[int], white: Sequence[int] | None = None) -> bool:
         """True when no seen pit rules the board out."""

@@ -130,11 +130,16 @@ class _Judgement:
         self._top_weight = -math.inf  # the best weight and log likelihood scored so far: they only grow
         self._top_ll = -math.inf
         self._claimed: set[tuple] = set()  # positions claimed by takebacks too unlikely to weigh
-        self._ranked: list[Explanation] | None = None  # worth weighing, of every one scored (_everyone)
-        self._everyone: list[Explanation] = []
+        # sequences of the last level too unlikely to weigh, in the order found: (moves, position,
+        # log likelihood, prior), made explanations only where nothing fits (see add_sequence)
+        self._unlikely: list[tuple[tuple[Move, ...], Position, float, float]] = []
+        self._ranked: list[Explanation] | None = None  # worth weighing, of every one scored
+        self._outcomes: tuple[dict[tuple, float], dict[tuple, float]] = ({}, {})  # best weight, best ll
+        self._totals = (1.0, 1.0)  # the softmax denominators of the posterior and the evidence share
         self._top_state_ll = -math.inf  # the best log likelihood of a state of the game (not half-sown)
         self._after: dict[Move, Position] = {}  # the legal moves and where they lead
         self._half_sown: list[tuple[Move, int, Any]] | None = None  # boards of moves caught half-way
+        self._events: dict[Move, list[Event]] = {}  # the events of the legal moves replayed so far
 
     def add(self, e: Explanation, key: Any = None) -> None:
         """Keep ``e`` unless its position is explained already; a second way to the same
@@ -145,8 +150,10 @@ class _Judgement:
             if key in self._claimed:
                 return
             self.scored[key] = e
-            self._top_weight = max(self._top_weight, e.log_likelihood + e.prior)
-            self._top_ll = max(self._top_ll, e.log_likelihood)
+            if e.log_likelihood + e.prior > self._top_weight:
+                self._top_weight = e.log_likelihood + e.prior
+            if e.log_likelihood > self._top_ll:
+                self._top_ll = e.log_likelihood
         elif known.kind == e.kind == "move" and len(e.moves) == len(known.moves):
             self.scored[key] = known._replace(equivalent=known.equivalent + (tuple(e.texts),))
 
@@ -198,7 +205,7 @@ class _Judgement:
         for move, pos in successors:
             if pos.result is None and leavable is None:
                 continue
-            events = _play_events(self.current, (move,))
+            events = self.events_of(move)
             _, before_end = sowing_boards(self.current, move, events)
             if before_end != board_of(pos):
                 self.add(self.explanation("move", (move,), pos, 0.0, board=before_end), ("before_end", move))
@@ -223,9 +230,16 @@ class _Judgement:
         replayed from the engine's events once per verdict (stage 2 and the mistakes weigh them)."""
         if self._half_sown is None:
             self._half_sown = [(move, hand, board) for move, _ in successors
-                               for hand, board in sowing_boards(self.current, move,
-                                                                _play_events(self.current, (move,)))[0]]
+                               for hand, board in sowing_boards(self.current, move, self.events_of(move))[0]]
         return self._half_sown
+
+    def events_of(self, move: Move) -> list[Event]:
+        """The events of a legal move of the current position, replayed once per verdict: the
+        boards before the sweep, the half-sown boards and the verdict's events all read them."""
+        events = self._events.get(move)
+        if events is None:
+            events = self._events[move] = _play_events(self.current, (move,))
+        return events
 
     # -- stage 3: moves the camera missed ----------------------------------------------------
     def add_sequences(self, successors: Sequence[tuple[Move, Position]]) -> bool:
@@ -241,15 +255,29 @@ class _Judgement:
         deepest = self.referee.depth
         for depth in range(2, deepest + 1):
             # the last level keeps only what can count: positions within NEGLIGIBLE of its best
-            found, complete = self.explorer.extend(level, self.referee.budget, self.evidence.score,
+            found, complete = self.explorer.extend(level, self.referee.budget, self.evidence.score_all,
                                                     NEGLIGIBLE if depth == deepest else math.inf)
             exhaustive = exhaustive and complete
             floor = max((ll for _, ll in found), default=0.0) - NEGLIGIBLE
             for (moves, pos, shown, silent), ll in found:
                 if ll > floor and not silent:
-                    self.add(Explanation("move", moves, pos, ll, PRIOR_EXTRA_MOVE * max(0, shown - 1)))
+                    self.add_sequence(moves, pos, ll, PRIOR_EXTRA_MOVE * max(0, shown - 1), depth == deepest)
             level = [sequence for sequence, _ in found]
         return exhaustive
+
+    def add_sequence(self, moves: tuple[Move, ...], pos: Position, ll: float, prior: float, last: bool) -> None:
+        """Keep the sequence ``moves`` (see ``add``). Of the last level most are far too unlikely
+        to weigh (after one move, about three in four of all the explanations of a verdict):
+        those are set aside as they are, not made explanations, and count only towards the
+        softmax denominators (under exp(-NEGLIGIBLE) each) and among the nearest legal results
+        where nothing fits (``everyone``). Only on the last level: nothing added after it could
+        have been kept out by them, and they come after every explanation kept, as in ``scored``."""
+        if not (last and self.negligible(ll, prior)):
+            self.add(Explanation("move", moves, pos, ll, prior))
+            return
+        key = state_key(pos)
+        if key not in self.scored and key not in self._claimed:
+            self._unlikely.append((moves, pos, ll, prior))
 
     # -- choosing ------------------------------------------------------------------------
     def outcome(self, e: Explanation) -> tuple:
@@ -266,29 +294,59 @@ class _Judgement:
         sweep, or caught half-way) are one explanation of the board, not several votes for it.
         A move caught half-way is weighed by the posterior only: it is no state of the game (the
         next Reading settles it), so it takes no evidence share from the states the Reading
-        shows. Explanations too unlikely to change either share (``NEGLIGIBLE``) are left out."""
+        shows. Explanations too unlikely to change either share (``NEGLIGIBLE``) are left out,
+        before their shares are written in: most of a sequence search's are."""
         if self._ranked is None:
-            weights: dict[tuple, float] = {}  # outcome: its best weight, and its best log likelihood
-            lls: dict[tuple, float] = {}
-            for e in self.scored.values():
-                key = self.outcome(e)
-                weights[key] = max(weights.get(key, -math.inf), e.weight)
-                if e.kind != "in_progress":
-                    lls[key] = max(lls.get(key, -math.inf), e.log_likelihood)
-            top_weight, top_ll = max(weights.values()), max(lls.values(), default=-math.inf)
-            self._top_state_ll = top_ll
-            by_weight = sum(math.exp(w - top_weight) for w in weights.values())
-            by_evidence = sum(math.exp(ll - top_ll) for ll in lls.values())
-
-            def shared(e: Explanation) -> Explanation:
-                key = self.outcome(e)
-                return e._replace(posterior=math.exp(weights[key] - top_weight) / by_weight,
-                                  share=math.exp(lls[key] - top_ll) / by_evidence if key in lls else 0.0)
-
-            self._everyone = [shared(e) for e in sorted(self.scored.values(), key=lambda e: e.weight, reverse=True)]
-            self._ranked = [e for e in self._everyone
-                            if e.weight > top_weight - NEGLIGIBLE or e.log_likelihood > top_ll - NEGLIGIBLE]
+            weights, lls = self._weigh_outcomes()
+            top_weight, top_ll = max(weights.values()), self._top_state_ll
+            self._ranked = self._shared([e for e in self.scored.values()
+                                         if e.log_likelihood + e.prior > top_weight - NEGLIGIBLE
+                                         or e.log_likelihood > top_ll - NEGLIGIBLE])
         return self._ranked
+
+    def everyone(self) -> list[Explanation]:
+        """Every explanation scored, best weight first, with the shares of its outcome: where
+        nothing fits, the nearest legal results are named from these, however unlikely."""
+        self.ranked()
+        unlikely = [Explanation("move", moves, pos, ll, prior) for moves, pos, ll, prior in self._unlikely]
+        return self._shared(list(self.scored.values()) + unlikely)
+
+    def _weigh_outcomes(self) -> tuple[dict[tuple, float], dict[tuple, float]]:
+        """The best weight and the best log likelihood (states of the game only) of every outcome,
+        and the softmax denominators of both shares."""
+        weights: dict[tuple, float] = {}
+        lls: dict[tuple, float] = {}
+        for e in self.scored.values():
+            key = self.outcome(e)
+            weights[key] = max(weights.get(key, -math.inf), e.weight)
+            if e.kind != "in_progress":
+                lls[key] = max(lls.get(key, -math.inf), e.log_likelihood)
+        top_weight, top_ll = max(weights.values()), max(lls.values(), default=-math.inf)
+        self._top_state_ll = top_ll
+        self._outcomes = weights, lls
+        unlikely = self._unlikely  # each its own outcome (a move), never the best
+        self._totals = (sum(math.exp(w - top_weight) for w in weights.values())
+                        + sum(math.exp(ll + prior - top_weight) for _, _, ll, prior in unlikely),
+                        sum(math.exp(ll - top_ll) for ll in lls.values())
+                        + sum(math.exp(ll - top_ll) for _, _, ll, _ in unlikely))
+        return weights, lls
+
+    def _shared(self, explanations: list[Explanation]) -> list[Explanation]:
+        """``explanations`` best weight first (a stable sort: ties keep the order they were
+        scored in), each with the posterior and the evidence share of its outcome."""
+        weights, lls = self._outcomes
+        by_weight, by_evidence = self._totals
+        top_weight, top_ll = max(weights.values()), self._top_state_ll
+        out = []
+        for e in sorted(explanations, key=lambda e: e.weight, reverse=True):
+            key = self.outcome(e)
+            if key in weights:
+                weight, ll = weights[key], lls.get(key)  # no ll: only half-sown boards lead there
+            else:  # set aside as unlikely: a move, its own outcome
+                weight, ll = e.weight, e.log_likelihood
+            out.append(e.with_shares(math.exp(weight - top_weight) / by_weight,
+                                     math.exp(ll - top_ll) / by_evidence if ll is not None else 0.0))
+        return out
 
     def decide(self, exhaustive: bool) -> Verdict | None:
         """Commit the best fitting explanation if its outcome is sure enough (by both shares; a
@@ -367,7 +425,8 @@ class _Judgement:
         extra: list[str] = []
         events: tuple[Event, ...] = ()
         if best.kind == "move":
-            events = tuple(_play_events(self.current, best.moves))
+            events = tuple(self.events_of(best.moves[0]) if len(best.moves) == 1
+                           else _play_events(self.current, best.moves))
             reason = f"{PLAYER_NAMES[mover]} played {best.describe()}"
             if len(best.moves) == 1 and _forced_silent_pass(self.current, self.explorer.successors(self.current)):
                 reason = f"{PLAYER_NAMES[mover]} cannot move and passes"
@@ -407,8 +466,7 @@ class _Judgement:
         may not be made, or the opponent's capturing move out of turn, is a completed sowing with
         a pit emptied, while a hand caught mid-sowing leaves the lifted pit empty and the sowing
         short of its last pits. The likelier story wins."""
-        self.ranked()
-        legal = [e for e in self._everyone if e.kind in ("move", "unchanged")]
+        legal = [e for e in self.everyone() if e.kind in ("move", "unchanged")]
         if self.over or self.current.result is not None:
             mistake = Mistake("unknown", "the game is over: no move may be played", None,
                               tuple(d.pit for d in self.evidence.differences(*legal[0].seen_board)),

@@ -17,6 +17,7 @@ import rules
 from referee_games import random_game
 from rules.referee import Referee, noisy_reading
 from rules.referee.explain import Explorer
+from rules.referee.likelihood import Evidence
 
 
 def cold(positions: list[rules.Position]) -> list[rules.Position]:
@@ -44,3 +45,20 @@ def test_a_verdict_does_not_depend_on_what_is_cached(name: str) -> None:
                 assert forgetful.judge(history, reading).to_json() == expected
                 kinds.add(expected["kind"])
     assert "move" in kinds
+
+
+@pytest.mark.parametrize("name", sorted(rules.VARIANTS))
+def test_the_searchs_shortcuts_give_what_play_and_score_give(name: str) -> None:
+    """A search expands positions with ``Variant.successors`` and scores them with
+    ``Evidence.score_all``: the same positions as ``play`` of every legal move, the same
+    log likelihoods as ``score``, to the last bit."""
+    rng = random.Random(f"shortcuts {name}")
+    variant = rules.variant(name)
+    for _ in range(3):
+        game = random_game(variant, rng)
+        for pos in rng.sample(game, min(20, len(game))) + [game[-1]]:
+            expected = [(m, variant.play(pos, m)[0]) for m in variant.legal_moves(pos)]
+            assert variant.successors(pos) == expected
+            evidence = Evidence(variant.layout, noisy_reading(pos, rng), variant.total_seeds)
+            children = [q for _, q in expected]
+            assert evidence.score_all(children) == [evidence.score(q.pits, q.white) for q in children]
