@@ -223,7 +223,7 @@ def broken_counter(tmp_path, monkeypatch):
 
 
 def test_a_broken_seed_counter_is_named_not_a_traceback(broken_counter, tmp_path, capsys):
-    """A broken installation: `calibrate` and `read` say which file, `doctor` says what to do."""
+    """A broken installation: `calibrate`, `read` and `demo` say which file, `doctor` says what to do."""
     import cv2
 
     from calibration.calibfile import save_calibration
@@ -248,3 +248,5 @@ def test_a_broken_seed_counter_is_named_not_a_traceback(broken_counter, tmp_path
     out = capsys.readouterr().out
     assert code == 1 and re.search(rf"^FIX\s+seed counter: {re.escape(named)}.*reinstall Pitwatch", out, re.M), out
     assert re.search(r"^ok\s+calibration:", out, re.M) and "board in view" not in out
+    assert main(["demo", "--port", "0", "--db", str(tmp_path / "demo.sqlite"), "--no-sensors"]) == 2
+    assert f"pitwatch demo: {named}" in capsys.readouterr().err
