@@ -445,5 +445,8 @@ def test_unplugged_mid_game_play_goes_on_and_nothing_is_lost(device):
         assert rec.buttons == [Button.CONFIRM, Button.UNDO]
         # Every report since the board was configured again; not "since 0.5 s after the replug":
         # the bridge's back-off may retry the moment the board is back, and be done in 0.3 s.
-        after = [f for f in rec.frames if f.received > configured_at]
-        assert after and {len(f.raw) for f in after} == {14}, "the pit count was not restored"
+        # One report may still end with the boot's 32 pits: its header left before SET_PITS came,
+        # and acknowledgements overtake a report on the wire (docs/protocol.md). The device sends
+        # a report only into an empty stream queue, so no second one can, and none may after it.
+        after = [len(f.raw) for f in rec.frames if f.received > configured_at]
+        assert after[:1] in ([14], [p.MAX_PITS]) and set(after[1:]) == {14}, f"the pit count was not restored: {after}"
