@@ -15,7 +15,6 @@ from dataclasses import replace
 from .. import events as ev
 from ..position import Move, Position, Result
 from ..registry import register
-from ..sowing import sow
 from ..variant import Event
 from .kalah import Kalah
 
@@ -31,36 +30,48 @@ class Ethiopian(Kalah):
     def __init__(self, name: str, description: str, **options) -> None:
         super().__init__(name, description, **options)
         size = len(self.layout)
-        self._paths_cw = self._track_paths(lambda pit: (pit - 1) % size)
+        cw = self._track_paths(lambda pit: (pit - 1) % size)
+        self._tracks = tuple((ccw, cw[player]) for player, (ccw,) in enumerate(self._tracks))
         labels = self.layout.labels
-        self._dir_moves = tuple(
-            (Move(i, labels[i] + ">", "ccw"), Move(i, labels[i] + "<", "cw")) for i in range(size)
+        # each player's houses, each with its two moves (CCW, CW)
+        self._house_moves = tuple(
+            tuple((i, (Move(i, labels[i] + ">", "ccw"), Move(i, labels[i] + "<", "cw"))) for i in houses)
+            for houses in self._houses
         )
 
     def legal_moves(self, pos: Position) -> list[Move]:
         if pos.result is not None:
             return []
-        pits, moves = pos.pits, self._dir_moves
-        legal = [m for i in self._houses[pos.to_move] if pits[i] > 1 for m in moves[i]]
+        pits, legal = pos.pits, []
+        for house, both_ways in self._house_moves[pos.to_move]:
+            if pits[house] > 1:
+                legal += both_ways
         return legal or [PASS]
 
+    def successors(self, pos: Position) -> list[tuple[Move, Position]]:
+        if pos.result is not None:
+            return []
+        moves = self.legal_moves(pos)
+        if moves[0].is_pass:
+            return [(PASS, self._apply(pos, PASS, None))]
+        return self._sow_all(pos, moves)
+
     def _apply(self, pos: Position, move: Move, events: list[Event] | None) -> Position:
-        player = pos.to_move
-        if move.is_pass:
-            if events is not None:
-                events.append(ev.pass_turn(player))
-            return pos._replace(to_move=1 - player)
-        pits = list(pos.pits)
-        path = (self._paths_cw if move.direction == "cw" else self._paths)[player][move.pit]
-        last = sow(pits, move.pit, path, events, self.layout.labels)
-        return self._finish(pits, player, last, events)
+        if not move.is_pass:
+            return super()._apply(pos, move, events)
+        if events is not None:
+            events.append(ev.pass_turn(pos.to_move))
+        return pos._replace(to_move=1 - pos.to_move)
 
     def _end_check(self, pits: list[int], events: list[Event] | None) -> Result | None:
         """Kalah's end (a side is empty), or neither player can move (no house holds 2 or more).
-        The largest house of each side answers both: every move asks, so two C calls first."""
+        Every move asks, so C calls answer first: a row has a house of 2 or more exactly when
+        it holds more seeds than it has houses that are not empty."""
         (s0, s1), (n0, n1) = self._rows
-        south, north = max(pits[s0:s1]), max(pits[n0:n1])
-        if south and north and (south > 1 or north > 1):
+        south, north = pits[s0:s1], pits[n0:n1]
+        south_seeds, north_seeds = sum(south), sum(north)
+        if south_seeds and north_seeds and (south_seeds + south.count(0) > len(south)
+                                            or north_seeds + north.count(0) > len(north)):
             return None
         return super()._end_check(pits, events) or self._sweep_and_end(pits, events, "neither player can move")
 

@@ -6,7 +6,8 @@ variant, which adds a sowing direction.
 
 Speed: the board is a flat list while a move is played; for every player and
 start pit one lap of sowing is precomputed (:func:`rules.sowing.track_path`),
-so a sowing without an event list is a slice and a few additions.
+so a sowing without an event list is a slice and a few additions, and
+``successors`` sows every legal move in one loop.
 """
 
 from __future__ import annotations
@@ -72,8 +73,9 @@ class Kalah(QuickPlay, Variant):
         self._owner = tuple(p.owner if not p.is_store else -1 for p in self.layout.pits)
         self._opposite = self.layout.opposite
         self._needs_opposite = self.options["capture_needs_opposite"]
-        # _paths[p][i]: one lap of p's CCW sowing from i (the opponent's store off the track)
-        self._paths = self._track_paths(lambda pit: (pit + 1) % size)
+        # _tracks[p][cw][i]: one lap of p's sowing from i, CCW (cw False) or CW where the variant
+        # lets the mover choose (Ethiopian adds those), the opponent's store off the track
+        self._tracks = tuple((paths,) for paths in self._track_paths(lambda pit: (pit + 1) % size))
         labels = self.layout.labels
         self._moves = tuple(Move(i, labels[i]) for i in range(size))
         self._rows = ((0, n), (n + 1, 2 * n + 1))  # each player's houses as a slice of the pits
@@ -100,8 +102,25 @@ class Kalah(QuickPlay, Variant):
     def _apply(self, pos: Position, move: Move, events: list[Event] | None) -> Position:
         player = pos.to_move
         pits = list(pos.pits)
-        last = sow(pits, move.pit, self._paths[player][move.pit], events, self.layout.labels)
+        last = sow(pits, move.pit, self._tracks[player][move.direction == "cw"][move.pit], events, self.layout.labels)
         return self._finish(pits, player, last, events)
+
+    def successors(self, pos: Position) -> list[tuple[Move, Position]]:
+        if pos.result is not None:
+            return []
+        return self._sow_all(pos, self.legal_moves(pos))
+
+    def _sow_all(self, pos: Position, moves: list[Move]) -> list[tuple[Move, Position]]:
+        """``successors`` of ``pos`` for its legal sowing ``moves``, in one loop: no ``_apply``
+        frame per move. The referee's searches spend about a third of a verdict here."""
+        player, base, finish = pos.to_move, pos.pits, self._finish
+        tracks = self._tracks[player]
+        out = []
+        for move in moves:
+            pits = list(base)
+            last = sow(pits, move.pit, tracks[move.direction == "cw"][move.pit], None, ())
+            out.append((move, finish(pits, player, last, None)))
+        return out
 
     def _finish(self, pits: list[int], player: int, last: int, events: list[Event] | None) -> Position:
         """Extra turn or capture by the last seed, then the end check: the rest of a Kalah move."""
