@@ -85,12 +85,13 @@ class Explorer:
             best = sorted(range(len(level)), key=lls.__getitem__, reverse=True)  # stable: ties keep their order
             level = [level[i] for i in best[:max(1, int(budget / branching))]]
         children = [self.successors(s[1]) for s in level]
-        scores = [score_all(q for _, q in kids) for kids in children]
-        floor = max((max(lls) for lls in scores if lls), default=0.0) - within
+        lls = score_all([q for kids in children for _, q in kids])  # one call for the whole level
+        floor = max(lls, default=0.0) - within
         seen: set[tuple] = set()
         longer: list[tuple[Sequence_, float]] = []
-        for (moves, p, shown, _), kids, lls in zip(level, children, scores):
-            for (m, q), ll in zip(kids, lls):
+        scores = iter(lls)  # in step with the children: zip asks ``kids`` first, so none is skipped
+        for (moves, p, shown, _), kids in zip(level, children):
+            for (m, q), ll in zip(kids, scores):
                 if ll > floor:
                     key = q[1:]
                     if key not in seen:
