@@ -2,13 +2,14 @@
 in the mix of counts the counter is told it was trained on."""
 
 import numpy as np
+import pytest
 
 from calibration.profiles import board_profile
 from vision.counter import SeedCounter
 from vision.patches import PatchCutter, PatchShape, network_input
 from vision.reader import BoardReader
 from vision.render import Shot, render
-from vision.training.dataset import BOARDS, count_prior, setup_patches, training_counts
+from vision.training.dataset import BOARDS, count_prior, load_patches, setup_patches, training_counts
 
 
 def test_training_counts_follow_the_declared_mix():
@@ -37,6 +38,23 @@ def test_pictures_of_a_chip_board_carry_counts_and_white_chips():
         assert all(0 <= white <= min(n, 3) for n, white in zip(patches.counts, patches.white))
         assert set(patches.seed_kind) == {"chip"}
     assert len(pictures["pit"].counts) <= 3 * 10 and len(pictures["store"].counts) <= 3 * 2
+
+
+def test_sets_rendered_in_separate_runs_train_as_one(tmp_path):
+    """Joined files keep every relit window with its own set-up's empty board; a set-up saved
+    twice is refused, naming both files."""
+    first, second = (setup_patches(BOARDS.index(board), frames=2)["pit"] for board in ("2x6+stores", "2x6"))
+    first.save(tmp_path / "a.npz")
+    second.save(tmp_path / "b.npz")
+    joined = load_patches([tmp_path / "a.npz", tmp_path / "b.npz"])
+    assert len(joined["relit"]) == len(first.relit) + len(second.relit) == len(joined["empty_index"])
+    for patches in (first, second):
+        rows = np.nonzero(joined["setup"] == patches.setup[0])[0]
+        assert [int(i) for i in joined["counts"][rows]] == patches.counts
+        for row, index in zip(rows, patches.empty_index):
+            assert np.array_equal(joined["empty"][joined["empty_index"][row]], patches.empty[index])
+    with pytest.raises(ValueError, match=r"set-up \d+ is in both .*a\.npz and .*a\.npz"):
+        load_patches([tmp_path / "a.npz", tmp_path / "a.npz"])
 
 
 def test_a_training_picture_is_what_the_reader_shows_the_counter(kalah_setup):

@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass, field
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -86,6 +87,25 @@ class Patches:
         np.savez(path, relit=np.stack(self.relit), empty=np.stack(self.empty), empty_index=np.array(self.empty_index, np.int32),
                  counts=np.array(self.counts, np.int16), white=np.array(self.white, np.int16),
                  setup=np.array(self.setup, np.int32), seed_kind=np.array(self.seed_kind))
+
+
+def load_patches(paths: Sequence[Path]) -> dict[str, np.ndarray]:
+    """Saved training sets of one kind of hollow (``Patches.save``) joined as one, so that set-ups
+    rendered in separate runs (``--setups 0:600`` today, ``600:900`` tomorrow) train one network.
+    Each relit window keeps its own empty window; a set-up in two files is refused (it would
+    train and be held out twice)."""
+    parts = [np.load(path) for path in paths]
+    seen: dict[int, Path] = {}
+    for path, part in zip(paths, parts):
+        for setup in np.unique(part["setup"]).tolist():
+            if setup in seen:
+                raise ValueError(f"set-up {setup} is in both {seen[setup]} and {path}")
+            seen[setup] = path
+    offsets = np.cumsum([0] + [len(part["empty"]) for part in parts[:-1]])
+    joined = {name: np.concatenate([part[name] for part in parts])
+              for name in ("relit", "empty", "counts", "white", "setup", "seed_kind")}
+    joined["empty_index"] = np.concatenate([part["empty_index"] + offset for part, offset in zip(parts, offsets)])
+    return joined
 
 
 def setup_patches(setup: int, frames: int = 20) -> dict[str, Patches]:

@@ -34,7 +34,7 @@ from torch import nn
 
 from ..counter import model_paths
 from ..patches import CHANNELS, PX_PER_MM, PatchShape
-from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior
+from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches
 
 WIDTHS = (24, 32, 48, 64, 96, 128)
 HIDDEN = 128
@@ -66,10 +66,10 @@ class Counter(nn.Module):
 
 
 class Pictures:
-    """A saved training set (see :mod:`vision.training.dataset`), split by set-up."""
+    """Saved training sets (see :mod:`vision.training.dataset`) as one, split by set-up."""
 
-    def __init__(self, path: Path) -> None:
-        data = np.load(path)
+    def __init__(self, paths: list[Path]) -> None:
+        data = load_patches(paths)
         self.relit, self.empty, self.empty_index = data["relit"], data["empty"], data["empty_index"]
         self.counts, self.white, self.setup = data["counts"].astype(np.int64), data["white"].astype(np.int64), data["setup"]
         self.seed_kind = data["seed_kind"]
@@ -170,13 +170,13 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
     json_path.write_text(json.dumps(description, indent=1) + "\n")
 
 
-def run(data: Path, out: Path, epochs: int, store_epochs: int, seed: int, threads: int) -> None:
+def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int) -> None:
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     out.mkdir(parents=True, exist_ok=True)
     trunk = None
     for kind, counts, kind_epochs in (("pit", PIT_TRAINING_MAX + 1, epochs), ("store", STORE_TRAINING_MAX + 1, store_epochs)):
-        pictures = Pictures(data / f"{kind}.npz")
+        pictures = Pictures([folder / f"{kind}.npz" for folder in data])
         model = Counter(counts, WHITE_TRAINING_MAX + 1)
         if trunk is not None:  # the store network starts from the pit network's eyes
             model.features.load_state_dict(trunk.features.state_dict())
@@ -197,7 +197,7 @@ def run(data: Path, out: Path, epochs: int, store_epochs: int, seed: int, thread
             "counts": counts, "whites": WHITE_TRAINING_MAX + 1, "temperature": round(temperature, 4),
             "white_temperature": round(white_temperature, 4),
             "training_prior": [round(float(v), 6) for v in count_prior(kind)],
-            "trained": {"data": str(data), "epochs": kind_epochs, "seed": seed, "torch": torch.__version__,
+            "trained": {"data": [str(folder) for folder in data], "epochs": kind_epochs, "seed": seed, "torch": torch.__version__,
                         "pictures": int((~pictures.held_out).sum())},
             "held_out": figures,
         })
@@ -206,7 +206,8 @@ def run(data: Path, out: Path, epochs: int, store_epochs: int, seed: int, thread
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("data", type=Path, help="folder with pit.npz and store.npz (vision.training.dataset)")
+    parser.add_argument("data", type=Path, nargs="+",
+                        help="folders with pit.npz and store.npz (vision.training.dataset), each of other set-ups")
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder for the .onnx and .json files")
     parser.add_argument("--epochs", type=int, default=16)
     parser.add_argument("--store-epochs", type=int, default=12)
