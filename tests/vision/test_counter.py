@@ -34,6 +34,22 @@ def test_a_batch_reads_as_its_windows_one_by_one():
         assert np.allclose(alone.counts, together[k].counts, atol=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["pit", "store"])
+def test_a_window_turned_half_a_turn_reads_the_same(kind):
+    """The counter reads every window as cut and turned half a turn and averages the two, so the
+    lamp's side cannot change a count; the network alone is not that even-handed."""
+    model = CounterModel(kind)
+    batch = windows(kind, 3, seed=2)
+    turned = np.ascontiguousarray(batch[:, :, ::-1, ::-1])
+    for as_cut, as_turned in zip(model.read(batch), model.read(turned)):
+        assert np.allclose(as_cut.counts, as_turned.counts, atol=1e-6)
+        assert np.allclose(as_cut.whites, as_turned.whites, atol=1e-6)
+    model._net.setInput(batch)
+    alone = model._net.forward("counts")
+    model._net.setInput(turned)
+    assert not np.allclose(alone, model._net.forward("counts"), atol=1e-3), "the test shows nothing"
+
+
 @pytest.fixture()
 def copied(tmp_path):
     for kind in ("pit", "store"):

@@ -114,14 +114,17 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
 
 
 def predict(model: Counter, pictures: Pictures, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Count and white-chip logits of the pictures ``index``."""
+    """Count and white-chip logits of the pictures ``index`` as the counter reads them: the mean
+    of the window's and its half turn's (``vision.counter.CounterModel.read``), so that the
+    temperature is fitted to what the counter will say."""
     model.eval()
     counts, whites = [], []
     with torch.no_grad():
         for start in range(0, len(index), 512):
-            c, w = model(pictures.batch(index[start:start + 512]))
-            counts.append(c.numpy())
-            whites.append(w.numpy())
+            chosen = index[start:start + 512]
+            (c, w), (c_turned, w_turned) = model(pictures.batch(chosen)), model(pictures.batch(chosen, (True, True)))
+            counts.append(((c + c_turned) / 2).numpy())
+            whites.append(((w + w_turned) / 2).numpy())
     return np.concatenate(counts), np.concatenate(whites)
 
 
