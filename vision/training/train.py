@@ -15,6 +15,10 @@ describing it (:class:`vision.counter.CounterModel` checks it on load).
 
     python -m vision.training.train data/counter -o vision/models
 
+The pit network is also saved as ``pit_counter.pt`` beside the exported files
+(not shipped), so that ``--store-only`` can train the store network again
+without training the pit network first.
+
 Needs PyTorch (``pip install -e .[train]``); deterministic for a given data
 set, seed and number of threads.
 """
@@ -88,6 +92,8 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
     rng = np.random.default_rng(seed)
     train_index = np.nonzero(~pictures.held_out)[0]
     batch = 256
+    if len(train_index) < batch:
+        raise ValueError(f"only {len(train_index)} training pictures, fewer than one batch of {batch}: render more set-ups")
     steps = epochs * (len(train_index) // batch)
     optimiser = torch.optim.AdamW(model.parameters(), lr=rate, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, rate, total_steps=steps)
@@ -173,38 +179,57 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
     json_path.write_text(json.dumps(description, indent=1) + "\n")
 
 
-def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int) -> None:
-    torch.manual_seed(seed)
+def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int,
+        store_only: bool = False) -> None:
+    """Train the pit network, then the store network from its layers; ``store_only`` trains the
+    store network again from the pit network a run saved in ``out`` (``pit_counter.pt``)."""
     torch.set_num_threads(threads)
     out.mkdir(parents=True, exist_ok=True)
-    trunk = None
-    for kind, counts, kind_epochs in (("pit", PIT_TRAINING_MAX + 1, epochs), ("store", STORE_TRAINING_MAX + 1, store_epochs)):
-        pictures = Pictures([folder / f"{kind}.npz" for folder in data])
-        model = Counter(counts, WHITE_TRAINING_MAX + 1)
-        if trunk is not None:  # the store network starts from the pit network's eyes
-            model.features.load_state_dict(trunk.features.state_dict())
-            model.hidden.load_state_dict(trunk.hidden.state_dict())
-        print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
-        train(model, pictures, kind_epochs, 3e-3 if trunk is None else 1.5e-3, seed)
-        held = np.nonzero(pictures.held_out)[0]
-        count_logits, white_logits = predict(model, pictures, held)
-        temperature = fit_temperature(count_logits, pictures.counts[held])
-        chips = pictures.white[held] >= 0
-        white_temperature = fit_temperature(white_logits[chips], pictures.white[held][chips])
-        figures = held_out_figures(count_logits, white_logits, pictures, held, temperature)
-        print(f"  temperatures {temperature:.3f} (counts), {white_temperature:.3f} (white chips); held out: {figures}")
-        width, height = PatchShape.of(kind).size
-        export(model, kind, out, {
-            "format": "pitwatch-seed-counter", "version": 1, "kind": kind,
-            "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM},
-            "counts": counts, "whites": WHITE_TRAINING_MAX + 1, "temperature": round(temperature, 4),
-            "white_temperature": round(white_temperature, 4),
-            "training_prior": [round(float(v), 6) for v in count_prior(kind)],
-            "trained": {"data": [str(folder) for folder in data], "epochs": kind_epochs, "seed": seed, "torch": torch.__version__,
-                        "pictures": int((~pictures.held_out).sum())},
-            "held_out": figures,
-        })
-        trunk = model
+    trunk_path = out / "pit_counter.pt"
+    if store_only:
+        try:
+            state = torch.load(trunk_path)
+        except OSError as error:
+            raise SystemExit(f"--store-only: no pit network saved in {out} ({error}); train both first") from None
+        trunk = Counter(PIT_TRAINING_MAX + 1, WHITE_TRAINING_MAX + 1)
+        trunk.load_state_dict(state)
+    else:
+        trunk = train_counter("pit", data, out, epochs, seed)
+        torch.save(trunk.state_dict(), trunk_path)
+    train_counter("store", data, out, store_epochs, seed, trunk)
+
+
+def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int, trunk: Counter | None = None) -> Counter:
+    """Train, calibrate and export the network for ``kind``; a ``trunk`` (the pit network) gives
+    the store network its first layers, since stores are few in the pictures."""
+    torch.manual_seed(seed)  # each network from its own seed: a store-only run makes the same one
+    counts = (PIT_TRAINING_MAX if kind == "pit" else STORE_TRAINING_MAX) + 1
+    pictures = Pictures([folder / f"{kind}.npz" for folder in data])
+    model = Counter(counts, WHITE_TRAINING_MAX + 1)
+    if trunk is not None:
+        model.features.load_state_dict(trunk.features.state_dict())
+        model.hidden.load_state_dict(trunk.hidden.state_dict())
+    print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
+    train(model, pictures, epochs, 3e-3 if trunk is None else 1.5e-3, seed)
+    held = np.nonzero(pictures.held_out)[0]
+    count_logits, white_logits = predict(model, pictures, held)
+    temperature = fit_temperature(count_logits, pictures.counts[held])
+    chips = pictures.white[held] >= 0
+    white_temperature = fit_temperature(white_logits[chips], pictures.white[held][chips])
+    figures = held_out_figures(count_logits, white_logits, pictures, held, temperature)
+    print(f"  temperatures {temperature:.3f} (counts), {white_temperature:.3f} (white chips); held out: {figures}")
+    width, height = PatchShape.of(kind).size
+    export(model, kind, out, {
+        "format": "pitwatch-seed-counter", "version": 1, "kind": kind,
+        "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM},
+        "counts": counts, "whites": WHITE_TRAINING_MAX + 1, "temperature": round(temperature, 4),
+        "white_temperature": round(white_temperature, 4),
+        "training_prior": [round(float(v), 6) for v in count_prior(kind)],
+        "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed,
+                    "torch": torch.__version__, "pictures": int((~pictures.held_out).sum())},
+        "held_out": figures,
+    })
+    return model
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -216,8 +241,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--store-epochs", type=int, default=12)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--store-only", action="store_true",
+                        help="train only the store network, from the pit network an earlier run saved in OUTPUT")
     args = parser.parse_args(argv)
-    run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads)
+    try:
+        run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only)
+    except ValueError as error:  # pictures that cannot train a network: say which, no traceback
+        parser.error(str(error))
 
 
 if __name__ == "__main__":
