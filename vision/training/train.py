@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="folders with pit.npz and store.npz (vision.training.dataset), each of other set-ups")
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder for the .onnx and .json files")
     parser.add_argument("--epochs", type=int, default=16)
-    parser.add_argument("--store-epochs", type=int, default=12)
+    parser.add_argument("--store-epochs", type=int, default=36)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--store-only", action="store_true",
