@@ -13,7 +13,7 @@ set-ups so that the probabilities are honest (a 95 % set holds the truth
 95 % of the time), and the network is exported to ONNX with a JSON file
 describing it (:class:`vision.counter.CounterModel` checks it on load).
 
-    python -m vision.training.train data/counter -o vision/models
+    python -m vision.training.train data/counter data/counter600 -o vision/models
 
 The pit network is also saved as ``pit_counter.pt`` beside the exported files
 (not shipped), so that ``--store-only`` can train the store network again
