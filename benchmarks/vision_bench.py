@@ -1,6 +1,6 @@
 """Vision benchmark: the reader against the renderer's truth, across every board profile.
 
-    .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1]
+    .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995]
 
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.calibfile import CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
+from vision import counter  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.render import random_counts, random_scene, random_shot, render  # noqa: E402
 
@@ -132,12 +133,17 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=5, help="set-ups per board profile")
     parser.add_argument("--frames", type=int, default=10, help="frames per set-up")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sure", type=float, default=counter.SURE,
+                        help="read a window again turned when the counter is less sure than this "
+                             "(0: never, above 1: always; default: the counter's own)")
     args = parser.parse_args()
+    counter.SURE = args.sure
     started = time.time()
     out = run(args.scenes, args.frames, args.seed)
     stats = out["stats"]
     print(f"{out['images']} rendered 1280x720 frames, {len(PROFILE_LAYOUTS)} board profiles, "
-          f"{args.scenes} set-ups each, seed {args.seed} ({time.time() - started:.0f} s)")
+          f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure "
+          f"({time.time() - started:.0f} s)")
     for failure in out["failures"]:
         print(f"  calibration failed: {failure}")
     order = ["board found"] + [f"{kind} {name}" for _, _, name in BINS for kind in ("exact", "within one")]

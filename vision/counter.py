@@ -98,7 +98,7 @@ class CounterModel:
         A window the network is not ``SURE`` of is read again turned half a turn (training
         showed hollows mirrored both ways: a lamp may stand anywhere), and the two answers'
         logits averaged. On the benchmark that reads 5-9 seeds 1.6 points and 10-19 seeds 3.3
-        points better; reading only the unsure third again (heaps, mostly) gives the same
+        points better; reading only the unsure windows again (heaps, mostly) gives the same
         counts as reading every window twice, for 1.7 ms of a frame instead of 2.7
         (docs/vision.md, section 6)."""
         with self._lock:
