@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,8 @@ from .fusion import Fusion
 from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path
 from .sources import CameraSource, SensorSource
+
+log = logging.getLogger(__name__)
 
 LEARN_FRAMES = 10  # raw frames of the empty board and of the start position
 CONFIRMED_FRAMES = 5  # raw frames of a confirmed position (about 0.2 s)
@@ -136,7 +139,7 @@ class LearningSensors(SensorSource):
         self._hub, self._save = hub, save
         self._stopping = threading.Event()
         self._learner = threading.Thread(target=self._learn_confirmed, name="sensor learning", daemon=True)
-        self._learned: set[tuple[int, int]] = set()  # (game id, ply) of the positions learned from
+        self._learned: set[tuple] = set()  # (game id, ply, counts) of the positions learned from
 
     def start(self) -> "LearningSensors":
         super().start()
@@ -166,17 +169,22 @@ class LearningSensors(SensorSource):
         if (game is None or self.calibration is None or verdict.get("by") == "players"
                 or verdict.get("kind") not in ("move", "takeback", "unchanged")):
             return  # nothing judged from the board (a move entered by hand need not be on it yet)
-        key = (game["id"], len(game["moves"]))
         pits = game["position"]["pits"]
-        if key in self._learned or list(pits) != list(self.labels):
+        if list(pits) != list(self.labels):
             return
         counts = [pits[label] for label in self.labels]
+        key = (game["id"], len(game["moves"]), tuple(counts))  # after a takeback, another move's board is news
+        if key in self._learned:
+            return
         frames = self.raw_frames(CONFIRMED_FRAMES, timeout=1.0)
         if len(frames) < CONFIRMED_FRAMES or not shows(frames, counts, self.calibration):
             return  # the board changed again already: the next confirmed position will do
         self._learned.add(key)
         self.calibration = self.calibration.learn(frames, counts)
-        self._save(self.calibration)
+        try:
+            self._save(self.calibration)
+        except (ConfigError, OSError) as exc:  # learning goes on in memory; the next position saves it all
+            log.warning("the learned sensor calibration could not be saved: %s", exc)
 
 
 def shows(frames: Sequence[Sequence[int]], counts: Sequence[int], calibration: SensorCalibration) -> bool:

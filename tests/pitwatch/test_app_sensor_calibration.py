@@ -135,6 +135,43 @@ def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the
             runtime.stop()
 
 
+def test_a_save_that_fails_does_not_stop_learning_and_another_board_at_the_same_ply_is_learned():
+    """The learner keeps what it learned when the file cannot be written (and saves it with the
+    next position); after a takeback, a different move reaches the same ply with a board of its
+    own, which is news to learn from, while the same board again is not."""
+    from pitwatch.fusion import Fusion
+    from pitwatch.hub import Hub
+    from pitwatch.livesources import LearningSensors
+
+    saved = []
+
+    def save(calibration):
+        saved.append(calibration)
+        if len(saved) == 1:
+            raise ConfigError("board.json: the disk is full")
+
+    def state(game):
+        return {"verdict": {"kind": "move", "by": "referee"},
+                "game": {"id": 1, "moves": [m.text for m in game.moves],
+                         "position": {"pits": dict(zip(LABELS, game.position.pits))}}}
+
+    played_c, played_d = Game("kalah"), Game("kalah")
+    played_c.play("C")
+    played_d.play("D")
+    with EmulatedBoard() as board:
+        source = LearningSensors(board.port, LABELS, Fusion(LABELS, {"sensors": 1.0}), sensors(), Hub(), save)
+        source.start()
+        try:
+            for game in (played_c, played_d, played_d):
+                board.set_counts(game.position.pits)
+                time.sleep(0.2)  # the frames of this board have come in
+                source.confirmed(state(game))
+        finally:
+            source.stop()
+    assert len(saved) == 2, "C's board (save failed) and D's board, each once"
+    assert saved[1].pits[6].evidence == 2 * 5, "the store learned from both boards, the first kept in memory"
+
+
 def test_frames_of_another_position_are_not_learned_from():
     """The learner takes its frames just after the referee confirmed a position: if hands have moved
     seeds meanwhile, the frames are not of that position and must not teach anything."""
