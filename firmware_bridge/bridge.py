@@ -244,7 +244,7 @@ class Bridge:
         # stopped (and silent) even while a later start() has begun the next one.
         self._stopping = threading.Event()
         self._lifecycle = threading.Lock()  # start() and stop() one at a time
-        self._link: Link | None = None  # the link of the run's port, while one is open
+        self._link: Link | None = None  # the link of the latest port opened: stop() cancels it
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._earlier_retries = self._earlier_failures = 0  # from sessions already closed
@@ -537,7 +537,7 @@ class Bridge:
         session.presses = [0] * p.BUTTONS
         session.rebooted.set()
         self._update(message=f"the board on {session.port} restarted ({why}); restoring its settings",
-                     **({"device": info} if info else {}))
+                     run=session.stopping, **({"device": info} if info else {}))
         self._wake.set()
 
     def _count_presses(self, session: _Session, button: int, count: int) -> None:

@@ -88,11 +88,11 @@ def _check_labels(labels: Sequence[Any], where: str) -> tuple[str, ...]:
     return tuple(labels)
 
 
-def _check_counts(counts: Sequence[Any], n: int, name: str, most: int) -> None:
-    """``n`` seed counts, each an integer from 0 to ``most``."""
+def _check_counts(counts: Sequence[Any], n: int, name: str) -> None:
+    """``n`` seed counts, each an integer from 0 to ``MAX_COUNT``."""
     if len(counts) != n:
         raise CalibrationError(f"{name} has {len(counts)} entries for {n} pits")
-    expect = _Expect(0, most, integer=True)
+    expect = _Expect(0, MAX_COUNT, integer=True)
     for i, count in enumerate(counts):
         expect.check(count, f"{name}[{i}]")
 
@@ -112,7 +112,7 @@ def _fit_arguments(labels: Sequence[Any], empty: Sequence[Sequence[Any]], start:
                    start_counts: Sequence[Any], max_count: Any) -> tuple[tuple[str, ...], int]:
     """Check what :meth:`SensorCalibration.fit` was given; the labels and the ``max_count`` to use."""
     labels = _check_labels(labels, "labels")
-    _check_counts(start_counts, len(labels), "start_counts", MAX_COUNT)
+    _check_counts(start_counts, len(labels), "start_counts")
     if max_count is None:
         max_count = max(1, min(sum(start_counts), MAX_COUNT))
     MAX_COUNT_FIELD.check(max_count, "max_count")
@@ -205,7 +205,7 @@ class SensorCalibration:
         empty gets its own gain the first time it holds seeds. Call it with a
         position the referee has confirmed.
         """
-        _check_counts(counts, len(self.labels), "learn: counts", MAX_COUNT)
+        _check_counts(counts, len(self.labels), "learn: counts")
         _check_frames(frames, len(self.labels), "learn: frames")
         pits = []
         for i, pit in enumerate(self.pits):
