@@ -90,11 +90,16 @@ class PatchCutter:
         """Per kind of hollow, the network input of every such pit (float32, N x 6 x H x W, in
         the order of :attr:`labels`): ``board`` (rectified, uint8 BGR) with the light model's
         ``log_gain`` (per cell, :meth:`LightModel.log_gain`) divided out, beside the empty board."""
-        return {kind: self.stack(self.relit(board, log_gain, kind), kind) for kind in self.labels}
+        return {kind: self.stack(windows, kind) for kind, windows in self.relit(board, log_gain).items()}
 
-    def relit(self, board: np.ndarray, log_gain: np.ndarray, kind: str) -> np.ndarray:
-        """The windows of one kind, stacked (uint8 BGR, N*H x W), under the empty board's light."""
-        now = self._remap(_smoothed(board, self._scale), kind).astype(np.float32)
+    def relit(self, board: np.ndarray, log_gain: np.ndarray) -> dict[str, np.ndarray]:
+        """Per kind of hollow, its windows stacked (uint8 BGR, N*H x W) under the empty board's
+        light; the board is smoothed once for every kind."""
+        smoothed = _smoothed(board, self._scale)
+        return {kind: self._relit(smoothed, log_gain, kind) for kind in self.labels}
+
+    def _relit(self, smoothed: np.ndarray, log_gain: np.ndarray, kind: str) -> np.ndarray:
+        now = self._remap(smoothed, kind).astype(np.float32)
         gain = cv2.exp(-LightModel.sample(log_gain, self._light[kind]))
         return np.clip(cv2.multiply(now, gain), 0, 255).astype(np.uint8)
 

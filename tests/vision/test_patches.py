@@ -20,7 +20,7 @@ def test_every_window_is_centred_on_its_hollow(kalah_setup):
     no_light = np.zeros((1, 1, 3), np.float32)  # log gain 0: the light of the empty board
     for kind, labels in cutter.labels.items():
         width, height = PatchShape.of(kind).size
-        windows = cutter.relit(board, no_light, kind).reshape(len(labels), height, width, 3)
+        windows = cutter.relit(board, no_light)[kind].reshape(len(labels), height, width, 3)
         for label, window in zip(labels, windows):
             y, x = np.unravel_index(np.argmax(window.sum(axis=2)), window.shape[:2])
             assert abs(x - (width - 1) / 2) <= 1.5 and abs(y - (height - 1) / 2) <= 1.5, label
@@ -45,8 +45,8 @@ def test_todays_light_is_divided_out(kalah_setup):
     cutter = PatchCutter(calibration)
     light = LightModel(calibration.empty, _bare_wood(calibration.empty.shape[:2], calibration))
     dim = np.clip(calibration.empty.astype(np.float32) * np.float32([0.55, 0.7, 0.8]), 0, 255).astype(np.uint8)
-    relit = cutter.relit(dim, light.log_gain(dim), "pit").astype(np.float32)
-    unlit = cutter.relit(dim, light.log_gain(calibration.empty), "pit").astype(np.float32)
+    relit = cutter.relit(dim, light.log_gain(dim))["pit"].astype(np.float32)
+    unlit = cutter.relit(dim, light.log_gain(calibration.empty))["pit"].astype(np.float32)
     empty = cutter.empty("pit").astype(np.float32)
     assert np.abs(relit - empty).mean() < 3.0 < np.abs(unlit - empty).mean()
 

@@ -77,6 +77,6 @@ def test_a_training_picture_is_what_the_reader_shows_the_counter(kalah_setup):
     view = BoardReader(calibration).view(frame)
     cutter = PatchCutter(calibration)
     for kind, labels in cutter.labels.items():
-        relit = cutter.relit(view.board, view.log_gain, kind)
+        relit = cutter.relit(view.board, view.log_gain)[kind]
         training = network_input(relit, cutter.empty(kind), len(labels))
         assert np.array_equal(recorder.seen[kind], training), kind

@@ -129,8 +129,9 @@ def setup_patches(setup: int, frames: int = 20) -> dict[str, Patches]:
             view = reader.view(rendered.image)
         except FrameUnreadable:
             continue
+        relit = cutter.relit(view.board, view.log_gain)
         for kind, labels in cutter.labels.items():
-            windows = _windows(cutter.relit(view.board, view.log_gain, kind), len(labels))
+            windows = _windows(relit[kind], len(labels))
             patches = out[kind]
             for k, label in enumerate(labels):
                 if label in rendered.covered:

@@ -4,7 +4,7 @@ Two small convolutional networks, one for playing pits and one for stores
 (bigger windows, bigger heaps), each answering for one hollow: a probability
 for every count, and for every number of white chips. They are built from
 depthwise-separable convolutions (MobileNet's), which OpenCV's DNN module
-runs in about a millisecond for a whole board on one core.
+runs in a few milliseconds for a whole board on one core (docs/vision.md, section 6).
 
 The store network starts from the trained pit network (seeds look the same;
 only the window and the range of counts differ) because stores are few in
@@ -120,9 +120,10 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
 
 
 def predict(model: Counter, pictures: Pictures, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Count and white-chip logits of the pictures ``index`` as the counter reads them: the mean
-    of the window's and its half turn's (``vision.counter.CounterModel.read``), so that the
-    temperature is fitted to what the counter will say."""
+    """Count and white-chip logits of the pictures ``index``, each the mean of the window's and its
+    half turn's: what the counter says of every window it is unsure of
+    (``vision.counter.CounterModel.read``; a window it is sure of is read once), so that the
+    temperature is fitted to the readings that decide."""
     model.eval()
     counts, whites = [], []
     with torch.no_grad():
