@@ -104,14 +104,15 @@ class CounterModel:
         with self._lock:
             self._net.setInput(windows)
             count_logits, white_logits = self._net.forward(["counts", "whites"])
-            unsure = self._probabilities(count_logits).max(axis=1) < SURE
+            counts = self._probabilities(count_logits)
+            unsure = counts.max(axis=1) < SURE
             if unsure.any():
                 self._net.setInput(np.ascontiguousarray(windows[unsure][:, :, ::-1, ::-1]))
                 turned_counts, turned_whites = self._net.forward(["counts", "whites"])
-                count_logits[unsure] = (count_logits[unsure] + turned_counts) / 2
+                counts[unsure] = self._probabilities((count_logits[unsure] + turned_counts) / 2)
                 white_logits[unsure] = (white_logits[unsure] + turned_whites) / 2
         whites = _softmax(white_logits.astype(np.float64) / self.white_temperature)
-        return [CountProbabilities(c, w) for c, w in zip(self._probabilities(count_logits), whites)]
+        return [CountProbabilities(c, w) for c, w in zip(counts, whites)]
 
     def _probabilities(self, count_logits: np.ndarray) -> np.ndarray:
         """P(count) from the network's logits: honest by the temperature, the training mix divided out."""

@@ -48,14 +48,6 @@ class Ethiopian(Kalah):
                 legal += both_ways
         return legal or [PASS]
 
-    def successors(self, pos: Position) -> list[tuple[Move, Position]]:
-        if pos.result is not None:
-            return []
-        moves = self.legal_moves(pos)
-        if moves[0].is_pass:
-            return [(PASS, self._apply(pos, PASS, None))]
-        return self._sow_all(pos, moves)
-
     def _apply(self, pos: Position, move: Move, events: list[Event] | None) -> Position:
         if not move.is_pass:
             return super()._apply(pos, move, events)
