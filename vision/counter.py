@@ -61,7 +61,6 @@ class CounterModel:
         except (OSError, ValueError) as error:
             raise CounterError(f"{json_path}: cannot read the {kind} counter's description ({error})") from None
         self._check(description, kind, json_path)
-        self.kind = kind
         self.temperature = float(description["temperature"])
         self.white_temperature = float(description["white_temperature"])
         prior = np.asarray(description["training_prior"], np.float64)

@@ -76,7 +76,6 @@ class Pictures:
         data = load_patches(paths)
         self.relit, self.empty, self.empty_index = data["relit"], data["empty"], data["empty_index"]
         self.counts, self.white, self.setup = data["counts"].astype(np.int64), data["white"].astype(np.int64), data["setup"]
-        self.seed_kind = data["seed_kind"]
         self.held_out = self.setup % VALIDATION_EVERY == 0
 
     def batch(self, index: np.ndarray, flip: tuple[bool, bool] = (False, False)) -> torch.Tensor:
