@@ -109,11 +109,14 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
     for name in ("database", "camera", "calibration", "seed counter", "board in view", "microcontroller", "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
     assert re.search(rf"^ok\s+sensor calibration: {re.escape(str(tmp_path / 'board.json'))}: 14 pits", out, re.M), out
+    (tmp_path / "sensors.json").write_text("{not json")
     code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}",
                  "--set", f"camera.source={tmp_path / 'no-camera'}", "--set", "sensors.port=/dev/nonexistent-tty",
-                 "--set", "web.port=0"])
+                 "--set", f"sensors.calibration={tmp_path / 'sensors.json'}", "--set", "web.port=0"])
     out = capsys.readouterr().out
     assert code == 1
+    assert re.search(rf"^FIX\s+sensor calibration: .*delete {re.escape(str(tmp_path / 'sensors.json'))} to learn "
+                     "the sensors again", out, re.M), out
     assert re.search(r"^FIX\s+camera: .*no such file", out, re.M)
     assert re.search(r"^FIX\s+calibration: camera.calibration is not set: run `pitwatch calibrate", out, re.M)
     assert re.search(r"^FIX\s+microcontroller: .*sensors.port", out, re.M)
