@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from vision import counter
-from vision.counter import MODELS, CounterError, CounterModel, model_paths, widened
+from vision.counter import MODELS, CounterError, CounterModel, mirrored, model_paths, widened
 from vision.patches import PatchShape
 
 
@@ -36,20 +36,30 @@ def test_a_batch_reads_as_its_windows_one_by_one():
 
 
 @pytest.mark.parametrize("kind", ["pit", "store"])
-def test_an_unsure_window_is_read_turned_too_and_then_reads_the_same_either_way(kind, monkeypatch):
-    """A window the network is unsure of is read as cut and turned half a turn and the two
-    averaged, so the lamp's side cannot change its count; the network alone is not that
+@pytest.mark.parametrize("rows, columns", counter.MIRRORS)
+def test_an_unsure_window_is_read_in_its_mirror_images_too_and_then_reads_the_same_in_each(kind, rows, columns,
+                                                                                         monkeypatch):
+    """A window the network is unsure of is read as cut and in its three mirror images and the
+    four averaged, so the lamp's side cannot change its count; the network alone is not that
     even-handed, and a window it is sure of is read once."""
     model = CounterModel(kind)
     batch = windows(kind, 3, seed=2)
-    turned = np.ascontiguousarray(batch[:, :, ::-1, ::-1])
+    mirror = mirrored(batch, rows, columns)
     monkeypatch.setattr(counter, "SURE", 1.01)  # every window unsure
-    for as_cut, as_turned in zip(model.read(batch), model.read(turned)):
-        assert np.allclose(as_cut.counts, as_turned.counts, atol=1e-6)
-        assert np.allclose(as_cut.whites, as_turned.whites, atol=1e-6)
+    for as_cut, as_mirrored in zip(model.read(batch), model.read(mirror)):
+        assert np.allclose(as_cut.counts, as_mirrored.counts, atol=1e-6)
+        assert np.allclose(as_cut.whites, as_mirrored.whites, atol=1e-6)
     monkeypatch.setattr(counter, "SURE", 0.0)  # every window sure: read once, as cut
     once = [answer.counts for answer in model.read(batch)]
-    assert not np.allclose(once, [answer.counts for answer in model.read(turned)], atol=1e-3)
+    assert not np.allclose(once, [answer.counts for answer in model.read(mirror)], atol=1e-3)
+
+
+def test_mirrored_reverses_rows_or_columns():
+    batch = np.arange(2 * 1 * 2 * 3, dtype=np.float32).reshape(2, 1, 2, 3)
+    assert (mirrored(batch, True, False)[:, :, 0] == batch[:, :, 1]).all()
+    assert (mirrored(batch, False, True)[..., 0] == batch[..., 2]).all()
+    assert (mirrored(batch, True, True)[:, :, 0, 0] == batch[:, :, 1, 2]).all()
+    assert mirrored(batch, True, True).flags.c_contiguous
 
 
 @pytest.fixture()

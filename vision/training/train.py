@@ -17,7 +17,9 @@ describing it (:class:`vision.counter.CounterModel` checks it on load).
 
 The pit network is also saved as ``pit_counter.pt`` beside the exported files
 (not shipped), so that ``--store-only`` can train the store network again
-without training the pit network first.
+without training the pit network first. ``--recalibrate`` trains nothing: it
+fits the temperatures of exported networks again, for when the counter
+changes how it reads them.
 
 Needs PyTorch (``pip install -e .[train]``); deterministic for a given data
 set, seed and number of threads.
@@ -30,13 +32,15 @@ import json
 import math
 import time
 from pathlib import Path
+from typing import Callable
 
+import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..counter import model_paths
+from ..counter import MIRRORS, model_paths
 from ..patches import CHANNELS, PX_PER_MM, PatchShape
 from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches
 
@@ -119,18 +123,29 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
 
 
 def predict(model: Counter, pictures: Pictures, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Count and white-chip logits of the pictures ``index``, each the mean of the window's and its
-    half turn's: what the counter says of every window it is unsure of
-    (``vision.counter.CounterModel.read``; a window it is sure of is read once), so that the
-    temperature is fitted to the readings that decide."""
+    """Count and white-chip logits of the pictures ``index`` from a network in training."""
     model.eval()
+
+    def forward(x: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+        with torch.no_grad():
+            counts, whites = model(x)
+        return counts.numpy(), whites.numpy()
+    return mean_view_logits(forward, pictures, index)
+
+
+def mean_view_logits(forward: Callable[[torch.Tensor], tuple[np.ndarray, np.ndarray]], pictures: Pictures,
+                     index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Count and white-chip logits of the pictures ``index``, each the mean of the window's and its
+    mirror images' (:data:`vision.counter.MIRRORS`): what the counter says of every window it is
+    unsure of (``vision.counter.CounterModel.read``; a window it is sure of is read once), so that
+    the temperature is fitted to the readings that decide."""
     counts, whites = [], []
-    with torch.no_grad():
-        for start in range(0, len(index), 512):
-            chosen = index[start:start + 512]
-            (c, w), (c_turned, w_turned) = model(pictures.batch(chosen)), model(pictures.batch(chosen, (True, True)))
-            counts.append(((c + c_turned) / 2).numpy())
-            whites.append(((w + w_turned) / 2).numpy())
+    for start in range(0, len(index), 512):
+        chosen = index[start:start + 512]
+        views = [forward(pictures.batch(chosen))]
+        views += [forward(pictures.batch(chosen, (columns, rows))) for rows, columns in MIRRORS]
+        counts.append(np.mean([c for c, _ in views], axis=0))
+        whites.append(np.mean([w for _, w in views], axis=0))
     return np.concatenate(counts), np.concatenate(whites)
 
 
@@ -211,25 +226,50 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         model.hidden.load_state_dict(trunk.hidden.state_dict())
     print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
     train(model, pictures, epochs, 3e-3 if trunk is None else 1.5e-3, seed)
+    honesty = calibrate(predict(model, pictures, np.nonzero(pictures.held_out)[0]), pictures)
+    width, height = PatchShape.of(kind).size
+    export(model, kind, out, {
+        "format": "pitwatch-seed-counter", "version": 1, "kind": kind,
+        "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM},
+        "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty,
+        "training_prior": [round(float(v), 6) for v in count_prior(kind)],
+        "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed,
+                    "torch": torch.__version__, "pictures": int((~pictures.held_out).sum())},
+    })
+    return model
+
+
+def calibrate(logits: tuple[np.ndarray, np.ndarray], pictures: Pictures) -> dict:
+    """The temperatures that make a network's held-out readings (``logits`` of every held-out
+    picture, from :func:`mean_view_logits`) honest, and its held-out figures, as its description
+    records them."""
     held = np.nonzero(pictures.held_out)[0]
-    count_logits, white_logits = predict(model, pictures, held)
+    count_logits, white_logits = logits
     temperature = fit_temperature(count_logits, pictures.counts[held])
     chips = pictures.white[held] >= 0
     white_temperature = fit_temperature(white_logits[chips], pictures.white[held][chips])
     figures = held_out_figures(count_logits, white_logits, pictures, held, temperature)
     print(f"  temperatures {temperature:.3f} (counts), {white_temperature:.3f} (white chips); held out: {figures}")
-    width, height = PatchShape.of(kind).size
-    export(model, kind, out, {
-        "format": "pitwatch-seed-counter", "version": 1, "kind": kind,
-        "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM},
-        "counts": counts, "whites": WHITE_TRAINING_MAX + 1, "temperature": round(temperature, 4),
-        "white_temperature": round(white_temperature, 4),
-        "training_prior": [round(float(v), 6) for v in count_prior(kind)],
-        "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed,
-                    "torch": torch.__version__, "pictures": int((~pictures.held_out).sum())},
-        "held_out": figures,
-    })
-    return model
+    return {"temperature": round(temperature, 4), "white_temperature": round(white_temperature, 4), "held_out": figures}
+
+
+def recalibrate(data: list[Path], out: Path) -> None:
+    """Fit the temperatures of the exported networks in ``out`` again on the held-out pictures of
+    ``data``, as OpenCV runs them, without training them again: for when the counter changes how
+    it reads (more mirror images, say), which changes how sure its averaged readings are."""
+    for kind in ("pit", "store"):
+        onnx_path, json_path = model_paths(out, kind)
+        net = cv2.dnn.readNetFromONNX(str(onnx_path))
+
+        def forward(x: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+            net.setInput(x.numpy())
+            counts, whites = net.forward(["counts", "whites"])
+            return counts, whites
+        pictures = Pictures([folder / f"{kind}.npz" for folder in data])
+        print(f"{kind}: {int(pictures.held_out.sum())} held out")
+        description = json.loads(json_path.read_text())
+        description.update(calibrate(mean_view_logits(forward, pictures, np.nonzero(pictures.held_out)[0]), pictures))
+        json_path.write_text(json.dumps(description, indent=1) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -243,9 +283,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--store-only", action="store_true",
                         help="train only the store network, from the pit network an earlier run saved in OUTPUT")
+    parser.add_argument("--recalibrate", action="store_true",
+                        help="train nothing: fit the temperatures of the networks in OUTPUT again on DATA's held-out pictures")
     args = parser.parse_args(argv)
     try:
-        run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only)
+        if args.recalibrate:
+            recalibrate(args.data, args.output)
+        else:
+            run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only)
     except ValueError as error:  # pictures that cannot train a network: say which, no traceback
         parser.error(str(error))
 
