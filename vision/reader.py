@@ -11,7 +11,7 @@ carries a status saying what was seen, so a live loop never has to catch.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -203,6 +203,9 @@ class BoardReader:
 
     def _read_view(self, view: BoardView, when: float) -> FrameResult:
         hand = self._hands.find(view.board, view.log_gain, view.seen)
+        if hand is not None:  # skin is not today's light: fitted again without it
+            seen = ~hand if view.seen is None else view.seen & ~hand
+            view = replace(view, log_gain=self._light.log_gain(view.board, seen))
         in_view = {label for label, pit in self.pits.items()
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))}
         pits = self._count(view, in_view)

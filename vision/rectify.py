@@ -16,6 +16,8 @@ import cv2
 import numpy as np
 
 GAIN_CELL_PX = 8  # the light field is fitted on cells of this many rectified pixels
+CLIPPED = 250  # a channel this bright has met the sensor's ceiling: it shows less than the light's gain
+CLIPPED_REFIT_SHARE = 0.3  # a clipped channel is fitted again without its clipped cells if this share is left
 
 
 def warp_to_board(frame: np.ndarray, image_to_mm: np.ndarray, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
@@ -33,6 +35,24 @@ def visible_mask(frame_shape: tuple[int, ...], image_to_mm: np.ndarray, size_mm:
     return cv2.warpPerspective(ones, scale @ image_to_mm, size, flags=cv2.INTER_NEAREST) > 0
 
 
+def _robust_fit(basis: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Quadratic coefficients (6 x channels) of ``target`` (cells x channels) over ``basis``,
+    refitted twice without the cells explained worst in any channel."""
+    use = np.ones(len(target), bool)
+    coeffs = np.zeros((basis.shape[1], target.shape[1]))
+    for _ in range(3):
+        if np.count_nonzero(use) < 12:
+            break
+        fit = basis[use]
+        try:  # least squares by the normal equations: 6 unknowns, well conditioned on a spread of cells
+            coeffs = np.linalg.solve(fit.T @ fit, fit.T @ target[use])
+        except np.linalg.LinAlgError:
+            break
+        residual = np.abs(target - basis @ coeffs).max(axis=1)
+        use = residual < np.median(residual[use]) * 3 + 0.03
+    return coeffs
+
+
 def reduce(image: np.ndarray, factor: int) -> np.ndarray:
     """``image`` shrunk by a whole ``factor``, each output pixel the mean of a factor x factor
     block (the few rows and columns beyond the last whole block are dropped): the exact
@@ -47,6 +67,11 @@ class LightModel:
     A quadratic surface per channel, fitted to log(board/reference) on
     bare-wood cells and refitted without the cells it explains worst (a hand,
     a stray seed), so an arm over the board does not tint the whole reading.
+    A channel the camera clipped somewhere on the wood is fitted again on the
+    wood it did not clip, when enough is left: bright wood stuck at 255 says
+    the light rose less than it did, and the darker hollows, divided by too
+    small a gain, would look redder than the empty board (a lone bean then
+    reads as none).
     Everything that depends only on the reference is computed once.
     """
 
@@ -73,21 +98,18 @@ class LightModel:
         usable = self._surface_cells
         if seen is not None:
             usable = usable & (reduce(seen.astype(np.float32), GAIN_CELL_PX) > 0.99).ravel()
-        basis, target = self._basis[usable], ratio[usable]
-        use = np.ones(len(target), bool)
-        coeffs = np.zeros((6, 3))
-        for _ in range(3):
-            if np.count_nonzero(use) < 12:
-                break
-            fit = basis[use]
-            try:  # least squares by the normal equations: 6 unknowns, well conditioned on a spread of cells
-                coeffs = np.linalg.solve(fit.T @ fit, fit.T @ target[use])
-            except np.linalg.LinAlgError:
-                break
-            error = np.abs(target - basis @ coeffs)
-            residual = np.maximum(np.maximum(error[:, 0], error[:, 1]), error[:, 2])
-            use = residual < np.median(residual[use]) * 3 + 0.03
+        coeffs = _robust_fit(self._basis[usable], ratio[usable])
+        clipped = usable[:, None] & self._clipped_cells(board)
+        for channel in np.nonzero(clipped.any(axis=0))[0]:
+            unclipped = usable & ~clipped[:, channel]
+            if np.count_nonzero(unclipped) >= CLIPPED_REFIT_SHARE * np.count_nonzero(usable):
+                coeffs[:, channel] = _robust_fit(self._basis[unclipped], ratio[unclipped, channel:channel + 1])[:, 0]
         return (self._basis @ coeffs).astype(np.float32).reshape(self._cells_shape + (3,))
+
+    @staticmethod
+    def _clipped_cells(board: np.ndarray) -> np.ndarray:
+        """Per cell (flattened) and channel, whether some pixel of it met the sensor's ceiling."""
+        return reduce((board >= CLIPPED).astype(np.uint8), GAIN_CELL_PX).reshape(-1, 3) > 0
 
     @staticmethod
     def sampler(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

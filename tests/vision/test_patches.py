@@ -57,3 +57,19 @@ def test_network_input_pairs_each_window_with_its_empty_board():
     x = network_input(relit, empty, 2)
     assert x.shape == (2, 6, 3, 4) and x.dtype == np.float32
     assert x[1, 2, 0, 0] == pytest.approx(relit[3, 0, 2] / 255 - 0.5) and (x[:, 3:] == 0.5).all()
+
+
+def test_a_channel_the_camera_clipped_is_fitted_on_the_wood_it_did_not_clip(kalah_setup):
+    """Brighter red light that drives the brightest wood to 255: the clipped wood would say the
+    light rose less than it did, and the hollows, divided by too small a gain, would look redder
+    than the empty board (a lone bean then reads as none)."""
+    _, calibration = kalah_setup
+    empty = calibration.empty
+    wood = _bare_wood(empty.shape[:2], calibration)
+    light = LightModel(empty, wood)
+    gain = np.float32([1.0, 1.0, 1.0])
+    gain[2] = 0.97 * 255 / np.percentile(empty[..., 2][wood], 40)  # the red of about half the wood clips
+    brighter = np.clip(empty.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    assert 0.4 < (brighter[..., 2][wood] == 255).mean() < 0.7
+    red = light.log_gain(brighter)[..., 2]
+    assert np.abs(red - np.log(gain[2])).max() < 0.04, (float(red.min()), float(np.log(gain[2])))
