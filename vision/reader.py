@@ -201,11 +201,18 @@ class BoardReader:
         reading = Reading({label: None for label in self.labels}, "vision", when, message)
         return FrameResult(reading, FrameStatus(False, markers, self.labels, False, message))
 
-    def _read_view(self, view: BoardView, when: float) -> FrameResult:
+    def without_hand(self, view: BoardView) -> tuple[np.ndarray | None, BoardView]:
+        """The hand over the board in ``view`` (its mask, or None) and the view with today's light
+        fitted again without it: skin is not today's light. The seed counter's training pictures
+        are cut from this view too."""
         hand = self._hands.find(view.board, view.log_gain, view.seen)
-        if hand is not None:  # skin is not today's light: fitted again without it
-            seen = ~hand if view.seen is None else view.seen & ~hand
-            view = replace(view, log_gain=self._light.log_gain(view.board, seen))
+        if hand is None:
+            return None, view
+        seen = ~hand if view.seen is None else view.seen & ~hand
+        return hand, replace(view, log_gain=self._light.log_gain(view.board, seen))
+
+    def _read_view(self, view: BoardView, when: float) -> FrameResult:
+        hand, view = self.without_hand(view)
         in_view = {label for label, pit in self.pits.items()
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))}
         pits = self._count(view, in_view)

@@ -108,8 +108,11 @@ class LightModel:
 
     @staticmethod
     def _clipped_cells(board: np.ndarray) -> np.ndarray:
-        """Per cell (flattened) and channel, whether some pixel of it met the sensor's ceiling."""
-        return reduce((board >= CLIPPED).astype(np.uint8), GAIN_CELL_PX).reshape(-1, 3) > 0
+        """Per cell (flattened) and channel, whether more than half its pixels met the sensor's
+        ceiling. (Any clipped pixel at all, with sensor noise, drops so much bright wood that the
+        fit is worse: on the benchmark 1-4 seeds 99.5 % exact against 99.8 %.)"""
+        clipped = cv2.threshold(board, CLIPPED - 1, 255, cv2.THRESH_BINARY)[1]
+        return reduce(clipped, GAIN_CELL_PX).reshape(-1, 3) > 128  # the mean of a cell of 0s and 255s
 
     @staticmethod
     def sampler(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -4,10 +4,10 @@ Each set-up (board, seeds, wood, lamp, camera) is calibrated from an easy
 empty frame, as a user would (the start position, which checks a trained
 counter, is not needed to cut pictures), and then photographed in
 ``frames`` hard frames with random counts. Every frame goes through the
-reader's own steps (markers, rectification, light model) and the reader's
-own :class:`~vision.patches.PatchCutter`, so the network learns from what
-it will be shown. Pits a hand hides are left out (the reader reports them
-unseen).
+reader's own steps (markers, rectification, light model, fitted again
+without a hand) and the reader's own :class:`~vision.patches.PatchCutter`,
+so the network learns from what it will be shown. Pits a hand hides are left
+out (the reader reports them unseen).
 
 Set-ups are numbered; the random stream of set-up ``k`` is
 ``default_rng([TRAINING_STREAM, k])``, which no test or benchmark uses.
@@ -126,7 +126,7 @@ def setup_patches(setup: int, frames: int = 20) -> dict[str, Patches]:
         counts, white = training_counts(profile, rng)
         rendered = render(scene, counts, white, random_shot(rng, hard=rng.random() < 0.85))
         try:
-            view = reader.view(rendered.image)
+            _, view = reader.without_hand(reader.view(rendered.image))
         except FrameUnreadable:
             continue
         relit = cutter.relit(view.board, view.log_gain)
