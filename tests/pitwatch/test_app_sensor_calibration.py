@@ -9,6 +9,7 @@ import time
 import pytest
 
 from apphelpers import sensor_calibration_for
+from waiting import wait_until
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration, save_corners, save_sensors
 from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.config import ConfigError, load
@@ -92,15 +93,6 @@ def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_pa
         SensorStore.of(config(tmp_path, f"camera.calibration={board_file}"), Game("oware").variant.layout.labels).load()
 
 
-def wait_until(condition, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return bool(condition())
-
-
 def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the_board_file(tmp_path, board_file):
     """The stores start empty, so fitting gives them the other pits' median gain; the first move that
     puts seeds in one, confirmed by the referee, teaches that store its own and it is saved."""
@@ -117,13 +109,13 @@ def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the
         runtime.sensors = sensor_source(cfg, LABELS, runtime.use_fusion({"sensors": 1.0}), runtime)
         runtime.start()
         try:
-            assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged"), \
+            assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged", 20), \
                 runtime.session.state()["verdict"]
-            assert wait_until(lambda: load_calibration(board_file).sensors.pits[0].evidence > 48)  # the start
+            assert wait_until(lambda: load_calibration(board_file).sensors.pits[0].evidence > 48, 20)  # the start
             game.play("C")  # sows into D, E, F and the store S
             board.set_counts(game.position.pits)
-            assert wait_until(lambda: len(runtime.session.game.moves) == 1), runtime.session.state()["verdict"]
-            assert wait_until(lambda: load_calibration(board_file).sensors.pits[6].evidence > 0)
+            assert wait_until(lambda: len(runtime.session.game.moves) == 1, 20), runtime.session.state()["verdict"]
+            assert wait_until(lambda: load_calibration(board_file).sensors.pits[6].evidence > 0, 20)
             learned = load_calibration(board_file).sensors
             assert learned.pits[6].gain != sensors().pits[6].gain
             # Fitted from 3 frames of the start (evidence 3 x 4^2 = 48); then 5 frames of each confirmed
