@@ -44,8 +44,8 @@ from ..counter import MIRRORS, model_paths
 from ..patches import CHANNELS, PX_PER_MM, PatchShape
 from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches
 
-WIDTHS = (24, 32, 48, 64, 96, 128)
-HIDDEN = 128
+WIDTHS = (32, 64, 96, 128, 192, 256)
+HIDDEN = 256
 VALIDATION_EVERY = 10  # set-ups whose number is a multiple of this are held out
 
 
@@ -226,12 +226,12 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         model.hidden.load_state_dict(trunk.hidden.state_dict())
     print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
     train(model, pictures, epochs, 3e-3 if trunk is None else 1.5e-3, seed)
-    honesty = calibrate(predict(model, pictures, np.nonzero(pictures.held_out)[0]), pictures)
+    honesty_figures = honesty(predict(model, pictures, np.nonzero(pictures.held_out)[0]), pictures)
     width, height = PatchShape.of(kind).size
     export(model, kind, out, {
         "format": "pitwatch-seed-counter", "version": 1, "kind": kind,
         "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM},
-        "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty,
+        "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty_figures,
         "training_prior": [round(float(v), 6) for v in count_prior(kind)],
         "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed,
                     "torch": torch.__version__, "pictures": int((~pictures.held_out).sum())},
@@ -239,7 +239,7 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
     return model
 
 
-def calibrate(logits: tuple[np.ndarray, np.ndarray], pictures: Pictures) -> dict:
+def honesty(logits: tuple[np.ndarray, np.ndarray], pictures: Pictures) -> dict:
     """The temperatures that make a network's held-out readings (``logits`` of every held-out
     picture, from :func:`mean_view_logits`) honest, and its held-out figures, as its description
     records them."""
@@ -268,7 +268,7 @@ def recalibrate(data: list[Path], out: Path) -> None:
         pictures = Pictures([folder / f"{kind}.npz" for folder in data])
         print(f"{kind}: {int(pictures.held_out.sum())} held out")
         description = json.loads(json_path.read_text())
-        description.update(calibrate(mean_view_logits(forward, pictures, np.nonzero(pictures.held_out)[0]), pictures))
+        description.update(honesty(mean_view_logits(forward, pictures, np.nonzero(pictures.held_out)[0]), pictures))
         json_path.write_text(json.dumps(description, indent=1) + "\n")
 
 
