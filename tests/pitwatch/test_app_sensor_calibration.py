@@ -93,6 +93,9 @@ def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_pa
         SensorStore.of(config(tmp_path, f"camera.calibration={board_file}"), Game("oware").variant.layout.labels).load()
 
 
+READ_EVERY = 0.02  # s between reads of the board file while waiting: each read decodes its pictures
+
+
 def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the_board_file(tmp_path, board_file):
     """The stores start empty, so fitting gives them the other pits' median gain; the first move that
     puts seeds in one, confirmed by the referee, teaches that store its own and it is saved."""
@@ -111,11 +114,11 @@ def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the
         try:
             assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged", 20), \
                 runtime.session.state()["verdict"]
-            assert wait_until(lambda: load_calibration(board_file).sensors.pits[0].evidence > 48, 20)  # the start
+            assert wait_until(lambda: load_calibration(board_file).sensors.pits[0].evidence > 48, 20, READ_EVERY)  # the start
             game.play("C")  # sows into D, E, F and the store S
             board.set_counts(game.position.pits)
             assert wait_until(lambda: len(runtime.session.game.moves) == 1, 20), runtime.session.state()["verdict"]
-            assert wait_until(lambda: load_calibration(board_file).sensors.pits[6].evidence > 0, 20)
+            assert wait_until(lambda: load_calibration(board_file).sensors.pits[6].evidence > 0, 20, READ_EVERY)
             learned = load_calibration(board_file).sensors
             assert learned.pits[6].gain != sensors().pits[6].gain
             # Fitted from 3 frames of the start (evidence 3 x 4^2 = 48); then 5 frames of each confirmed
