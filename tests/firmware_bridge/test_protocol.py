@@ -50,6 +50,19 @@ def test_every_single_byte_error_is_detected():
                 p.decode_frame(bytes(damaged))
 
 
+def test_a_lost_zero_the_crc_misses_is_caught_by_the_length_check():
+    """The soak test's one false accept: this ACK's CRC register is zero after its type, seq and
+    first two payload bytes, so the CRC cannot see a zero lost after them (2**-16 of frames);
+    the ACK's fixed length can."""
+    ack = p.Ack(0x3C, p.MessageType.SET_LED, p.Status.OK).frame(0xDF)[:-1]
+    assert ack == bytes((5, 0x80, 0xDF, 0x3C, 5, 1, 1, 1))  # type seq payload (3C 05 00) CRC (00 00)
+    damaged = ack[:-1]  # one zero (a COBS block of 1) lost on the wire
+    frame = p.decode_frame(damaged)
+    assert frame.payload == bytes((0x3C, 5))
+    with pytest.raises(p.ProtocolError, match="ACK"):
+        p.decode_message(frame)
+
+
 @pytest.mark.parametrize("payload, message", [
     (bytes((2, 1, 0, 0)), "does not match its pit count"),
     (bytes((1, 9, 0, 0, 0)), "9 is not a valid LedMode"),
