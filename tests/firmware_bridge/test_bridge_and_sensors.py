@@ -14,6 +14,7 @@ from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard, build
 from firmware_bridge.harness.simboard import MCUS
 from pitcount import assert_pit_count_restored
+from waiting import wait_until
 
 LABELS = rules.variant("kalah").layout.labels
 START = list(rules.variant("kalah").start().pits)
@@ -90,10 +91,7 @@ def test_discovery_finds_the_board_among_other_ports(tmp_path):
     with EmulatedBoard(14) as board:
         bridge = Bridge(None, pit_count=14, candidates=lambda: [str(tmp_path / "ttyGone"), board.port])
         bridge.start()
-        deadline = time.monotonic() + 5
-        while not bridge.status.connected and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert bridge.status.connected and bridge.status.port == board.port
+        assert wait_until(lambda: bridge.status.connected, 5) and bridge.status.port == board.port
         bridge.stop()
 
 
@@ -111,9 +109,7 @@ def test_mega_2560_firmware_handshakes_and_lights_leds(built, tmp_path):
         bridge = Bridge(board.port, pit_count=32, ack_timeout=0.3).start()
         bridge.set_leds([Led(1, 2, 3)] * 32)
         assert board.wait_for_leds(lambda s: list(s) == [(1, 2, 3)] * 32, 5) is not None
-        deadline = time.monotonic() + 2
-        while not bridge.status.connected and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert wait_until(lambda: bridge.status.connected, 2)
         assert bridge.status.device.max_pits == 32
         bridge.stop()
 
@@ -258,12 +254,9 @@ def test_a_failing_callback_does_not_break_the_link():
     presses = []
     with EmulatedBoard(14) as board:
         bridge = Bridge(board.port, pit_count=14, on_reading=broken, on_button=presses.append).start()
-        deadline = time.monotonic() + 5
-        while not bridge.status.connected and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert wait_until(lambda: bridge.status.connected, 5)
         time.sleep(0.2)  # several reports, each making the callback raise
         board.press(0)
-        while not presses and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert wait_until(lambda: presses, 5)
         assert presses == [0] and bridge.status.connected
         bridge.stop()
