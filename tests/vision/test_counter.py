@@ -114,6 +114,14 @@ def test_missing_or_broken_files_are_named(copied):
         CounterModel("pit", copied)
 
 
+def test_a_network_for_another_window_is_refused_naming_both_shapes(copied):
+    pit_onnx, store_onnx = model_paths(copied, "pit")[0], model_paths(copied, "store")[0]
+    shutil.copy(store_onnx, pit_onnx)
+    with pytest.raises(CounterError, match=r"pit_counter.onnx: expected windows of shape \(batch, 6, 46, 52\), "
+                                           r"the network takes \['batch', 6, 104, 48\]"):
+        CounterModel("pit", copied)
+
+
 def test_widening_keeps_the_order_and_flattens():
     p = np.array([0.01, 0.9, 0.09])
     assert widened(p, 1.0) is p

@@ -3,7 +3,7 @@
 Two small convolutional networks, one for playing pits and one for stores
 (bigger windows, bigger heaps), each answering for one hollow: a probability
 for every count, and for every number of white chips. They are built from
-depthwise-separable convolutions (MobileNet's), which OpenCV's DNN module
+depthwise-separable convolutions (MobileNet's), which ONNX Runtime
 runs in a few milliseconds for a whole board on one core (docs/vision.md, section 6).
 
 The store network starts from the trained pit network (seeds look the same;
@@ -34,13 +34,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import cv2
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..counter import MIRRORS, model_paths
+from ..counter import MIRRORS, load_network, model_paths, network_logits
 from ..patches import CHANNELS, PX_PER_MM, PatchShape
 from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches
 
@@ -183,14 +182,14 @@ def held_out_figures(count_logits: np.ndarray, white_logits: np.ndarray, picture
 
 
 def export(model: Counter, kind: str, out: Path, description: dict) -> None:
-    """Write the network as ONNX and its description as JSON. The batch size is fixed at 1 in the
-    file: OpenCV's DNN module reads a batch of any size from it, and runs a file exported
-    with a variable batch about two and a half times slower."""
+    """Write the network as ONNX, taking a batch of any size (every window of a board at once),
+    and its description as JSON."""
     model.eval()
     width, height = PatchShape.of(kind).size
     onnx_path, json_path = model_paths(out, kind)
+    batch = {name: {0: "batch"} for name in ("window", "counts", "whites")}
     torch.onnx.export(model, torch.zeros(1, CHANNELS, height, width), str(onnx_path), input_names=["window"],
-                      output_names=["counts", "whites"], opset_version=13, dynamo=False)
+                      output_names=["counts", "whites"], dynamic_axes=batch, opset_version=13, dynamo=False)
     json_path.write_text(json.dumps(description, indent=1) + "\n")
 
 
@@ -255,20 +254,16 @@ def honesty(logits: tuple[np.ndarray, np.ndarray], pictures: Pictures) -> dict:
 
 def recalibrate(data: list[Path], out: Path) -> None:
     """Fit the temperatures of the exported networks in ``out`` again on the held-out pictures of
-    ``data``, as OpenCV runs them, without training them again: for when the counter changes how
+    ``data``, as Pitwatch runs them, without training them again: for when the counter changes how
     it reads (more mirror images, say), which changes how sure its averaged readings are."""
     for kind in ("pit", "store"):
         onnx_path, json_path = model_paths(out, kind)
-        net = cv2.dnn.readNetFromONNX(str(onnx_path))
-
-        def forward(x: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-            net.setInput(x.numpy())
-            counts, whites = net.forward(["counts", "whites"])
-            return counts, whites
+        net = load_network(onnx_path, kind)
         pictures = Pictures([folder / f"{kind}.npz" for folder in data])
         print(f"{kind}: {int(pictures.held_out.sum())} held out")
         description = json.loads(json_path.read_text())
-        description.update(honesty(mean_view_logits(forward, pictures, np.nonzero(pictures.held_out)[0]), pictures))
+        logits = mean_view_logits(lambda x: network_logits(net, x.numpy()), pictures, np.nonzero(pictures.held_out)[0])
+        description.update(honesty(logits, pictures))
         json_path.write_text(json.dumps(description, indent=1) + "\n")
 
 
