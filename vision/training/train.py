@@ -1,4 +1,4 @@
-"""Train the seed counters on rendered pictures and export them for OpenCV.
+"""Train the seed counters on rendered pictures and export them for ONNX Runtime.
 
 Two small convolutional networks, one for playing pits and one for stores
 (bigger windows, bigger heaps), each answering for one hollow: a probability
@@ -17,9 +17,11 @@ describing it (:class:`vision.counter.CounterModel` checks it on load).
 
 The pit network is also saved as ``pit_counter.pt`` beside the exported files
 (not shipped), so that ``--store-only`` can train the store network again
-without training the pit network first. ``--recalibrate`` trains nothing: it
-fits the temperatures of exported networks again, for when the counter
-changes how it reads them.
+without training the pit network first. ``--continue-from FOLDER`` trains the
+networks exported in FOLDER further, on set-ups they have not seen, at a tenth
+of the learning rate (their batch norms, folded into the export, stay fixed).
+``--recalibrate`` trains nothing: it fits the temperatures of exported
+networks again, for when the counter changes how it reads them.
 
 Needs PyTorch (``pip install -e .[train]``); deterministic for a given data
 set, seed and number of threads.
@@ -35,8 +37,10 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import onnx
 import torch
 import torch.nn.functional as F
+from onnx import numpy_helper
 from torch import nn
 
 from ..counter import MIRRORS, load_network, model_paths, network_logits
@@ -46,6 +50,7 @@ from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, c
 WIDTHS = (32, 64, 96, 128, 192, 256)
 HIDDEN = 256
 VALIDATION_EVERY = 10  # set-ups whose number is a multiple of this are held out
+CONTINUED_RATE = 3e-4  # peak learning rate when training an exported network further: a tenth of a new one's
 
 
 def _separable(cin: int, cout: int, stride: int) -> nn.Sequential:
@@ -58,6 +63,7 @@ class Counter(nn.Module):
 
     def __init__(self, counts: int, whites: int) -> None:
         super().__init__()
+        self.frozen_norms = False  # True for a network continued from an export (see exported_counter)
         w = WIDTHS
         self.features = nn.Sequential(
             nn.Sequential(nn.Conv2d(CHANNELS, w[0], 3, 2, 1, bias=False), nn.BatchNorm2d(w[0]), nn.ReLU(inplace=True)),
@@ -70,6 +76,46 @@ class Counter(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         h = self.hidden(self.features(x).mean(dim=(2, 3)))
         return self.count(h), self.white(h)
+
+    def train(self, mode: bool = True) -> "Counter":
+        """As nn.Module.train, except that frozen batch norms keep using their stored statistics."""
+        super().train(mode)
+        if self.frozen_norms:
+            for module in self.modules():
+                if isinstance(module, nn.BatchNorm2d):
+                    module.eval()
+        return self
+
+
+def exported_counter(folder: Path, kind: str) -> tuple[Counter, dict]:
+    """The network for ``kind`` exported in ``folder`` (ONNX and its description) as a Counter to
+    train further, and its description. Export folded each batch norm into the convolution
+    before it, so the convolutions get those weights and biases and the batch norms become fixed
+    identities (``frozen_norms``): training goes on from exactly the exported network."""
+    onnx_path, json_path = model_paths(folder, kind)
+    description = json.loads(json_path.read_text())
+    graph = onnx.load(str(onnx_path)).graph
+    weights = {w.name: torch.from_numpy(numpy_helper.to_array(w).copy()) for w in graph.initializer}
+    model = Counter(description["counts"], description["whites"])
+    model.frozen_norms = True
+    convolutions = [node for node in graph.node if node.op_type == "Conv"]
+    pairs = [(m, n) for m, n in zip(model.features.modules(), list(model.features.modules())[1:])
+             if isinstance(m, nn.Conv2d)]
+    if len(convolutions) != len(pairs):
+        raise ValueError(f"{onnx_path}: {len(convolutions)} convolutions, this Counter has {len(pairs)}: another shape")
+    with torch.no_grad():
+        for node, (conv, norm) in zip(convolutions, pairs):
+            conv.weight.copy_(weights[node.input[1]])
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(weights[node.input[2]])
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        dense = {node.output[0]: node for node in graph.node if node.op_type == "Gemm"}
+        hidden = next(node for name, node in dense.items() if name not in ("counts", "whites"))
+        for layer, node in ((model.hidden[0], hidden), (model.count, dense["counts"]), (model.white, dense["whites"])):
+            layer.weight.copy_(weights[node.input[1]])
+            layer.bias.copy_(weights[node.input[2]])
+    return model, description
 
 
 class Pictures:
@@ -194,11 +240,18 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
 
 
 def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int,
-        store_only: bool = False) -> None:
+        store_only: bool = False, continue_from: Path | None = None) -> None:
     """Train the pit network, then the store network from its layers; ``store_only`` trains the
-    store network again from the pit network a run saved in ``out`` (``pit_counter.pt``)."""
+    store network again from the pit network a run saved in ``out`` (``pit_counter.pt``);
+    ``continue_from`` trains both networks exported there further, each on its own."""
     torch.set_num_threads(threads)
     out.mkdir(parents=True, exist_ok=True)
+    if continue_from is not None:
+        for kind, kind_epochs in (("pit", epochs), ("store", store_epochs)):
+            model, description = exported_counter(continue_from, kind)
+            train_counter(kind, data, out, kind_epochs, seed, start=model, rate=CONTINUED_RATE,
+                          continued={"from": str(continue_from), "trained": description.get("trained")})
+        return
     trunk_path = out / "pit_counter.pt"
     if store_only:
         try:
@@ -213,18 +266,20 @@ def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, 
     train_counter("store", data, out, store_epochs, seed, trunk)
 
 
-def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int, trunk: Counter | None = None) -> Counter:
+def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int, trunk: Counter | None = None,
+                  start: Counter | None = None, rate: float | None = None, continued: dict | None = None) -> Counter:
     """Train, calibrate and export the network for ``kind``; a ``trunk`` (the pit network) gives
-    the store network its first layers, since stores are few in the pictures."""
+    the store network its first layers, since stores are few in the pictures; a ``start`` is a
+    whole network to train further (at a lower ``rate``; ``continued`` says where it came from)."""
     torch.manual_seed(seed)  # each network from its own seed: a store-only run makes the same one
     counts = (PIT_TRAINING_MAX if kind == "pit" else STORE_TRAINING_MAX) + 1
     pictures = Pictures([folder / f"{kind}.npz" for folder in data])
-    model = Counter(counts, WHITE_TRAINING_MAX + 1)
+    model = start if start is not None else Counter(counts, WHITE_TRAINING_MAX + 1)
     if trunk is not None:
         model.features.load_state_dict(trunk.features.state_dict())
         model.hidden.load_state_dict(trunk.hidden.state_dict())
     print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
-    train(model, pictures, epochs, 3e-3 if trunk is None else 1.5e-3, seed)
+    train(model, pictures, epochs, rate or (3e-3 if trunk is None else 1.5e-3), seed)
     honesty_figures = honesty(predict(model, pictures, np.nonzero(pictures.held_out)[0]), pictures)
     width, height = PatchShape.of(kind).size
     export(model, kind, out, {
@@ -233,7 +288,8 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty_figures,
         "training_prior": [round(float(v), 6) for v in count_prior(kind)],
         "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed,
-                    "torch": torch.__version__, "pictures": int((~pictures.held_out).sum())},
+                    "torch": torch.__version__, "pictures": int((~pictures.held_out).sum()),
+                    **({"continued": continued} if continued else {})},
     })
     return model
 
@@ -278,6 +334,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--store-only", action="store_true",
                         help="train only the store network, from the pit network an earlier run saved in OUTPUT")
+    parser.add_argument("--continue-from", type=Path, metavar="FOLDER",
+                        help="train the networks exported in FOLDER further on DATA (new set-ups) instead of new ones")
     parser.add_argument("--recalibrate", action="store_true",
                         help="train nothing: fit the temperatures of the networks in OUTPUT again on DATA's held-out pictures")
     args = parser.parse_args(argv)
@@ -285,7 +343,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.recalibrate:
             recalibrate(args.data, args.output)
         else:
-            run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only)
+            run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only,
+                args.continue_from)
     except ValueError as error:  # pictures that cannot train a network: say which, no traceback
         parser.error(str(error))
 
