@@ -35,6 +35,7 @@ MODELS = Path(__file__).resolve().parent / "models"
 FORMAT, VERSION = "pitwatch-seed-counter", 1
 SURE = 0.995  # a window read at least this sure of one count is not read again mirrored
 MIRRORS = ((True, True), (False, True), (True, False))  # (rows, columns) reversed: a half turn, left-right, top-bottom
+INPUT, OUTPUTS = "window", ["counts", "whites"]  # the names train.py exports the networks with
 LOAD_ERRORS = (runtime_errors.NoSuchFile, runtime_errors.InvalidProtobuf, runtime_errors.InvalidGraph,
                runtime_errors.Fail, runtime_errors.NotImplemented, runtime_errors.RuntimeException)
 
@@ -136,8 +137,8 @@ def load_network(onnx_path: Path, kind: str) -> onnxruntime.InferenceSession:
     except LOAD_ERRORS as error:
         raise CounterError(f"{onnx_path}: cannot load the {kind} counter ({error})") from None
     inputs, outputs = net.get_inputs(), {output.name for output in net.get_outputs()}
-    if len(inputs) != 1 or not {"counts", "whites"} <= outputs:
-        raise CounterError(f"{onnx_path}: expected one input and outputs 'counts' and 'whites', "
+    if [i.name for i in inputs] != [INPUT] or not set(OUTPUTS) <= outputs:
+        raise CounterError(f"{onnx_path}: expected input {INPUT!r} and outputs {OUTPUTS}, "
                            f"got {[i.name for i in inputs]} and {sorted(outputs)}")
     batch, *shape = inputs[0].shape
     if tuple(shape) != window or isinstance(batch, int):
@@ -148,7 +149,7 @@ def load_network(onnx_path: Path, kind: str) -> onnxruntime.InferenceSession:
 
 def network_logits(net: onnxruntime.InferenceSession, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The network's logits over counts and over white chips for a batch of windows."""
-    counts, whites = net.run(["counts", "whites"], {net.get_inputs()[0].name: windows})
+    counts, whites = net.run(OUTPUTS, {INPUT: windows})
     return counts, whites
 
 

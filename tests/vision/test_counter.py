@@ -122,6 +122,19 @@ def test_a_network_for_another_window_is_refused_naming_both_shapes(copied):
         CounterModel("pit", copied)
 
 
+def test_a_network_exported_for_one_window_at_a_time_is_refused(copied):
+    """OpenCV's DNN module ran files exported with a batch of 1; ONNX Runtime would refuse a
+    board's windows at once on the first frame, so loading says so. The batch dimension's name
+    (field 2 of the dimension, the string "batch") becomes the value 1 (field 1, a varint of the
+    same 7 bytes with padding, which protobuf accepts), so no other byte of the file moves."""
+    onnx_path = model_paths(copied, "pit")[0]
+    named = onnx_path.read_bytes()
+    assert named.count(b"\x12\x05batch") == 3  # the input and both outputs
+    onnx_path.write_bytes(named.replace(b"\x12\x05batch", b"\x08\x81\x80\x80\x80\x80\x00"))
+    with pytest.raises(CounterError, match=r"the network takes \[1, 6, 46, 52\]: export it again"):
+        CounterModel("pit", copied)
+
+
 def test_widening_keeps_the_order_and_flattens():
     p = np.array([0.01, 0.9, 0.09])
     assert widened(p, 1.0) is p

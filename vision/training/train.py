@@ -43,7 +43,7 @@ import torch.nn.functional as F
 from onnx import numpy_helper
 from torch import nn
 
-from ..counter import MIRRORS, load_network, model_paths, network_logits
+from ..counter import INPUT, MIRRORS, OUTPUTS, load_network, model_paths, network_logits
 from ..patches import CHANNELS, PX_PER_MM, PatchShape
 from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches
 
@@ -111,8 +111,9 @@ def exported_counter(folder: Path, kind: str) -> tuple[Counter, dict]:
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
         dense = {node.output[0]: node for node in graph.node if node.op_type == "Gemm"}
-        hidden = next(node for name, node in dense.items() if name not in ("counts", "whites"))
-        for layer, node in ((model.hidden[0], hidden), (model.count, dense["counts"]), (model.white, dense["whites"])):
+        counts, whites = OUTPUTS
+        hidden = next(node for name, node in dense.items() if name not in OUTPUTS)
+        for layer, node in ((model.hidden[0], hidden), (model.count, dense[counts]), (model.white, dense[whites])):
             layer.weight.copy_(weights[node.input[1]])
             layer.bias.copy_(weights[node.input[2]])
     return model, description
@@ -233,9 +234,9 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
     model.eval()
     width, height = PatchShape.of(kind).size
     onnx_path, json_path = model_paths(out, kind)
-    batch = {name: {0: "batch"} for name in ("window", "counts", "whites")}
-    torch.onnx.export(model, torch.zeros(1, CHANNELS, height, width), str(onnx_path), input_names=["window"],
-                      output_names=["counts", "whites"], dynamic_axes=batch, opset_version=13, dynamo=False)
+    batch = {name: {0: "batch"} for name in (INPUT, *OUTPUTS)}
+    torch.onnx.export(model, torch.zeros(1, CHANNELS, height, width), str(onnx_path), input_names=[INPUT],
+                      output_names=OUTPUTS, dynamic_axes=batch, opset_version=13, dynamo=False)
     json_path.write_text(json.dumps(description, indent=1) + "\n")
 
 
