@@ -5,12 +5,14 @@ RTSP/HTTP URL, a folder of images (read in name order), a single image, or
 ``synthetic:VARIANT`` (a rendered virtual board, see :mod:`vision.synthetic`).
 Every source hands out :class:`Frame` objects: ``image`` is ``None`` whenever
 there is no picture, and ``status`` says why (camera lost, end of video,
-unreadable file, black frame). A camera that disappears is reopened on later
-reads; nothing raises out of ``read()``.
+unreadable file, black frame). A live camera always gives its newest frame
+(:class:`LiveCamera`), and one that disappears is opened again while it is
+read; nothing raises out of ``read()``.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,9 @@ import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 REOPEN_EVERY_S = 2.0  # a lost live camera is retried at most this often
+FRAME_WAIT_S = 1.0  # a live camera with no new frame for this long is reported lost
+STREAM_TIMEOUT_MS = 5000  # a network stream that does not open or send for this long is lost
+OPEN_WAIT_S = STREAM_TIMEOUT_MS / 1000 + 1  # how long a live camera may take to give its first frame
 
 
 class SourceError(ValueError):
@@ -75,22 +80,40 @@ class FrameSource:
         self.close()
 
 
-class CaptureSource(FrameSource):
-    """A device, video file or network stream through OpenCV's VideoCapture."""
+def _open_capture(target: int | str) -> cv2.VideoCapture | None:
+    """An opened VideoCapture, or None. A stream gets open and read timeouts, so that a server
+    that stops sending is a lost camera within seconds rather than a read that hangs."""
+    if isinstance(target, str) and "://" in target:
+        timeouts = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, STREAM_TIMEOUT_MS, cv2.CAP_PROP_READ_TIMEOUT_MSEC, STREAM_TIMEOUT_MS]
+        capture = cv2.VideoCapture(target, cv2.CAP_ANY, timeouts)
+    else:
+        capture = cv2.VideoCapture(target)
+    if capture.isOpened():
+        return capture
+    capture.release()
+    return None
 
-    def __init__(self, target: int | str, live: bool) -> None:
-        self.target, self.live = target, live
-        self.name = f"camera {target}" if isinstance(target, int) else str(target)
+
+def _captured(capture: cv2.VideoCapture, now: float, index: int) -> Frame | None:
+    """The capture's next frame, or None when it gives none (end of a file, a camera gone)."""
+    try:
+        ok, image = capture.read()
+    except cv2.error:  # a driver error is a camera gone, never an exception out of the loop
+        return None
+    if not ok or image is None:
+        return None
+    status = frame_status(image)
+    return Frame(image if status == "ok" else None, status, now, index)
+
+
+class VideoFile(FrameSource):
+    """A video file: every frame in order, then "end of video"."""
+
+    def __init__(self, path: str) -> None:
+        self.name = path
         self._index = 0
         self._closed = False
-        self._last_open = 0.0
-        self._capture: cv2.VideoCapture | None = None
-        self._open()
-
-    def _open(self) -> None:
-        self._last_open = time.monotonic()
-        capture = cv2.VideoCapture(self.target)
-        self._capture = capture if capture.isOpened() else None
+        self._capture = _open_capture(path)
 
     def read(self) -> Frame:
         now = time.time()
@@ -98,35 +121,101 @@ class CaptureSource(FrameSource):
         if self._closed:
             return Frame(None, "closed", now, self._index)
         if self._capture is None:
-            if not self.live:
-                self.ended = True
-                return Frame(None, f"cannot open {self.name}", now, self._index)
-            if time.monotonic() - self._last_open >= REOPEN_EVERY_S:
-                self._open()
-            if self._capture is None:
-                return Frame(None, f"camera lost: {self.name} does not answer", now, self._index)
-        try:
-            ok, image = self._capture.read()
-        except cv2.error as error:  # a driver error must not escape the live loop
-            ok, image = False, None
-            self._capture = None
-            return Frame(None, f"camera lost: {self.name} ({error})", now, self._index)
-        if not ok or image is None:
-            if not self.live:
-                self.ended = True
-                return Frame(None, "end of video", now, self._index)
-            self._capture.release()
-            self._capture = None
-            return Frame(None, f"camera lost: {self.name} gave no frame", now, self._index)
-        status = frame_status(image)
-        return Frame(image if status == "ok" else None, status, now, self._index)
+            self.ended = True
+            return Frame(None, f"cannot open {self.name}", now, self._index)
+        frame = _captured(self._capture, now, self._index)
+        if frame is None:
+            self.ended = True
+            return Frame(None, "end of video", now, self._index)
+        return frame
 
     def close(self) -> None:
-        self._closed = True
-        self.ended = True
+        self._closed = self.ended = True
         if self._capture is not None:
             self._capture.release()
             self._capture = None
+
+
+class LiveCamera(FrameSource):
+    """A camera device or a network stream, always read for its newest frame.
+
+    A camera goes on taking pictures while the board is being read; read in
+    turn, its frames would queue up in the driver or the stream's buffer, and
+    a reader slower than the camera would see the board later and later (on
+    an MJPEG stream, seconds behind within a minute). So a thread owns the
+    VideoCapture: it reads every frame as it comes and keeps only the newest,
+    and :meth:`read` hands that one out, waiting for a newer one if the last
+    was handed out already. ``Frame.index`` is the camera's own frame number,
+    so a reader can see how many frames it skipped. A camera that gives no
+    frame is released and opened again every ``REOPEN_EVERY_S`` seconds, in
+    that thread; :meth:`read` meanwhile says "camera lost".
+    """
+
+    live = True
+
+    def __init__(self, target: int | str) -> None:
+        self.target = target
+        self.name = f"camera {target}" if isinstance(target, int) else str(target)
+        self._newest: Frame | None = None  # the newest frame the camera gave
+        self._lost: str | None = None  # why the camera gives no frames now, or None while it does
+        self._handed_out = 0  # index of the last frame read() returned
+        self._changed = threading.Condition()
+        self._closing = threading.Event()
+        self._grabber = threading.Thread(target=self._grab_frames, name=f"grabber {self.name}", daemon=True)
+        self._grabber.start()
+
+    def read(self, wait: float | None = None) -> Frame:
+        """The newest frame not yet handed out, waiting up to ``wait`` seconds for one: by default
+        ``FRAME_WAIT_S``, or while the camera is still opening (no frame yet) ``OPEN_WAIT_S``."""
+        with self._changed:
+            if wait is None:
+                wait = FRAME_WAIT_S if self._newest is not None else OPEN_WAIT_S
+            self._changed.wait_for(self._news, timeout=wait)
+            now, newest = time.time(), self._newest
+            if self._closing.is_set():
+                return Frame(None, "closed", now, self._handed_out)
+            if newest is not None and newest.index > self._handed_out:
+                self._handed_out = newest.index
+                return newest
+            return Frame(None, self._lost or f"camera lost: {self.name} gave no frame for {wait:g} s", now, self._handed_out)
+
+    def _news(self) -> bool:
+        return (self._closing.is_set() or self._lost is not None
+                or (self._newest is not None and self._newest.index > self._handed_out))
+
+    def _grab_frames(self) -> None:
+        index = 0
+        while not self._closing.is_set():
+            capture = _open_capture(self.target)
+            if capture is None:
+                self._publish(None, f"camera lost: {self.name} does not answer")
+                self._closing.wait(REOPEN_EVERY_S)
+                continue
+            try:
+                while not self._closing.is_set():
+                    frame = _captured(capture, time.time(), index + 1)
+                    if frame is None:
+                        self._publish(None, f"camera lost: {self.name} gave no frame")
+                        break
+                    index = frame.index
+                    self._publish(frame, None)
+            finally:
+                capture.release()
+            self._closing.wait(REOPEN_EVERY_S)
+
+    def _publish(self, frame: Frame | None, lost: str | None) -> None:
+        with self._changed:
+            if frame is not None:
+                self._newest = frame
+            self._lost = lost
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        self.ended = True
+        with self._changed:
+            self._closing.set()
+            self._changed.notify_all()
+        self._grabber.join(timeout=OPEN_WAIT_S)
 
 
 class ImageFolder(FrameSource):
@@ -163,14 +252,14 @@ def open_source(spec: int | str) -> FrameSource:
     rendered board holding the variant's start position.
     """
     if isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit()):
-        return CaptureSource(int(spec), live=True)
+        return LiveCamera(int(spec))
     text = str(spec).strip()
     if text.startswith("synthetic:"):
         from .synthetic import SyntheticCamera, parse_synthetic_spec  # the renderer loads only when asked for
 
         return SyntheticCamera(*parse_synthetic_spec(text))
     if "://" in text:
-        return CaptureSource(text, live=True)
+        return LiveCamera(text)
     path = Path(text)
     if path.is_dir():
         images = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
@@ -180,7 +269,7 @@ def open_source(spec: int | str) -> FrameSource:
     if path.is_file():
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return ImageFolder([path], text)
-        return CaptureSource(text, live=False)
+        return VideoFile(text)
     raise SourceError(f"camera source {text!r}: no such file, folder, device number or URL")
 
 
