@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator, Mapping
 
 import cv2
@@ -86,6 +86,7 @@ class Rendered:
     white: dict[str, int] | None
     covered: frozenset[str]  # pits a hand hides (more than a sliver)
     scene: Scene
+    seeds: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # every seed's centre (board mm), per hollow
 
 
 def random_scene(board: str, rng: np.random.Generator, seed_kind: str | None = None) -> Scene:
@@ -282,18 +283,22 @@ def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, flo
 
 
 def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
-                rng: np.random.Generator) -> None:
+                rng: np.random.Generator) -> dict[str, list[tuple[float, float]]]:
+    """Draw every hollow's seeds on the board texture; their centres (board mm) per hollow."""
     s = TEXTURE_PX_PER_MM
     lamp = _lamp(scene)
     axes = _SEED_AXES[scene.seed_kind]
     shadow_dx = -lamp[0] / max(lamp[2], 0.3) * 3.0 * s
     shadow_dy = -lamp[1] / max(lamp[2], 0.3) * 3.0 * s
+    centres: dict[str, list[tuple[float, float]]] = {}
     for hollow in scene.profile.hollows:
         n = counts.get(hollow.label, 0)
         whites = (white or {}).get(hollow.label, 0)
         is_white = [k < whites for k in range(n)]
         rng.shuffle(is_white)
-        for k, (x, y, level) in enumerate(_place_seeds(n, hollow.centre, hollow.axes, max(axes), rng)):
+        placed = _place_seeds(n, hollow.centre, hollow.axes, max(axes), rng)
+        centres[hollow.label] = [(x, y) for x, y, _ in placed]
+        for k, (x, y, level) in enumerate(placed):
             scale = rng.uniform(0.9, 1.1)
             patch, alpha = _seed_sprite(scene.seed_kind, _seed_colour(scene.seed_kind, rng, is_white[k]),
                                         (axes[0] * scale, axes[1] * scale), rng.uniform(0, math.pi), lamp, rng)
@@ -311,6 +316,7 @@ def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], whit
                     region *= (1 - a_mult * soft)[..., None]
                 else:
                     region[:] = region * (1 - alpha[..., None]) + image * alpha[..., None]
+    return centres
 
 
 # --- the camera -----------------------------------------------------------------------------
@@ -452,7 +458,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     rng = np.random.default_rng(shot.seed)
     profile = scene.profile
     board = _empty_board(scene).copy()
-    _draw_seeds(board, scene, counts, white, rng)
+    seeds = _draw_seeds(board, scene, counts, white, rng)
 
     map_xy, map_fraction, inside, table_shade = _view(scene, shot.nudge)
     frame = np.asarray(scene.table, np.float32) * table_shade[..., None]
@@ -477,7 +483,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     if shot.jpeg:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg])
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    return Rendered(image, dict(counts), None if white is None else dict(white), covered, scene)
+    return Rendered(image, dict(counts), None if white is None else dict(white), covered, scene, seeds)
 
 
 def _distort_point(scene: Scene, undistorted: np.ndarray) -> tuple[float, float]:

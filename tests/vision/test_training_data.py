@@ -1,6 +1,7 @@
 """The counter's training pictures: cut as the reader cuts, labelled with the renderer's truth,
 in the mix of counts the counter is told it was trained on."""
 
+import cv2
 import numpy as np
 import pytest
 
@@ -9,7 +10,7 @@ from vision.counter import SeedCounter
 from vision.patches import PatchCutter, PatchShape, network_input
 from vision.reader import BoardReader
 from vision.render import Shot, render
-from vision.training.dataset import BOARDS, count_prior, load_patches, setup_patches, training_counts
+from vision.training.dataset import BOARDS, count_prior, load_patches, seed_cells, setup_patches, training_counts
 
 
 def test_training_counts_follow_the_declared_mix():
@@ -53,6 +54,8 @@ def test_sets_rendered_in_separate_runs_train_as_one(tmp_path):
         assert [int(i) for i in joined["counts"][rows]] == patches.counts
         for row, index in zip(rows, patches.empty_index):
             assert np.array_equal(joined["empty"][joined["empty_index"][row]], patches.empty[index])
+    per_window = np.bincount(joined["seed_window"], minlength=len(joined["relit"]))
+    assert np.array_equal(per_window, joined["counts"])  # every seed kept, with its own window
     with pytest.raises(ValueError, match=r"set-up \d+ is in both .*a\.npz and .*a\.npz"):
         load_patches([tmp_path / "a.npz", tmp_path / "a.npz"])
 
@@ -80,3 +83,35 @@ def test_a_training_picture_is_what_the_reader_shows_the_counter(kalah_setup):
         relit = cutter.relit(view.board, view.log_gain)[kind]
         training = network_input(relit, cutter.empty(kind), len(labels))
         assert np.array_equal(recorder.seen[kind], training), kind
+
+
+@pytest.mark.parametrize("kind, label", [("pit", "C"), ("store", "S")])
+def test_every_seed_is_marked_where_it_lies_in_its_window(kalah_setup, kind, label):
+    """The renderer's seed centres, taken into a window (PatchCutter.window_points), fall on the
+    seed the window shows: the peak of what differs from the empty board."""
+    scene, calibration = kalah_setup
+    rendered = render(scene, {label: 1}, None, Shot(seed=5))
+    view = BoardReader(calibration).view(rendered.image)
+    cutter = PatchCutter(calibration)
+    width, height = PatchShape.of(kind).size
+    k = cutter.labels[kind].index(label)
+    relit = cutter.relit(view.board, view.log_gain)[kind][k * height:(k + 1) * height].astype(np.float32)
+    empty = cutter.empty(kind)[k * height:(k + 1) * height].astype(np.float32)
+    difference = cv2.GaussianBlur(np.abs(relit - empty).sum(axis=2), (0, 0), 2.0)
+    row, column = np.unravel_index(np.argmax(difference), difference.shape)
+    [marked] = cutter.window_points(label, np.array(rendered.seeds[label]))
+    assert len(rendered.seeds[label]) == 1 and all(not seeds for other, seeds in rendered.seeds.items() if other != label)
+    assert np.hypot(column - marked[0], row - marked[1]) < 3.0, (column, row, marked)
+
+
+def test_seed_cells_count_every_seed_in_its_cell_flipped_as_the_window():
+    window, cells = (46, 52), (6, 7)  # a pit window (height, width), the network's last feature map over it
+
+    def occupied(flip):
+        grid = seed_cells(np.array([[0.0, 0.0], [51.0, 45.0], [20.0, 12.0], [60.0, -3.0]]), window, flip, cells, 8)
+        assert grid.sum() == 4  # a seed beyond the grid counts in its edge cell
+        return {tuple(int(v) for v in cell) for cell in np.argwhere(grid)}
+
+    assert occupied((False, False)) == {(0, 0), (5, 6), (2, 3), (0, 6)}
+    assert occupied((True, False)) == {(0, 6), (5, 0), (2, 4), (0, 0)}  # column 51 - x
+    assert occupied((False, True)) == {(5, 0), (0, 6), (4, 3), (5, 6)}  # row 45 - y

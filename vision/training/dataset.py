@@ -7,7 +7,9 @@ counter, is not needed to cut pictures), and then photographed in
 reader's own steps (markers, rectification, light model, fitted again
 without a hand) and the reader's own :class:`~vision.patches.PatchCutter`,
 so the network learns from what it will be shown. Pits a hand hides are left
-out (the reader reports them unseen).
+out (the reader reports them unseen). Every seed's centre in its window is
+kept too (the renderer knows it), so that training can be told where the
+seeds lie, not only how many there are.
 
 Set-ups are numbered; the random stream of set-up ``k`` is
 ``default_rng([TRAINING_STREAM, k])``, which no test or benchmark uses.
@@ -74,19 +76,23 @@ class Patches:
     white: list[int] = field(default_factory=list)  # -1 on boards without white chips
     setup: list[int] = field(default_factory=list)
     seed_kind: list[str] = field(default_factory=list)
+    seed_window: list[int] = field(default_factory=list)  # for every seed: the relit window it lies in
+    seed_xy: list[tuple[float, float]] = field(default_factory=list)  # and its centre there (column, row)
 
     def extend(self, other: "Patches") -> None:
-        offset = len(self.empty)
+        offset, windows = len(self.empty), len(self.relit)
         self.relit += other.relit
         self.empty += other.empty
         self.empty_index += [offset + k for k in other.empty_index]
-        for name in ("counts", "white", "setup", "seed_kind"):
+        self.seed_window += [windows + k for k in other.seed_window]
+        for name in ("counts", "white", "setup", "seed_kind", "seed_xy"):
             getattr(self, name).extend(getattr(other, name))
 
     def save(self, path: Path) -> None:
         np.savez(path, relit=np.stack(self.relit), empty=np.stack(self.empty), empty_index=np.array(self.empty_index, np.int32),
                  counts=np.array(self.counts, np.int16), white=np.array(self.white, np.int16),
-                 setup=np.array(self.setup, np.int32), seed_kind=np.array(self.seed_kind))
+                 setup=np.array(self.setup, np.int32), seed_kind=np.array(self.seed_kind),
+                 seed_window=np.array(self.seed_window, np.int32), seed_xy=np.array(self.seed_xy, np.float32).reshape(-1, 2))
 
 
 def load_patches(paths: Sequence[Path]) -> dict[str, np.ndarray]:
@@ -105,7 +111,31 @@ def load_patches(paths: Sequence[Path]) -> dict[str, np.ndarray]:
     joined = {name: np.concatenate([part[name] for part in parts])
               for name in ("relit", "empty", "counts", "white", "setup", "seed_kind")}
     joined["empty_index"] = np.concatenate([part["empty_index"] + offset for part, offset in zip(parts, offsets)])
+    if all("seed_xy" in part for part in parts):  # files rendered before 2026-11-26 have no seed centres
+        windows = np.cumsum([0] + [len(part["relit"]) for part in parts[:-1]])
+        joined["seed_window"] = np.concatenate([part["seed_window"] + offset for part, offset in zip(parts, windows)])
+        joined["seed_xy"] = np.concatenate([part["seed_xy"] for part in parts])
     return joined
+
+
+def seed_cells(xy: np.ndarray, window: tuple[int, int], flip: tuple[bool, bool], cells: tuple[int, int],
+               cell: int) -> np.ndarray:
+    """How many of one window's seed centres (``xy``: column, row in window pixels) lie in each
+    cell of a ``cells`` (rows, columns) grid whose cell k is centred on pixel ``cell * k``, with
+    the window (``window``: height, width) flipped left-right and/or top-bottom first. Seeds
+    beyond the grid count in its edge cells: the total is always the window's count."""
+    height, width = window
+    xy = np.array(xy, np.float64).reshape(-1, 2)
+    if flip[0]:
+        xy[:, 0] = width - 1 - xy[:, 0]
+    if flip[1]:
+        xy[:, 1] = height - 1 - xy[:, 1]
+    rows, columns = cells
+    column = np.clip(np.floor(xy[:, 0] / cell + 0.5).astype(int), 0, columns - 1)
+    row = np.clip(np.floor(xy[:, 1] / cell + 0.5).astype(int), 0, rows - 1)
+    grid = np.zeros(cells, np.float32)
+    np.add.at(grid, (row, column), 1.0)
+    return grid
 
 
 def setup_patches(setup: int, frames: int = 20) -> dict[str, Patches]:
@@ -136,6 +166,9 @@ def setup_patches(setup: int, frames: int = 20) -> dict[str, Patches]:
             for k, label in enumerate(labels):
                 if label in rendered.covered:
                     continue
+                seeds = cutter.window_points(label, np.array(rendered.seeds[label]))
+                patches.seed_window += [len(patches.relit)] * len(seeds)
+                patches.seed_xy += [(float(x), float(y)) for x, y in seeds]
                 patches.relit.append(windows[k])
                 patches.empty_index.append(k)
                 patches.counts.append(counts[label])

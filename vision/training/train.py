@@ -45,12 +45,13 @@ from torch import nn
 
 from ..counter import INPUT, MIRRORS, OUTPUTS, load_network, model_paths, network_logits
 from ..patches import CHANNELS, PX_PER_MM, PatchShape
-from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches
+from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches, seed_cells
 
 WIDTHS = (32, 64, 96, 128, 192, 256)
 HIDDEN = 256
 VALIDATION_EVERY = 10  # set-ups whose number is a multiple of this are held out
 CONTINUED_RATE = 3e-4  # peak learning rate when training an exported network further: a tenth of a new one's
+DENSITY_CELL = 8  # window pixels per cell of the network's last feature map (three halvings)
 
 
 def _separable(cin: int, cout: int, stride: int) -> nn.Sequential:
@@ -72,10 +73,17 @@ class Counter(nn.Module):
         self.hidden = nn.Sequential(nn.Linear(w[-1], HIDDEN), nn.ReLU(inplace=True))
         self.count = nn.Linear(HIDDEN, counts)
         self.white = nn.Linear(HIDDEN, whites)
+        self.density = nn.Conv2d(w[-1], 1, 1)  # seeds per cell of the last feature map: training only, not exported
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.hidden(self.features(x).mean(dim=(2, 3)))
-        return self.count(h), self.white(h)
+        return self.read(x)[:2]
+
+    def read(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Count and white-chip logits, and how many seeds the network sees in each cell of its last
+        feature map (:meth:`Pictures.density`); :meth:`forward`, which is exported, leaves that out."""
+        features = self.features(x)
+        h = self.hidden(features.mean(dim=(2, 3)))
+        return self.count(h), self.white(h), self.density(features)
 
     def train(self, mode: bool = True) -> "Counter":
         """As nn.Module.train, except that frozen batch norms keep using their stored statistics."""
@@ -127,6 +135,16 @@ class Pictures:
         self.relit, self.empty, self.empty_index = data["relit"], data["empty"], data["empty_index"]
         self.counts, self.white, self.setup = data["counts"].astype(np.int64), data["white"].astype(np.int64), data["setup"]
         self.held_out = self.setup % VALIDATION_EVERY == 0
+        self.seed_window, self.seed_xy = data.get("seed_window"), data.get("seed_xy")
+        if self.seed_window is not None:  # each window's seeds, as a slice of seed_xy
+            order = np.argsort(self.seed_window, kind="stable")
+            self.seed_window, self.seed_xy = self.seed_window[order], self.seed_xy[order]
+            self.seed_start = np.searchsorted(self.seed_window, np.arange(len(self.relit) + 1))
+
+    @property
+    def have_seeds(self) -> bool:
+        """Whether every picture's seed centres were saved (sets rendered since 2026-11-26)."""
+        return self.seed_window is not None
 
     def batch(self, index: np.ndarray, flip: tuple[bool, bool] = (False, False)) -> torch.Tensor:
         both = np.concatenate([self.relit[index], self.empty[self.empty_index[index]]], axis=3)
@@ -134,10 +152,27 @@ class Pictures:
         dims = [d for d, yes in ((3, flip[0]), (2, flip[1])) if yes]
         return x.flip(dims) if dims else x
 
+    def density(self, index: np.ndarray, flip: tuple[bool, bool], cells: tuple[int, int]) -> torch.Tensor:
+        """How many seed centres lie in each cell of the network's last feature map (``cells``:
+        rows, columns; one cell per ``DENSITY_CELL`` window pixels) over the windows ``index``,
+        flipped as :meth:`batch` flips them: N x 1 x rows x columns."""
+        window = self.relit.shape[1:3]
+        target = np.stack([seed_cells(self.seed_xy[self.seed_start[k]:self.seed_start[k + 1]], window, flip, cells,
+                                      DENSITY_CELL) for k in index])
+        return torch.from_numpy(target)[:, None]
 
-def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: int, log=print) -> None:
+
+def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: int, density: float = 0.0,
+          log=print) -> None:
     """Cross-entropy on counts and (where a board has them) white chips; flips as augmentation
-    (the lamp may stand anywhere, so a mirrored hollow is as likely as the original)."""
+    (the lamp may stand anywhere, so a mirrored hollow is as likely as the original).
+
+    With ``density`` > 0 the network is also told where the seeds lie: its density head must
+    say how many seed centres each cell of its last feature map holds (squared error summed
+    over a window's cells, times ``density``), a lesson for every seed rather than one for a
+    whole window. Only the counts are exported."""
+    if density > 0 and not pictures.have_seeds:
+        raise ValueError("--density needs pictures with seed centres: render them again with vision.training.dataset")
     rng = np.random.default_rng(seed)
     train_index = np.nonzero(~pictures.held_out)[0]
     batch = 256
@@ -153,10 +188,14 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
         total = 0.0
         for start in range(0, len(order) - batch + 1, batch):
             index = np.sort(order[start:start + batch])
-            x = pictures.batch(index, (bool(rng.random() < 0.5), bool(rng.random() < 0.5)))
+            flips = (bool(rng.random() < 0.5), bool(rng.random() < 0.5))
+            x = pictures.batch(index, flips)
             counts, white = torch.from_numpy(pictures.counts[index]), torch.from_numpy(pictures.white[index])
-            count_logits, white_logits = model(x)
+            count_logits, white_logits, seeds = model.read(x)
             loss = F.cross_entropy(count_logits, counts)
+            if density > 0:
+                target = pictures.density(index, flips, tuple(seeds.shape[2:]))
+                loss = loss + density * (seeds - target).square().sum(dim=(1, 2, 3)).mean()
             chips = white >= 0
             if chips.any():
                 loss = loss + F.cross_entropy(white_logits[chips], white[chips])
@@ -241,7 +280,7 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
 
 
 def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int,
-        store_only: bool = False, continue_from: Path | None = None) -> None:
+        store_only: bool = False, continue_from: Path | None = None, density: float = 0.0) -> None:
     """Train the pit network, then the store network from its layers; ``store_only`` trains the
     store network again from the pit network a run saved in ``out`` (``pit_counter.pt``);
     ``continue_from`` trains both networks exported there further, each on its own."""
@@ -250,7 +289,7 @@ def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, 
     if continue_from is not None:
         for kind, kind_epochs in (("pit", epochs), ("store", store_epochs)):
             model, description = exported_counter(continue_from, kind)
-            train_counter(kind, data, out, kind_epochs, seed, start=model, rate=CONTINUED_RATE,
+            train_counter(kind, data, out, kind_epochs, seed, start=model, rate=CONTINUED_RATE, density=density,
                           continued={"from": str(continue_from), "trained": description.get("trained")})
         return
     trunk_path = out / "pit_counter.pt"
@@ -262,13 +301,14 @@ def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, 
         trunk = Counter(PIT_TRAINING_MAX + 1, WHITE_TRAINING_MAX + 1)
         trunk.load_state_dict(state)
     else:
-        trunk = train_counter("pit", data, out, epochs, seed)
+        trunk = train_counter("pit", data, out, epochs, seed, density=density)
         torch.save(trunk.state_dict(), trunk_path)
-    train_counter("store", data, out, store_epochs, seed, trunk)
+    train_counter("store", data, out, store_epochs, seed, trunk, density=density)
 
 
 def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int, trunk: Counter | None = None,
-                  start: Counter | None = None, rate: float | None = None, continued: dict | None = None) -> Counter:
+                  start: Counter | None = None, rate: float | None = None, continued: dict | None = None,
+                  density: float = 0.0) -> Counter:
     """Train, calibrate and export the network for ``kind``; a ``trunk`` (the pit network) gives
     the store network its first layers, since stores are few in the pictures; a ``start`` is a
     whole network to train further (at a lower ``rate``; ``continued`` says where it came from)."""
@@ -279,8 +319,9 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
     if trunk is not None:
         model.features.load_state_dict(trunk.features.state_dict())
         model.hidden.load_state_dict(trunk.hidden.state_dict())
+        model.density.load_state_dict(trunk.density.state_dict())
     print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
-    train(model, pictures, epochs, rate or (3e-3 if trunk is None else 1.5e-3), seed)
+    train(model, pictures, epochs, rate or (3e-3 if trunk is None else 1.5e-3), seed, density)
     honesty_figures = honesty(predict(model, pictures, np.nonzero(pictures.held_out)[0]), pictures)
     width, height = PatchShape.of(kind).size
     export(model, kind, out, {
@@ -288,7 +329,7 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM},
         "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty_figures,
         "training_prior": [round(float(v), 6) for v in count_prior(kind)],
-        "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed,
+        "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed, "density": density,
                     "torch": torch.__version__, "pictures": int((~pictures.held_out).sum()),
                     **({"continued": continued} if continued else {})},
     })
@@ -337,6 +378,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="train only the store network, from the pit network an earlier run saved in OUTPUT")
     parser.add_argument("--continue-from", type=Path, metavar="FOLDER",
                         help="train the networks exported in FOLDER further on DATA (new set-ups) instead of new ones")
+    parser.add_argument("--density", type=float, default=0.0, metavar="WEIGHT",
+                        help="also teach where the seeds lie (needs pictures with seed centres), this much of the loss")
     parser.add_argument("--recalibrate", action="store_true",
                         help="train nothing: fit the temperatures of the networks in OUTPUT again on DATA's held-out pictures")
     args = parser.parse_args(argv)
@@ -345,7 +388,7 @@ def main(argv: list[str] | None = None) -> None:
             recalibrate(args.data, args.output)
         else:
             run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only,
-                args.continue_from)
+                args.continue_from, args.density)
     except ValueError as error:  # pictures that cannot train a network: say which, no traceback
         parser.error(str(error))
 
