@@ -8,13 +8,13 @@ under pytest's tmp paths: parallel-safe.
 
 from __future__ import annotations
 
-import time
 from typing import Callable
 
 import pytest
 
 from firmware_bridge.emulator import EmulatedBoard
 from firmware_bridge.harness import Build, SimavrBoard, build
+from waiting import wait_until
 
 Colours = tuple[tuple[int, int, int], ...]
 
@@ -45,13 +45,11 @@ class Device:
         only frames latched after ``time.monotonic()`` = ``since``)."""
         if isinstance(self.board, SimavrBoard):
             return self.board.wait_for_leds(predicate, timeout, since)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+
+        def satisfying() -> Colours | None:
             shown = self.board.shown()
-            if predicate(shown):
-                return shown
-            time.sleep(0.005)
-        return None
+            return shown if predicate(shown) else None
+        return wait_until(satisfying, timeout)
 
 
 @pytest.fixture(params=["emulator", "atmega328p", "atmega2560"])

@@ -14,6 +14,7 @@ from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard, build
 from firmware_bridge.harness.simboard import MCUS
 from pitcount import assert_pit_count_restored
+from rawport import RawPort
 from waiting import wait_until
 
 LABELS = rules.variant("kalah").layout.labels
@@ -116,16 +117,10 @@ def test_mega_2560_firmware_handshakes_and_lights_leds(built, tmp_path):
 
 def device_id_of(images, mcu: str) -> int:
     """The device_id the image for ``mcu`` tells in its INFO."""
-    with SimavrBoard(images.harness, images.firmware[mcu], mcu) as board, \
-            serial.Serial(board.port, 115200, timeout=0.25) as port:
-        messages: list[p.Message] = []
-        reader = p.FrameReader(lambda frame: messages.append(p.decode_message(frame)), lambda error: None)
-        for _ in range(8):  # HELLO until answered: bytes sent while the chip boots are lost
-            port.write(p.Hello().frame(5))
-            reader.data_received(port.read(256))
-            info = next((m for m in messages if isinstance(m, p.Info) and m.reply_to == 5), None)
-            if info is not None:
-                return info.device_id
+    with SimavrBoard(images.harness, images.firmware[mcu], mcu) as board, RawPort(board.port) as port:
+        info = port.hello(5)
+    if info is not None:
+        return info.device_id
     raise AssertionError(f"the {mcu} image never answered HELLO")
 
 
@@ -185,26 +180,11 @@ def test_an_ack_waits_for_at_most_one_report_frame(built, mcu):
     Timed in emulated time, from the harness's trace of the UART, so a busy test machine cannot
     change it. (Protocol v1 sent a report as one 78-byte frame here: an ACK behind it could wait
     7.3 ms for that frame alone.)"""
-    with SimavrBoard(built.harness, built.firmware[mcu], mcu) as board, \
-            serial.Serial(board.port, 115200, timeout=0.05) as port:
-        received: list[p.Message] = []
-        reader = p.FrameReader(lambda frame: received.append(p.decode_message(frame)), lambda error: None)
-
-        def command(message: p.Message, seq: int) -> None:
-            """Send until acknowledged (bytes sent while the chip boots are lost)."""
-            for _ in range(8):
-                port.write(message.frame(seq))
-                deadline = time.monotonic() + 0.25
-                while time.monotonic() < deadline:
-                    reader.data_received(port.read(port.in_waiting or 1))
-                    if any(isinstance(m, p.Ack) and m.seq == seq for m in received):
-                        return
-            raise AssertionError(f"no ACK for {message}")
-
-        command(p.SetPits(32), 1)
+    with SimavrBoard(built.harness, built.firmware[mcu], mcu) as board, RawPort(board.port) as port:
+        port.command(p.SetPits(32), 1)
         board.trace(True)
         for n in range(60):
-            command(p.SetLed(n % 32, Led(n, 0, 0)), 2 + n)
+            port.command(p.SetLed(n % 32, Led(n, 0, 0)), 2 + n)
             time.sleep(0.002 * (n % 7))  # land at every phase of the report cycle
         board.trace(False)
         answers = board.answers(p.MessageType.SET_LED)

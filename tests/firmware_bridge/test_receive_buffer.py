@@ -15,52 +15,20 @@ import random
 import time
 
 import pytest
-import serial
 
 from firmware_bridge import Bridge, Button, Led, LedMode
 from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard
+from rawport import RawPort
 from waiting import wait_until
 
 MCUS = ["atmega328p", "atmega2560"]
 
 
-class Port:
-    """The board's port opened directly: frames out, decoded messages in."""
-
-    def __init__(self, path: str) -> None:
-        self.serial = serial.Serial(path, 115200, timeout=0.05)
-        self.messages: list[p.Message] = []
-        self.reader = p.FrameReader(lambda frame: self.messages.append(p.decode_message(frame)), lambda error: None)
-
-    def __enter__(self) -> "Port":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.serial.close()
-
-    def read(self) -> None:
-        self.reader.data_received(self.serial.read(4096))
-
-    def acks(self) -> dict[int, p.Ack]:
-        return {m.seq: m for m in self.messages if isinstance(m, p.Ack)}
-
-    def command(self, message: p.Message, seq: int) -> p.Ack:
-        """Send until acknowledged (bytes sent while the chip boots are lost, as on a real board)."""
-        for _ in range(8):
-            self.serial.write(message.frame(seq))
-            deadline = time.monotonic() + 0.25
-            while time.monotonic() < deadline and seq not in self.acks():
-                self.read()
-            if seq in self.acks():
-                return self.acks()[seq]
-        raise AssertionError(f"no ACK for {message}")
-
-
 @pytest.mark.parametrize("mcu", MCUS)
 def test_the_model_catches_interrupts_kept_off_while_the_host_streams(built, mcu):
     """TEST_MASK_IRQ (test-hooks image only) keeps interrupts off for 1 ms: about 12 byte times."""
-    with SimavrBoard(built.harness, built.test_hooks[mcu], mcu) as board, Port(board.port) as port:
+    with SimavrBoard(built.harness, built.test_hooks[mcu], mcu) as board, RawPort(board.port) as port:
         port.command(p.Ping(), 1)
         assert board.uart_stats().overruns == 0
         port.serial.write(p.encode_frame(p.TEST_MASK_IRQ, 2) + b"".join(p.Ping().frame(3 + n) for n in range(5)))
@@ -112,7 +80,7 @@ def test_even_a_host_that_streams_commands_never_overruns_it(built, mcu):
     (30 us, less than one byte's 87 us). Commands sent back to back, with no wait for their ACKs,
     while 32 LEDs pulse and each command makes the firmware write the chain again."""
     rng = random.Random(6)
-    with SimavrBoard(built.harness, built.firmware[mcu], mcu) as board, Port(board.port) as port:
+    with SimavrBoard(built.harness, built.firmware[mcu], mcu) as board, RawPort(board.port) as port:
         port.command(p.SetPits(32), 1)
         port.command(p.SetLeds(tuple(animated_frame(rng, 32))), 2)
         before = board.uart_stats()

@@ -7,9 +7,9 @@ import os
 import re
 import subprocess
 import sys
-import time
 import tomllib
 import urllib.request
+from typing import Callable
 
 import pytest
 
@@ -19,6 +19,7 @@ from pitwatch.cli import main
 from pitwatch.recorder import Recorder
 from pitwatch.session import Session
 from rules import Game, Reading
+from waiting import wait_until
 
 
 @pytest.fixture(autouse=True)
@@ -122,6 +123,18 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
     assert re.search(r"^FIX\s+microcontroller: .*sensors.port", out, re.M)
 
 
+def state_when(url: str, holds: Callable[[dict], bool], timeout: float = 10.0) -> dict:
+    """The dashboard's state (``/api/state``) once ``holds`` it; after ``timeout`` s, the last one."""
+    def state() -> dict:
+        with urllib.request.urlopen(url + "api/state", timeout=5) as response:
+            return json.loads(response.read())
+
+    def holding() -> dict | None:
+        now = state()
+        return now if holds(now) else None
+    return wait_until(holding, timeout, 0.05) or state()
+
+
 def test_run_referees_the_microcontrollers_board(tmp_path):
     game = Game("kalah")
     labels = game.variant.layout.labels
@@ -142,34 +155,21 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
                     url = found.group(1)
                     break
             assert url, proc.stderr.read()
+            def lit() -> set[str]:
+                return {labels[i] for i, led in enumerate(board.leds) if led.mode.name == "ON"}
+
             for text in ("C", "F", "a"):
                 game.play(text)
                 board.set_counts(game.position.pits)
-                deadline = time.monotonic() + 10
-                while time.monotonic() < deadline:
-                    with urllib.request.urlopen(url + "api/state", timeout=5) as response:
-                        state = json.loads(response.read())
-                    if len(state["game"]["moves"]) == len(game.moves):
-                        break
-                    time.sleep(0.05)
+                state = state_when(url, lambda now: len(now["game"]["moves"]) == len(game.moves))
                 assert [m["text"] for m in state["game"]["moves"]] == [m.text for m in game.moves]
             assert state["sources"]["sensors"] == "ok"
             legal = {labels[m.pit] for m in game.legal_moves()}
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline and {labels[i] for i, led in enumerate(board.leds)
-                                                   if led.mode.name == "ON"} != legal:
-                time.sleep(0.05)
-            assert {labels[i] for i, led in enumerate(board.leds) if led.mode.name == "ON"} == legal
+            assert wait_until(lambda: lit() == legal, 5, 0.05), (lit(), legal)
             board.press(1)  # the undo button, then the players put the seeds back
             game.undo()
             board.set_counts(game.position.pits)
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                with urllib.request.urlopen(url + "api/state", timeout=5) as response:
-                    state = json.loads(response.read())
-                if len(state["game"]["moves"]) == 2 and state["verdict"]["kind"] == "unchanged":
-                    break
-                time.sleep(0.05)
+            state = state_when(url, lambda now: len(now["game"]["moves"]) == 2 and now["verdict"]["kind"] == "unchanged")
             assert [m["text"] for m in state["game"]["moves"]] == ["C", "F"]
             assert state["verdict"]["kind"] == "unchanged"
         finally:
@@ -191,14 +191,7 @@ def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
     try:
         url = next((m.group(1) for line in proc.stdout if (m := re.search(r"dashboard at (http://\S+)", line))), None)
         assert url, proc.stderr.read()
-        deadline = time.monotonic() + 30
-        state = {}
-        while time.monotonic() < deadline:
-            with urllib.request.urlopen(url + "api/state", timeout=5) as response:
-                state = json.loads(response.read())
-            if state["verdict"]["kind"] == "unchanged":
-                break
-            time.sleep(0.2)
+        state = state_when(url, lambda now: now["verdict"]["kind"] == "unchanged", 30)
         assert state["verdict"]["kind"] == "unchanged" and state["sources"]["camera"] == "ok"
         assert state["reading"] == dict(zip(start.variant.layout.labels, start.pits))
         with urllib.request.urlopen(url + "camera.jpg", timeout=5) as response:

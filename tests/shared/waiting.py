@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Any, Callable
 
 
-def wait_until(condition: Callable[[], object], timeout: float = 10.0, interval: float = 0.005) -> bool:
-    """Poll ``condition`` every ``interval`` seconds until it holds or ``timeout`` seconds pass;
-    its last value, as a bool."""
+def wait_until(condition: Callable[[], Any], timeout: float = 10.0, interval: float = 0.005) -> Any:
+    """Poll ``condition`` every ``interval`` seconds until it returns something true, and return
+    that; after ``timeout`` seconds, its last value (false)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if condition():
-            return True
+        value = condition()
+        if value:
+            return value
         time.sleep(interval)
-    return bool(condition())
+    return condition()

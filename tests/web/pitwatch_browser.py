@@ -7,12 +7,12 @@ a fresh profile directory per browser so parallel runs never share state.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any, Callable
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from waiting import wait_until
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -32,10 +32,7 @@ def chromium(profile: Path, width: int = 1400, height: int = 1000) -> webdriver.
 
 def wait_for(condition: Callable[[], Any], timeout: float = WAIT, what: str = "condition") -> Any:
     """Poll ``condition`` until it returns something true (returned); fail naming ``what`` after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    value = wait_until(condition, timeout, 0.05)
+    if not value:
+        raise AssertionError(f"timed out waiting for {what}")
+    return value
