@@ -48,13 +48,15 @@ def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Run
     if board.labels != variant.layout.labels:
         raise ConfigError(f"{path} calibrates a {board.name} board, but {variant.name} is played on a "
                           f"{variant.layout.name} board: calibrate this board or choose another variant")
-    return live_camera(lambda: source.read().image, calibration, path, config, fusion, runtime.frames)
+    return live_camera(lambda: source.read().image, calibration, path, config, fusion, runtime.frames, source.close)
 
 
 def live_camera(grab: Callable[[], np.ndarray | None], calibration: Calibration, path: Path, config: Config,
-                fusion: Fusion, frames: FrameFeed) -> tuple[CameraSource, LiveCorners]:
+                fusion: Fusion, frames: FrameFeed, release: Callable[[], None] | None = None
+                ) -> tuple[CameraSource, LiveCorners]:
     """The camera loop over ``grab()``, reading the board of ``calibration`` (saved at ``path``);
-    its overlaid frames go to ``frames`` (the dashboard's camera view)."""
+    its overlaid frames go to ``frames`` (the dashboard's camera view); ``release()`` lets the
+    camera go when the loop stops."""
     from vision.live import StillnessGate
     from vision.reader import BoardReader
 
@@ -62,7 +64,7 @@ def live_camera(grab: Callable[[], np.ndarray | None], calibration: Calibration,
         return BoardReader(calibration).read, StillnessGate(config["camera"]["still_frames"])
 
     camera = CameraSource(grab, *reader(calibration), fusion, frames,
-                          snapshot_width=config["session"]["snapshot_width"])
+                          snapshot_width=config["session"]["snapshot_width"], release=release)
     return camera, LiveCorners(camera, calibration, path, reader)
 
 

@@ -112,13 +112,14 @@ class CameraSource(Loop):
     is vision's stillness gate: fed every result, it returns a Reading only
     once the board has been still with nothing over it. :meth:`use_reader`
     swaps both between two frames (new board corners clicked on the dashboard).
+    ``release()``, if given, lets the camera go once the loop has stopped.
     """
 
     def __init__(self, grab: Callable[[], np.ndarray | None], read: Callable[[np.ndarray | None], Any],
                  still: Any, fusion: Fusion, frames: FrameFeed,
-                 *, snapshot_width: int = 320, period: float = 0.0) -> None:
+                 *, snapshot_width: int = 320, period: float = 0.0, release: Callable[[], None] | None = None) -> None:
         super().__init__("camera", period)
-        self._grab, self._read, self._still = grab, read, still
+        self._grab, self._read, self._still, self._release = grab, read, still, release
         self.fusion, self.frames = fusion, frames
         self.snapshot_width = snapshot_width
         self._snapshot: bytes | None = None
@@ -151,6 +152,11 @@ class CameraSource(Loop):
 
     def failed(self, exc: Exception) -> None:
         self.fusion.update(CAMERA, None, time.monotonic(), status=f"camera error: {exc}")
+
+    def stop(self) -> None:
+        super().stop()
+        if self._release is not None:
+            self._release()
 
     def step(self) -> None:
         with self._lock:

@@ -7,18 +7,21 @@ stepped by hand over a rendered board without markers (see ``markerless``).
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import cv2
 import pytest
 
 import markerless
+from network_camera import NumberedCamera
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration, save_corners
 from pitwatch import config as cfg
 from pitwatch.corners import CornersError, CornersUnavailable, check_outline
 from pitwatch.fusion import Fusion
 from pitwatch.livesources import camera_source, live_camera
 from pitwatch.runtime import Runtime
+from waiting import wait_until
 
 SIZE = (1280, 720)
 GOOD = [[160.0, 460.0], [1180.0, 430.0], [1100.0, 250.0], [215.0, 275.0]]
@@ -151,3 +154,25 @@ def test_the_configured_camera_comes_with_its_corners_and_their_file(tmp_path):
         assert load_calibration(path).corners == corners.calibration.corners != markerless.calibration().corners
     finally:
         runtime.stop()
+
+
+def test_a_network_camera_is_read_and_let_go_when_its_loop_stops(tmp_path):
+    """``camera.source`` an MJPEG stream (a real one, over HTTP): the camera loop reads its frames
+    (160 x 120 pictures with no board where the calibrated corners put it: said so), and stopping
+    the loop stops the thread taking them."""
+    path = tmp_path / "board.json"
+    save_calibration(markerless.calibration(), path)
+    with NumberedCamera() as network:
+        config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}",
+                                                   f"camera.source={network.url}", f"camera.calibration={path}"])
+        runtime = Runtime(config)
+        try:
+            runtime.start_session()
+            camera, _ = camera_source(config, runtime.session.game.variant, runtime.use_fusion({"camera": 1.0}), runtime)
+            camera.start()
+            assert wait_until(lambda: camera.frames_read >= 3, 15), camera.status
+            assert camera.status.startswith("pits out of view: A, B"), camera.status
+            camera.stop()
+            assert not [t for t in threading.enumerate() if t.name == f"grabber {network.url}"]
+        finally:
+            runtime.stop()
