@@ -94,8 +94,9 @@ def _open_capture(target: int | str) -> cv2.VideoCapture | None:
     return None
 
 
-def _captured(capture: cv2.VideoCapture, now: float, index: int) -> Frame | None:
-    """The capture's next frame, or None when it gives none (end of a file, a camera gone)."""
+def _captured(capture: cv2.VideoCapture, index: int) -> Frame | None:
+    """The capture's next frame (timed when it came), or None when it gives none (end of a file,
+    a camera gone)."""
     try:
         ok, image = capture.read()
     except cv2.error:  # a driver error is a camera gone, never an exception out of the loop
@@ -103,7 +104,7 @@ def _captured(capture: cv2.VideoCapture, now: float, index: int) -> Frame | None
     if not ok or image is None:
         return None
     status = frame_status(image)
-    return Frame(image if status == "ok" else None, status, now, index)
+    return Frame(image if status == "ok" else None, status, time.time(), index)
 
 
 class VideoFile(FrameSource):
@@ -123,7 +124,7 @@ class VideoFile(FrameSource):
         if self._capture is None:
             self.ended = True
             return Frame(None, f"cannot open {self.name}", now, self._index)
-        frame = _captured(self._capture, now, self._index)
+        frame = _captured(self._capture, self._index)
         if frame is None:
             self.ended = True
             return Frame(None, "end of video", now, self._index)
@@ -193,7 +194,7 @@ class LiveCamera(FrameSource):
                 continue
             try:
                 while not self._closing.is_set():
-                    frame = _captured(capture, time.time(), index + 1)
+                    frame = _captured(capture, index + 1)
                     if frame is None:
                         self._publish(None, f"camera lost: {self.name} gave no frame")
                         break
