@@ -10,13 +10,22 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from .config import Config, ConfigError
 from .recorder import Recorder, RecorderError
 from .runtime import port_problem
 
+if TYPE_CHECKING:  # vision loads only when a camera is checked
+    import numpy as np
+
+    from vision.camera import Frame, FrameSource
+    from vision.reader import BoardReader
+
 HANDSHAKE_WAIT = 5.0
+RATE_SECONDS = 2.0  # how long a live camera's frame rate is measured
+READ_TIMES = 5  # frames read to time the reader
+SLOWEST_READING_S = 2.0  # a Reading later than this after the board goes still is too slow for play
 
 
 @dataclass(frozen=True)
@@ -63,19 +72,18 @@ def check_camera(config: Config) -> Iterator[Check]:
     from vision.reader import BoardReader
 
     spec = config["camera"]["source"]
-    image = None
+    image, rate = None, None
     try:
         source = open_source(spec)
         try:
-            for _ in range(30):
-                frame = source.read()
-                if frame.ok or source.ended:
-                    break
+            frame = first_good_frame(source)
+            rate = frame_rate(source, frame) if frame.ok and source.live else None
         finally:
             source.close()
         if frame.ok:
             image = frame.image
-            yield Check("camera", True, f"{spec}: {image.shape[1]} x {image.shape[0]} frames")
+            sends = "" if rate is None else f", {rate:.0f} frames a second"
+            yield Check("camera", True, f"{spec}: {image.shape[1]} x {image.shape[0]} frames{sends}")
         else:
             yield Check("camera", False, f"{spec}: {frame.status}; check the cable and camera.source "
                                          "(a device number such as 0, a file, a folder or a URL)")
@@ -95,10 +103,54 @@ def check_camera(config: Config) -> Iterator[Check]:
     counter = check_counter()
     yield counter
     if image is not None and counter.ok:
-        status = BoardReader(calibration).read(image).status
+        reader = BoardReader(calibration)
+        status = reader.read(image).status
         yield Check("board in view", status.board_found,
                     "the board is found in the camera picture" if status.board_found
                     else f"{status.message}: aim the camera at the board, all four markers in view")
+        if status.board_found:
+            yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
+
+
+def first_good_frame(source: FrameSource, tries: int = 30) -> Frame:
+    """The first frame with a picture, or the last try's frame (its status says why there is none)."""
+    for _ in range(tries):
+        frame = source.read()
+        if frame.ok or source.ended:
+            break
+    return frame
+
+
+def frame_rate(source: FrameSource, first: Frame, seconds: float = RATE_SECONDS) -> float | None:
+    """Frames a second a live camera sends, from its own frame numbers over ``seconds``
+    (frames it sent while none was asked for count too); None if it sent no second frame."""
+    last = first
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        frame = source.read()
+        if frame.ok:
+            last = frame
+    if last.time <= first.time:
+        return None
+    return (last.index - first.index) / (last.time - first.time)
+
+
+def check_reading_speed(reader: BoardReader, image: np.ndarray, still_frames: int, camera_rate: float | None) -> Check:
+    """How long reading one frame takes on this machine, and so how soon after the board goes
+    still a Reading comes: the stillness gate waits for ``still_frames`` still frames, each
+    as slow as the reader or the camera (``camera_rate`` frames a second, if known)."""
+    spent = []
+    for _ in range(READ_TIMES):
+        started = time.perf_counter()
+        reader.read(image)
+        spent.append(time.perf_counter() - started)
+    per_frame = sorted(spent)[len(spent) // 2]
+    wait = still_frames * max(per_frame, 1 / camera_rate if camera_rate else 0.0)
+    detail = (f"{per_frame * 1000:.0f} ms a frame ({1 / per_frame:.0f} frames a second at most): a Reading "
+              f"{wait:.1f} s after the board goes still")
+    if wait <= SLOWEST_READING_S:
+        return Check("reading speed", True, detail)
+    return Check("reading speed", False, f"{detail}; a faster machine or camera, or fewer camera.still_frames")
 
 
 def check_counter() -> Check:

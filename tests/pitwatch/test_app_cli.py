@@ -14,6 +14,7 @@ from typing import Callable
 import pytest
 
 from apphelpers import sensor_calibration_for
+from network_camera import NumberedCamera
 from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.cli import main
 from pitwatch.recorder import Recorder
@@ -109,6 +110,7 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
     assert code == 0, out
     for name in ("database", "camera", "calibration", "seed counter", "board in view", "microcontroller", "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
+    assert re.search(r"^ok\s+reading speed: \d+ ms a frame \(\d+ frames a second at most\): a Reading \d+\.\d s after", out, re.M), out
     assert re.search(rf"^ok\s+sensor calibration: {re.escape(str(tmp_path / 'board.json'))}: 14 pits", out, re.M), out
     (tmp_path / "sensors.json").write_text("{not json")
     code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}",
@@ -133,6 +135,30 @@ def state_when(url: str, holds: Callable[[dict], bool], timeout: float = 10.0) -
         now = state()
         return now if holds(now) else None
     return wait_until(holding, timeout, 0.05) or state()
+
+
+def test_doctor_says_when_readings_would_come_too_late_for_play():
+    """The stillness gate waits for ``still_frames`` frames, each as slow as the reader or the
+    camera: a camera sending a frame every 2 s makes every Reading 10 s late."""
+    from pitwatch.doctor import check_reading_speed
+    from vision.reader import BoardReader
+    from vision.synthetic import SyntheticCamera
+
+    camera = SyntheticCamera("kalah", lambda: Game("kalah").position, 3)
+    reader, image = BoardReader(camera.calibration()), camera.read().image
+    slow = check_reading_speed(reader, image, still_frames=5, camera_rate=0.5)
+    assert not slow.ok and "a Reading 10.0 s after the board goes still; a faster machine or camera, or fewer" in slow.detail
+    assert check_reading_speed(reader, image, still_frames=5, camera_rate=30).ok
+
+
+def test_doctor_measures_a_network_cameras_frame_rate(tmp_path, capsys):
+    with NumberedCamera() as network:  # 30 frames a second
+        code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"camera.source={network.url}",
+                     "--set", "sensors.port=", "--set", "web.port=0"])
+    out = capsys.readouterr().out
+    assert code == 1  # no calibration yet
+    rate = re.search(rf"^ok\s+camera: {re.escape(network.url)}: 160 x 120 frames, (\d+) frames a second$", out, re.M)
+    assert rate and 24 <= int(rate.group(1)) <= 36, out
 
 
 def test_run_referees_the_microcontrollers_board(tmp_path):
