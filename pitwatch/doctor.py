@@ -68,7 +68,7 @@ def check_database(config: Config) -> Check:
 
 def check_camera(config: Config) -> Iterator[Check]:
     from calibration.calibfile import CalibrationError, load_calibration
-    from vision.camera import SourceError, open_source
+    from vision.camera import SourceError, first_good_frame, open_source
     from vision.reader import BoardReader
 
     spec = config["camera"]["source"]
@@ -110,15 +110,6 @@ def check_camera(config: Config) -> Iterator[Check]:
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
-
-
-def first_good_frame(source: FrameSource, tries: int = 30) -> Frame:
-    """The first frame with a picture, or the last try's frame (its status says why there is none)."""
-    for _ in range(tries):
-        frame = source.read()
-        if frame.ok or source.ended:
-            break
-    return frame
 
 
 def frame_rate(source: FrameSource, first: Frame, seconds: float = RATE_SECONDS) -> float | None:

@@ -274,18 +274,23 @@ def open_source(spec: int | str) -> FrameSource:
     raise SourceError(f"camera source {text!r}: no such file, folder, device number or URL")
 
 
+def first_good_frame(source: FrameSource, tries: int = 30) -> Frame:
+    """The source's first frame with a picture within ``tries`` reads, or the last frame read
+    (whose status says why there is none)."""
+    for _ in range(tries):
+        frame = source.read()
+        if frame.ok or source.ended:
+            break
+    return frame
+
+
 def first_frame(spec: int | str, tries: int = 30) -> np.ndarray:
     """The first good picture from a source (for calibration); :class:`SourceError` if none comes."""
     source = open_source(spec)
     try:
-        status = "no frame"
-        for _ in range(tries):
-            frame = source.read()
-            if frame.ok:
-                return frame.image  # type: ignore[return-value]
-            status = frame.status
-            if source.ended:
-                break
-        raise SourceError(f"camera source {spec!r}: no usable picture ({status})")
+        frame = first_good_frame(source, tries)
     finally:
         source.close()
+    if not frame.ok:
+        raise SourceError(f"camera source {spec!r}: no usable picture ({frame.status})")
+    return frame.image  # type: ignore[return-value]
