@@ -13,6 +13,7 @@ import argparse
 import ctypes
 import ctypes.util
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -115,6 +116,7 @@ def load_config(args: argparse.Namespace) -> cfg.Config:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    quiet_camera_libraries()
     try:
         return int(args.func(args) or 0)
     except (cfg.ConfigError, RecorderError, rules.RulesError, CounterError, OSError) as exc:
@@ -122,6 +124,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+FFMPEG_FATAL = 8  # FFmpeg's AV_LOG_FATAL: only what stops it altogether
+
+
+def quiet_camera_libraries() -> None:
+    """Leave telling the players about the camera to Pitwatch's own statuses.
+
+    A camera that is unplugged or a stream that is down is tried again every
+    2 s, and on every try OpenCV and FFmpeg would print their own warnings
+    ("can't open camera by index", "Connection refused") to the terminal,
+    while the dashboard already says "camera lost: ...". Only their errors
+    (OpenCV) and fatal errors (FFmpeg) are printed; set ``OPENCV_LOG_LEVEL``
+    or ``OPENCV_FFMPEG_LOGLEVEL`` (e.g. ``INFO``, ``32``) to see more when
+    diagnosing a camera.
+    """
+    import cv2
+
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", str(FFMPEG_FATAL))  # read when FFmpeg first opens a source
+    if "OPENCV_LOG_LEVEL" not in os.environ:
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
 
 
 # -- live commands ----------------------------------------------------------------

@@ -137,6 +137,19 @@ def state_when(url: str, holds: Callable[[dict], bool], timeout: float = 10.0) -
     return wait_until(holding, timeout, 0.05) or state()
 
 
+def test_a_missing_camera_is_named_once_not_warned_about_by_every_library(tmp_path):
+    """OpenCV and FFmpeg print their own warnings on every try to open a camera that is not
+    there; Pitwatch's status says it, and their warnings stay out of the players' terminal."""
+    network = "http://127.0.0.1:9/video.mjpg"  # the discard port: nothing answers there
+    for source in ("97", network):
+        done = subprocess.run([sys.executable, "-m", "pitwatch.cli", "doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}",
+                               "--set", f"camera.source={source}", "--set", "sensors.port=", "--set", "web.port=0"],
+                              capture_output=True, text=True, timeout=60, env={k: v for k, v in os.environ.items()
+                                                                               if not k.startswith("OPENCV_")})
+        assert re.search(rf"^FIX\s+camera: {re.escape(source)}: camera lost: .* does not answer", done.stdout, re.M), done.stdout
+        assert done.stderr == "", done.stderr
+
+
 def test_doctor_says_when_readings_would_come_too_late_for_play():
     """The stillness gate waits for ``still_frames`` frames, each as slow as the reader or the
     camera: a camera sending a frame every 2 s makes every Reading 10 s late."""
