@@ -75,6 +75,8 @@ class Shot:
     jpeg: int = 0  # JPEG quality; 0 = no compression
     hand: bool = False
     seed: int = 0  # randomness of seed placement, the hand's pose and the noise
+    exposure: int | None = None  # the sensor noise's own randomness (None: from ``seed``): the next
+    # frame of a still board is the same shot with another exposure
 
 
 @dataclass
@@ -478,7 +480,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     _light(frame, shot)
     if shot.blur >= 1.0:
         frame = _motion_blur(frame, shot)
-    image = _expose(frame, _noise(rng), shot.noise)
+    image = _expose(frame, _noise(rng if shot.exposure is None else np.random.default_rng(shot.exposure)), shot.noise)
     del frame  # the float frame goes before the JPEG round trip
     if shot.jpeg:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg])

@@ -1,6 +1,7 @@
 """The renderer: deterministic, truthful, and not kind."""
 
 import tracemalloc
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -18,6 +19,21 @@ def test_same_seed_same_image_and_truth():
     first, second = make(), make()
     assert (first.image == second.image).all()
     assert first.counts == second.counts and first.covered == second.covered
+
+
+def test_another_exposure_of_the_same_shot_changes_only_the_sensor_noise():
+    """The next frame of a still board: the same seeds and light, new noise (and JPEG artefacts)."""
+    rng = np.random.default_rng(3)
+    scene = random_scene("2x6+stores", rng)
+    counts, white = random_counts(board_profile("2x6+stores"), rng)
+    shot = Shot(seed=9, noise=6.0, jpeg=80)
+    frames = [render(scene, counts, white, shot).image.astype(np.float32)]
+    frames += [render(scene, counts, white, replace(shot, exposure=k)).image.astype(np.float32) for k in (1, 2)]
+    first, second = (frame - frames[0] for frame in frames[1:])
+    assert 3 < float(np.abs(first).mean()) < 12  # noise of sigma about 6 in each frame
+    assert abs(float(first.mean())) < 0.5 and float(np.abs(first - second).mean()) > 3  # no shift; each its own
+    smooth = cv2.blur(first, (15, 15))
+    assert float(np.abs(smooth).max()) < 8  # nothing moved: no seed, no edge, only noise
 
 
 def test_counts_change_the_picture_only_inside_their_hollow():
