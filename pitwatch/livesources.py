@@ -60,7 +60,7 @@ def live_camera(grab: Callable[[], np.ndarray | None], calibration: Calibration,
     from vision.live import StillnessGate
     from vision.reader import BoardReader
 
-    def reader(calibration: Calibration) -> tuple[Callable[[np.ndarray | None], Any], StillnessGate]:
+    def reader(calibration: Calibration) -> tuple[Callable[..., Any], StillnessGate]:
         return BoardReader(calibration).read, StillnessGate(config["camera"]["still_frames"])
 
     camera = CameraSource(grab, *reader(calibration), fusion, frames,

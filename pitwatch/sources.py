@@ -108,14 +108,17 @@ class CameraSource(Loop):
     """A camera loop: frame -> board reader -> still-board gate -> Reading; the overlay to the MJPEG feed.
 
     ``grab()`` returns the next BGR frame or ``None`` (camera lost);
-    ``read(frame)`` is the vision reader (a ``FrameResult``); ``still``
+    ``read(frame, known=...)`` is the vision reader (a ``FrameResult``); ``still``
     is vision's stillness gate: fed every result, it returns a Reading only
-    once the board has been still with nothing over it. :meth:`use_reader`
+    once the board has been still with nothing over it. While the board stays
+    still after that, its Reading is what the fusion is given, so frames are
+    read with it as ``known`` (located and checked for motion and hands, not
+    counted again: a third of the work). :meth:`use_reader`
     swaps both between two frames (new board corners clicked on the dashboard).
     ``release()``, if given, lets the camera go once the loop has stopped.
     """
 
-    def __init__(self, grab: Callable[[], np.ndarray | None], read: Callable[[np.ndarray | None], Any],
+    def __init__(self, grab: Callable[[], np.ndarray | None], read: Callable[..., Any],
                  still: Any, fusion: Fusion, frames: FrameFeed,
                  *, snapshot_width: int = 320, period: float = 0.0, release: Callable[[], None] | None = None) -> None:
         super().__init__("camera", period)
@@ -125,7 +128,7 @@ class CameraSource(Loop):
         self._snapshot: bytes | None = None
         self._last: Reading | None = None
         self._lock = threading.Lock()
-        self._next_reader: tuple[Callable[[np.ndarray | None], Any], Any] | None = None
+        self._next_reader: tuple[Callable[..., Any], Any] | None = None
         self._frame: np.ndarray | None = None
         self.status = "starting"  # what the reader made of the newest frame ("ok", "board not found: ...")
         self.frames_read = 0
@@ -141,7 +144,7 @@ class CameraSource(Loop):
         with self._lock:
             return self._frame
 
-    def use_reader(self, read: Callable[[np.ndarray | None], Any], still: Any) -> None:
+    def use_reader(self, read: Callable[..., Any], still: Any) -> None:
         """Read with ``read`` and gate with ``still`` from the next frame on.
 
         A fresh gate too: a reading from frames read the old way must not be
@@ -170,7 +173,7 @@ class CameraSource(Loop):
             self.fusion.update(CAMERA, None, now, status=self.status)
             self.pause(0.5)
             return
-        result = self._read(frame)
+        result = self._read(frame, known=self._last if self._still.state.state == "still" else None)
         with self._lock:
             self._frame = frame
         self.status = result.status.message

@@ -144,14 +144,21 @@ class BoardReader:
         self._last_homography: np.ndarray | None = None
         self._last_markers: dict[int, np.ndarray] = {}
 
-    def read(self, frame: np.ndarray | None, when: float | None = None) -> FrameResult:
-        """Read one BGR frame; never raises for a bad frame, the status says what went wrong."""
+    def read(self, frame: np.ndarray | None, when: float | None = None, known: Reading | None = None) -> FrameResult:
+        """Read one BGR frame; never raises for a bad frame, the status says what went wrong.
+
+        ``known``: what this board read when it was last found still, given while it has
+        stayed still since (as a stillness gate tells, :mod:`vision.live`). The frame is then
+        located, rectified and checked for a hand as always (which is how the gate sees the
+        board move), but the seed counter, two thirds of a frame's time, is not run again:
+        every pit in view keeps its known reading.
+        """
         when = time.time() if when is None else when
         try:
             view = self.view(frame)
         except FrameUnreadable as why:
             return self._unseen(why.message, when, why.markers)
-        return self._read_view(view, when)
+        return self._read_view(view, when, known)
 
     def view(self, frame: np.ndarray | None) -> BoardView:
         """The board in ``frame`` rectified, with today's light; :class:`FrameUnreadable` says
@@ -211,11 +218,14 @@ class BoardReader:
         seen = ~hand if view.seen is None else view.seen & ~hand
         return hand, replace(view, log_gain=self._light.log_gain(view.board, seen))
 
-    def _read_view(self, view: BoardView, when: float) -> FrameResult:
+    def _read_view(self, view: BoardView, when: float, known: Reading | None = None) -> FrameResult:
         hand, view = self.without_hand(view)
         in_view = {label for label, pit in self.pits.items()
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))}
-        pits = self._count(view, in_view)
+        if known is None:
+            pits = self._count(view, in_view)
+        else:
+            pits = {label: known.pits.get(label) if label in in_view else None for label in self.labels}
         unseen = tuple(label for label, pit in pits.items() if pit is None)
         missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in view.markers] if self.calibration.corners is None else []
         if hand is not None:

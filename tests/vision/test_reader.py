@@ -4,12 +4,15 @@ The floors are set a few points under what the reader reaches on this fixed,
 seeded set; benchmarks/vision_bench.py measures the real figures on more images.
 """
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
 
 from calibration.calibrate import calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, board_profile
+from vision.counter import SeedCounter
 from vision.markers import homography_from_corners
 from vision.nudge import NudgeFinder
 from vision.reader import BoardReader, BoardView, _bare_wood
@@ -36,6 +39,33 @@ def test_start_position_read_exactly_with_high_confidence(kalah_setup):
     assert result.reading.most_likely_counts() == counts
     assert min(result.reading.pits[label].probability(n) for label, n in counts.items()) > 0.5
     assert len(result.overlay) == 14 and result.draw(np.zeros((720, 1280, 3), np.uint8)).any()
+
+
+def test_a_known_reading_is_kept_without_counting_but_the_frame_is_still_looked_at(kalah_setup):
+    """``known`` (a still board's Reading): the next exposure is located and checked, not counted;
+    a hand is still found, and the pits it covers are unseen."""
+    scene, calibration = kalah_setup
+    counts = {"A": 3, "b": 7, "S": 12}
+
+    class Counting(SeedCounter):
+        calls = 0
+
+        def read(self, kind, windows):
+            Counting.calls += 1
+            return super().read(kind, windows)
+
+    reader = BoardReader(calibration, Counting())
+    shot = Shot(seed=8, noise=3, jpeg=85)
+    known = reader.read(render(scene, counts, None, shot).image).reading
+    calls = Counting.calls
+    again = reader.read(render(scene, counts, None, replace(shot, exposure=1)).image, known=known)
+    assert Counting.calls == calls and again.status.message == "ok" and again.status.markers_seen == (0, 1, 2, 3)
+    assert again.reading.pits == known.pits and len(again.overlay) == 14
+    hand = render(scene, counts, None, replace(shot, hand=True, seed=101))
+    covered = reader.read(hand.image, known=known)
+    assert Counting.calls == calls and covered.status.hand and hand.covered
+    assert all(covered.reading.pits[label] is None for label in covered.status.pits_unseen)
+    assert all(covered.reading.pits[label] == known.pits[label] for label in known.pits if label not in covered.status.pits_unseen)
 
 
 def test_hand_over_board_marks_covered_pits_unseen(kalah_setup):

@@ -1,0 +1,81 @@
+"""The camera loop of `pitwatch run` over the synthetic camera: the real reader, gate and fusion.
+
+Once the board has been found still and its Reading given to the fusion, later frames of the
+still board are located and checked for motion and hands but not counted again; a move or a
+hand is still seen at once, and counting starts again.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from calibration.calibfile import load_calibration, save_calibration
+from pitwatch import config as cfg
+from pitwatch.livesources import live_camera
+from pitwatch.runtime import Runtime
+from rules import Game
+from vision.counter import SeedCounter
+from vision.synthetic import SyntheticCamera
+
+
+@pytest.fixture
+def loop(tmp_path, monkeypatch):
+    """(camera loop, synthetic camera, game, number of times the seed counter has run)."""
+    windows_counted = []
+    original = SeedCounter.read
+
+    def counting(self, kind, windows):
+        windows_counted.append(len(windows))
+        return original(self, kind, windows)
+    monkeypatch.setattr(SeedCounter, "read", counting)
+    game = Game("kalah")
+    synthetic = SyntheticCamera("kalah", lambda: game.position, 3)
+    path = tmp_path / "board.json"
+    save_calibration(synthetic.calibration(), path)
+    config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}", "camera.still_frames=2"])
+    runtime = Runtime(config)
+    runtime.start_session()
+    fusion = runtime.use_fusion({"camera": 1.0})
+    camera, _ = live_camera(lambda: synthetic.read().image, load_calibration(path), path, config, fusion, runtime.frames)
+    yield camera, synthetic, game, windows_counted
+    runtime.stop()
+
+
+def fused_counts(camera) -> tuple[int, ...] | None:
+    reading = camera.fusion.fused(time.monotonic())
+    return None if reading is None else tuple(reading.most_likely_counts().values())
+
+
+def test_a_still_board_is_counted_until_its_reading_is_given_then_only_watched(loop):
+    camera, synthetic, game, windows_counted = loop
+    for _ in range(2):
+        camera.step()
+    assert fused_counts(camera) == tuple(game.position.pits)
+    counted = len(windows_counted)
+    assert counted >= 2  # pits and stores, in each of the two still frames
+    for _ in range(4):
+        camera.step()
+        assert camera.status == "ok" and fused_counts(camera) == tuple(game.position.pits)
+    assert len(windows_counted) == counted, "a still board whose Reading was given was counted again"
+
+    game.play("C")  # the players sow: the board changes, and is counted again
+    for _ in range(3):
+        camera.step()
+    assert len(windows_counted) > counted
+    assert fused_counts(camera) == tuple(game.position.pits)
+
+
+def test_a_hand_over_a_still_board_is_seen_at_once(loop):
+    camera, synthetic, game, windows_counted = loop
+    for _ in range(3):
+        camera.step()
+    counted = len(windows_counted)
+    synthetic.hand = True
+    camera.step()
+    assert camera.status == "hand over board" and camera.fusion.fused(time.monotonic()) is None
+    synthetic.hand = False
+    for _ in range(3):
+        camera.step()
+    assert len(windows_counted) > counted and fused_counts(camera) == tuple(game.position.pits)
