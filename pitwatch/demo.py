@@ -225,7 +225,7 @@ class DemoCamera:
             self.source.stop()
         camera = SyntheticCamera(position.variant.name, lambda: self.board.position, self.seed)
         reader = BoardReader(camera.calibration())
-        self.source = CameraSource(lambda: camera.read().image, reader.read, StillnessGate(self.still_frames),
+        self.source = CameraSource(camera.read, reader.read, StillnessGate(self.still_frames),
                                    self.runtime.fusion, self.runtime.frames,
                                    snapshot_width=self.snapshot_width, period=1.0 / self.fps)
         self.runtime.camera = self.source

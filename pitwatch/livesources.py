@@ -7,9 +7,7 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from calibration.calibfile import Calibration, CalibrationError, load_calibration, save_sensors
 from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
@@ -22,6 +20,9 @@ from .fusion import Fusion
 from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path
 from .sources import CameraSource, SensorSource
+
+if TYPE_CHECKING:
+    from vision.camera import Frame
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +49,10 @@ def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Run
     if board.labels != variant.layout.labels:
         raise ConfigError(f"{path} calibrates a {board.name} board, but {variant.name} is played on a "
                           f"{variant.layout.name} board: calibrate this board or choose another variant")
-    return live_camera(lambda: source.read().image, calibration, path, config, fusion, runtime.frames, source.close)
+    return live_camera(source.read, calibration, path, config, fusion, runtime.frames, source.close)
 
 
-def live_camera(grab: Callable[[], np.ndarray | None], calibration: Calibration, path: Path, config: Config,
+def live_camera(grab: Callable[[], Frame], calibration: Calibration, path: Path, config: Config,
                 fusion: Fusion, frames: FrameFeed, release: Callable[[], None] | None = None
                 ) -> tuple[CameraSource, LiveCorners]:
     """The camera loop over ``grab()``, reading the board of ``calibration`` (saved at ``path``);

@@ -19,6 +19,7 @@ from firmware_bridge.bridge import Bridge, BridgeStatus, SensorFrame
 from firmware_bridge.protocol import Button, Led, LedMode
 from firmware_bridge.sensors import SensorCalibration
 from rules import Reading
+from vision.camera import Frame
 
 from .fusion import Fusion
 from .hub import FrameFeed
@@ -107,7 +108,8 @@ class SensorSource:
 class CameraSource(Loop):
     """A camera loop: frame -> board reader -> still-board gate -> Reading; the overlay to the MJPEG feed.
 
-    ``grab()`` returns the next BGR frame or ``None`` (camera lost);
+    ``grab()`` returns the camera's next :class:`vision.camera.Frame` (its image None, and its
+    status saying why, when there is no picture);
     ``read(frame, known=...)`` is the vision reader (a ``FrameResult``); ``still``
     is vision's stillness gate: fed every result, it returns a Reading only
     once the board has been still with nothing over it. While the board stays
@@ -118,7 +120,7 @@ class CameraSource(Loop):
     ``release()``, if given, lets the camera go once the loop has stopped.
     """
 
-    def __init__(self, grab: Callable[[], np.ndarray | None], read: Callable[..., Any],
+    def __init__(self, grab: Callable[[], Frame], read: Callable[..., Any],
                  still: Any, fusion: Fusion, frames: FrameFeed,
                  *, snapshot_width: int = 320, period: float = 0.0, release: Callable[[], None] | None = None) -> None:
         super().__init__("camera", period)
@@ -166,13 +168,14 @@ class CameraSource(Loop):
             if self._next_reader is not None:
                 (self._read, self._still), self._next_reader = self._next_reader, None
                 self._last = None
-        frame = self._grab()
+        taken = self._grab()
         now = time.monotonic()
-        if frame is None:
-            self.status = "camera lost: no picture from the camera"
+        if taken.image is None:
+            self.status = taken.status  # "camera lost: camera 0 does not answer", "black frame: ...", ...
             self.fusion.update(CAMERA, None, now, status=self.status)
             self.pause(0.5)
             return
+        frame = taken.image
         result = self._read(frame, known=self._last if self._still.state.state == "still" else None)
         with self._lock:
             self._frame = frame

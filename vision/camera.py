@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+BLACK_FRAME = "black frame: is the lens covered or the camera off?"
 REOPEN_EVERY_S = 2.0  # a lost live camera is retried at most this often
 FRAME_WAIT_S = 1.0  # a live camera with no new frame for this long is reported lost
 STREAM_TIMEOUT_MS = 5000  # a network stream that does not open or send for this long is lost
@@ -52,7 +53,7 @@ def frame_status(image: np.ndarray | None) -> str:
     if image is None or image.size == 0:
         return "no picture"
     if float(image.mean()) < 12 and float(image.std()) < 6:
-        return "black frame"
+        return BLACK_FRAME
     return "ok"
 
 

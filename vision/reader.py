@@ -20,6 +20,7 @@ import numpy as np
 from calibration.calibfile import Calibration, HollowFit
 from rules.reading import PitReading, Reading
 
+from .camera import BLACK_FRAME
 from .counter import SeedCounter, shared_counter, widened
 from .hand import HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
@@ -173,7 +174,7 @@ class BoardReader:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         mean, spread = cv2.meanStdDev(gray)
         if float(mean[0, 0]) < 12 and float(spread[0, 0]) < 6:
-            raise FrameUnreadable("black frame: is the lens covered or the camera off?")
+            raise FrameUnreadable(BLACK_FRAME)
         try:
             homography, found = locate_board(gray, self.calibration, self._tracker)
             homography = self._held(homography, found)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import time
 
+import cv2
+import numpy as np
 import pytest
 
 from calibration.calibfile import load_calibration, save_calibration
 from pitwatch import config as cfg
-from pitwatch.livesources import live_camera
+from pitwatch.livesources import camera_source, live_camera
 from pitwatch.runtime import Runtime
 from rules import Game
 from vision.counter import SeedCounter
@@ -38,7 +40,7 @@ def loop(tmp_path, monkeypatch):
     runtime = Runtime(config)
     runtime.start_session()
     fusion = runtime.use_fusion({"camera": 1.0})
-    camera, _ = live_camera(lambda: synthetic.read().image, load_calibration(path), path, config, fusion, runtime.frames)
+    camera, _ = live_camera(synthetic.read, load_calibration(path), path, config, fusion, runtime.frames)
     yield camera, synthetic, game, windows_counted
     runtime.stop()
 
@@ -79,3 +81,22 @@ def test_a_hand_over_a_still_board_is_seen_at_once(loop):
     for _ in range(3):
         camera.step()
     assert len(windows_counted) > counted and fused_counts(camera) == tuple(game.position.pits)
+
+
+def test_a_camera_giving_no_picture_says_why(tmp_path):
+    """The camera's own reason reaches the players: a covered lens is not a lost camera."""
+    cv2.imwrite(str(tmp_path / "covered.png"), np.zeros((720, 1280, 3), np.uint8))
+    path = tmp_path / "board.json"
+    save_calibration(SyntheticCamera("kalah", lambda: Game("kalah").position, 3).calibration(), path)
+    config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}",
+                                               f"camera.source={tmp_path / 'covered.png'}", f"camera.calibration={path}"])
+    runtime = Runtime(config)
+    try:
+        runtime.start_session()
+        fusion = runtime.use_fusion({"camera": 1.0})
+        camera, _ = camera_source(config, runtime.session.game.variant, fusion, runtime)
+        camera.step()
+        assert camera.status == "black frame: is the lens covered or the camera off?"
+        assert fusion.fused(time.monotonic()) is None
+    finally:
+        runtime.stop()

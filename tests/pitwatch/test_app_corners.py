@@ -14,14 +14,16 @@ import cv2
 import pytest
 
 import markerless
-from network_camera import NumberedCamera
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration, save_corners
+from network_camera import NumberedCamera
 from pitwatch import config as cfg
 from pitwatch.corners import CornersError, CornersUnavailable, check_outline
 from pitwatch.fusion import Fusion
 from pitwatch.livesources import camera_source, live_camera
 from pitwatch.runtime import Runtime
+from vision.camera import Frame
 from waiting import wait_until
+
 
 SIZE = (1280, 720)
 GOOD = [[160.0, 460.0], [1180.0, 430.0], [1100.0, 250.0], [215.0, 275.0]]
@@ -89,7 +91,7 @@ def live(tmp_path):
     path = tmp_path / "board.json"
     save_calibration(markerless.calibration(), path)
     frame = markerless.moved_frame()
-    camera, corners = live_camera(lambda: frame, load_calibration(path), path, config, fusion, runtime.frames)
+    camera, corners = live_camera(lambda: Frame(frame, "ok", 0.0, 1), load_calibration(path), path, config, fusion, runtime.frames)
     yield camera, corners, path
     runtime.stop()
 

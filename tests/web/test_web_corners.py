@@ -20,6 +20,7 @@ from pitwatch import config as cfg
 from pitwatch.fusion import Fusion
 from pitwatch.hub import FrameFeed
 from pitwatch.livesources import live_camera
+from vision.camera import Frame
 from web import create_app
 
 TRUE = [[round(x, 1), round(y, 1)] for x, y in markerless.true_corners(markerless.MOVED)]
@@ -32,7 +33,7 @@ def camera(tmp_path, session):
     save_calibration(markerless.calibration(), path)
     fusion = Fusion(session.game.variant.layout.labels, {"camera": 1.0})
     frame = markerless.moved_frame()
-    source, corners = live_camera(lambda: frame, load_calibration(path), path, config, fusion, FrameFeed())
+    source, corners = live_camera(lambda: Frame(frame, "ok", 0.0, 1), load_calibration(path), path, config, fusion, FrameFeed())
     source.step()
     return source, corners, path
 
@@ -71,7 +72,8 @@ def test_before_the_first_frame_there_is_no_picture_and_no_size_to_check_corners
     save_calibration(markerless.calibration(), path)
     config = cfg.load(tmp_path / "none.toml", [])
     fusion = Fusion(session.game.variant.layout.labels, {"camera": 1.0})
-    source, corners = live_camera(lambda: None, load_calibration(path), path, config, fusion, FrameFeed())
+    no_picture = Frame(None, "camera lost: camera 0 does not answer", 0.0, 0)
+    source, corners = live_camera(lambda: no_picture, load_calibration(path), path, config, fusion, FrameFeed())
     client = create_app(session, frames=source.frames, corners=corners).test_client()
     assert client.get("/api/camera/corners").get_json()["frame"] is None
     picture = client.get("/camera/picture.jpg")

@@ -25,6 +25,7 @@ from pitwatch import config as cfg
 from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime, source_weights
 from pitwatch_browser import chromium, wait_for
+from vision.camera import Frame
 
 CLICK_TOLERANCE_PX = 2.0  # a click lands on a whole CSS pixel: about 1.3 camera pixels here, plus rounding
 
@@ -41,7 +42,7 @@ def live_run(tmp_path):
     path = tmp_path / "board.json"
     save_calibration(markerless.calibration(), path)
     frame = markerless.moved_frame()
-    runtime.camera, runtime.corners = live_camera(lambda: frame, load_calibration(path), path, config, fusion,
+    runtime.camera, runtime.corners = live_camera(lambda: Frame(frame, "ok", 0.0, 1), load_calibration(path), path, config, fusion,
                                                   runtime.frames)
     runtime.camera.period = 0.1  # a 10 fps camera: the machine is shared
     url = runtime.serve()
