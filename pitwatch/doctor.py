@@ -114,13 +114,15 @@ def check_camera(config: Config) -> Iterator[Check]:
 
 def frame_rate(source: FrameSource, first: Frame, seconds: float = RATE_SECONDS) -> float | None:
     """Frames a second a live camera sends, from its own frame numbers over ``seconds``
-    (frames it sent while none was asked for count too); None if it sent no second frame."""
+    (frames it sent while none was asked for count too) or until it gives no picture; None if
+    it sent no second frame."""
     last = first
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         frame = source.read()
-        if frame.ok:
-            last = frame
+        if not frame.ok:
+            break  # a lost camera answers at once: measuring on would only spin
+        last = frame
     if last.time <= first.time:
         return None
     return (last.index - first.index) / (last.time - first.time)

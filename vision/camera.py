@@ -191,19 +191,24 @@ class LiveCamera(FrameSource):
             capture = _open_capture(self.target)
             if capture is None:
                 self._publish(None, f"camera lost: {self.name} does not answer")
-                self._closing.wait(REOPEN_EVERY_S)
-                continue
-            try:
-                while not self._closing.is_set():
-                    frame = _captured(capture, index + 1)
-                    if frame is None:
-                        self._publish(None, f"camera lost: {self.name} gave no frame")
-                        break
-                    index = frame.index
-                    self._publish(frame, None)
-            finally:
-                capture.release()
+            else:
+                index = self._take_frames(capture, index)
             self._closing.wait(REOPEN_EVERY_S)
+
+    def _take_frames(self, capture: cv2.VideoCapture, index: int) -> int:
+        """Publish every frame ``capture`` gives until it gives none (then say so and release it);
+        the last frame's number."""
+        try:
+            while not self._closing.is_set():
+                frame = _captured(capture, index + 1)
+                if frame is None:
+                    self._publish(None, f"camera lost: {self.name} gave no frame")
+                    break
+                index = frame.index
+                self._publish(frame, None)
+        finally:
+            capture.release()
+        return index
 
     def _publish(self, frame: Frame | None, lost: str | None) -> None:
         with self._changed:

@@ -59,12 +59,10 @@ class PatchCutter:
     def __init__(self, calibration: Calibration) -> None:
         profile = calibration.profile
         self.labels: dict[str, list[str]] = {}
-        self._kind: dict[str, str] = {}  # label -> kind of hollow
         self._maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._light: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._empty: dict[str, np.ndarray] = {}
         self._scale = scale = calibration.px_per_mm / PX_PER_MM  # board px per patch px
-        self._board_px_per_mm = calibration.px_per_mm
         self._centres = {label: hollow.centre for label, hollow in calibration.hollows.items()}
         empty = _smoothed(calibration.empty, scale)
         for kind in ("pit", "store"):
@@ -82,7 +80,6 @@ class PatchCutter:
                 ys.append(grid_y)
             map_x, map_y = np.concatenate(xs), np.concatenate(ys)
             self.labels[kind] = labels
-            self._kind.update(dict.fromkeys(labels, kind))
             self._maps[kind] = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
             self._light[kind] = LightModel.sampler(map_x, map_y)
             self._empty[kind] = self._remap(empty, kind)
@@ -114,10 +111,10 @@ class PatchCutter:
     def window_points(self, label: str, points_mm: np.ndarray) -> np.ndarray:
         """Where board points (mm, N x 2) lie in the window of hollow ``label``: (column, row) in
         window pixels, the inverse of the cut (training marks each seed's centre so)."""
-        width, height = PatchShape.of(self._kind[label]).size
-        centre = np.asarray(self._centres[label], np.float64)
-        offset = np.array([(width - 1) / 2, (height - 1) / 2])
-        return (np.asarray(points_mm, np.float64).reshape(-1, 2) * self._board_px_per_mm - centre) / self._scale + offset
+        kind = next(kind for kind, labels in self.labels.items() if label in labels)
+        width, height = PatchShape.of(kind).size
+        centre = np.asarray(self._centres[label], np.float64) / self._scale  # in window pixels from the board's corner
+        return np.asarray(points_mm, np.float64).reshape(-1, 2) * PX_PER_MM - centre + ((width - 1) / 2, (height - 1) / 2)
 
     def empty(self, kind: str) -> np.ndarray:
         """The empty board's windows of one kind, stacked (uint8 BGR, N*H x W)."""

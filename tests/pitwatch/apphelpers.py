@@ -3,10 +3,32 @@
 from __future__ import annotations
 
 import random
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
 
 from firmware_bridge.emulator import SensorModel, adc_value
 from firmware_bridge.sensors import SensorCalibration
+from pitwatch import config as cfg
+from pitwatch.livesources import camera_source
+from pitwatch.runtime import Runtime
 from rules import Game, PitReading, Reading
+
+
+@contextmanager
+def configured_camera(tmp_path: Path, source: object, calibration: Path) -> Iterator[tuple]:
+    """(camera loop, its board corners, the fusion) as `pitwatch run` makes them from
+    ``camera.source`` and ``camera.calibration``, in a started session stopped afterwards."""
+    config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}",
+                                               f"camera.source={source}", f"camera.calibration={calibration}"])
+    runtime = Runtime(config)
+    try:
+        runtime.start_session()
+        fusion = runtime.use_fusion({"camera": 1.0})
+        camera, corners = camera_source(config, runtime.session.game.variant, fusion, runtime)
+        yield camera, corners, fusion
+    finally:
+        runtime.stop()
 
 
 def board(game: Game) -> Reading:

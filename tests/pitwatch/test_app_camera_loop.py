@@ -13,9 +13,10 @@ import cv2
 import numpy as np
 import pytest
 
+from apphelpers import configured_camera
 from calibration.calibfile import load_calibration, save_calibration
 from pitwatch import config as cfg
-from pitwatch.livesources import camera_source, live_camera
+from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime
 from rules import Game
 from vision.counter import SeedCounter
@@ -88,15 +89,7 @@ def test_a_camera_giving_no_picture_says_why(tmp_path):
     cv2.imwrite(str(tmp_path / "covered.png"), np.zeros((720, 1280, 3), np.uint8))
     path = tmp_path / "board.json"
     save_calibration(SyntheticCamera("kalah", lambda: Game("kalah").position, 3).calibration(), path)
-    config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}",
-                                               f"camera.source={tmp_path / 'covered.png'}", f"camera.calibration={path}"])
-    runtime = Runtime(config)
-    try:
-        runtime.start_session()
-        fusion = runtime.use_fusion({"camera": 1.0})
-        camera, _ = camera_source(config, runtime.session.game.variant, fusion, runtime)
+    with configured_camera(tmp_path, tmp_path / "covered.png", path) as (camera, _, fusion):
         camera.step()
         assert camera.status == "black frame: is the lens covered or the camera off?"
         assert fusion.fused(time.monotonic()) is None
-    finally:
-        runtime.stop()

@@ -14,12 +14,13 @@ import cv2
 import pytest
 
 import markerless
+from apphelpers import configured_camera
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration, save_corners
 from network_camera import NumberedCamera
 from pitwatch import config as cfg
 from pitwatch.corners import CornersError, CornersUnavailable, check_outline
 from pitwatch.fusion import Fusion
-from pitwatch.livesources import camera_source, live_camera
+from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime
 from vision.camera import Frame
 from waiting import wait_until
@@ -143,19 +144,11 @@ def test_the_configured_camera_comes_with_its_corners_and_their_file(tmp_path):
     image, path = tmp_path / "table.png", tmp_path / "board.json"
     cv2.imwrite(str(image), markerless.moved_frame())
     save_calibration(markerless.calibration(), path)
-    config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}",
-                                               f"camera.source={image}", f"camera.calibration={path}"])
-    runtime = Runtime(config)
-    try:
-        runtime.start_session()
-        fusion = runtime.use_fusion({"camera": 1.0})
-        camera, corners = camera_source(config, runtime.session.game.variant, fusion, runtime)
+    with configured_camera(tmp_path, image, path) as (camera, corners, _):
         camera.step()
         assert corners.state()["calibration"] == str(path) and camera.status == "hand over board"
         corners.use(markerless.true_corners(markerless.MOVED))
         assert load_calibration(path).corners == corners.calibration.corners != markerless.calibration().corners
-    finally:
-        runtime.stop()
 
 
 def test_a_network_camera_is_read_and_let_go_when_its_loop_stops(tmp_path):
@@ -164,17 +157,9 @@ def test_a_network_camera_is_read_and_let_go_when_its_loop_stops(tmp_path):
     the loop stops the thread taking them."""
     path = tmp_path / "board.json"
     save_calibration(markerless.calibration(), path)
-    with NumberedCamera() as network:
-        config = cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}",
-                                                   f"camera.source={network.url}", f"camera.calibration={path}"])
-        runtime = Runtime(config)
-        try:
-            runtime.start_session()
-            camera, _ = camera_source(config, runtime.session.game.variant, runtime.use_fusion({"camera": 1.0}), runtime)
-            camera.start()
-            assert wait_until(lambda: camera.frames_read >= 3, 15), camera.status
-            assert camera.status.startswith("pits out of view: A, B"), camera.status
-            camera.stop()
-            assert not [t for t in threading.enumerate() if t.name == f"grabber {network.url}"]
-        finally:
-            runtime.stop()
+    with NumberedCamera() as network, configured_camera(tmp_path, network.url, path) as (camera, _, _):
+        camera.start()
+        assert wait_until(lambda: camera.frames_read >= 3, 15), camera.status
+        assert camera.status.startswith("pits out of view: A, B"), camera.status
+        camera.stop()
+        assert not [t for t in threading.enumerate() if t.name == f"grabber {network.url}"]

@@ -16,12 +16,14 @@ BARS = 12  # a frame's number, in binary, as black and white bars along its bott
 class NumberedCamera:
     """A network camera: an MJPEG stream over HTTP at 30 frames a second, each frame showing its
     number (from 0 on every connection). ``sent`` is the number of the last frame sent;
-    ``answering`` cleared drops every connection and answers 503, as a camera switched off."""
+    ``answering`` cleared drops every connection and answers 503, as a camera switched off;
+    ``stalled`` set keeps the connection open but sends nothing, as a hung camera or network."""
 
     def __init__(self) -> None:
         self.sent = -1
         self.answering = threading.Event()
         self.answering.set()
+        self.stalled = threading.Event()
         camera = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,6 +40,9 @@ class NumberedCamera:
                 number = 0
                 try:
                     while camera.answering.is_set():
+                        if camera.stalled.is_set():
+                            time.sleep(0.05)
+                            continue
                         jpeg = cv2.imencode(".jpg", numbered_frame(number))[1].tobytes()
                         self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n%b\r\n"
                                          % (len(jpeg), jpeg))

@@ -9,7 +9,7 @@ import pytest
 from network_camera import NumberedCamera, frame_number
 from waiting import wait_until
 
-from vision.camera import SourceError, first_frame, open_source
+from vision.camera import STREAM_TIMEOUT_MS, SourceError, first_frame, open_source
 
 
 @pytest.fixture
@@ -93,6 +93,23 @@ def test_a_reader_slower_than_the_camera_gets_its_newest_frame(network_camera):
         numbers = [number] + [frame_number(source.read().image) for _ in range(5)]
         assert numbers == sorted(set(numbers)), f"a frame handed out twice or out of order: {numbers}"
     finally:
+        source.close()
+
+
+def test_a_stream_that_hangs_is_lost_within_its_read_timeout(network_camera):
+    """The server keeps the connection open and sends nothing: read() says so after a second,
+    and the grabber gives the stream up at OpenCV's read timeout (STREAM_TIMEOUT_MS) rather than
+    waiting on it for ever."""
+    source = open_source(network_camera.url)
+    try:
+        assert source.read().ok
+        network_camera.stalled.set()
+        started = time.monotonic()
+        assert wait_until(lambda: source.read().status == f"camera lost: {network_camera.url} gave no frame", 15)
+        given_up = time.monotonic() - started
+        assert STREAM_TIMEOUT_MS / 1000 - 1 < given_up < STREAM_TIMEOUT_MS / 1000 + 3, given_up
+    finally:
+        network_camera.stalled.clear()
         source.close()
 
 
