@@ -9,6 +9,8 @@ reported as "board not found" rather than guessed.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from typing import Sequence
 
 import cv2
@@ -49,33 +51,39 @@ _NEAR_DETECTOR = _detector(0.3, 7)
 class MarkerTracker:
     """Finds the markers frame after frame, cheaply while the board stays where it was.
 
-    A marker whose patch of the picture has not changed since the last frame is where it
-    was; one that changed is searched for in a small window round its last place; only
-    when that fails is the whole frame searched again.
+    A marker that has not moved since its corners were last measured keeps them; one that
+    moved is searched for in a small window round its last place; only when that fails is
+    the whole frame searched again. Whether a marker moved is asked of its patch as it was
+    when its corners were measured (an :class:`_Anchor`), not of the frame before: a board
+    pushed slowly, half a pixel a frame, moves too little between two frames to notice, and
+    its markers would be kept where they were while the board walked away.
     """
-
-    STILL = 6.0  # mean grey-level change of a marker's patch below which it has not moved
 
     def __init__(self) -> None:
         self.markers: dict[int, np.ndarray] = {}
-        self._patches: dict[int, tuple[tuple[slice, slice], np.ndarray]] = {}
+        self._anchors: dict[int, _Anchor] = {}
 
     def find(self, gray: np.ndarray) -> dict[int, np.ndarray]:
         found = self._near(gray) if len(self.markers) == 4 else None
         if found is None:
             found = detect_markers(gray)
+            self._anchors = {}
         self.markers = found
-        self._patches = {i: (box, gray[box].copy()) for i, box in ((i, _box(c, gray.shape, 0.9, 16)) for i, c in found.items())}
+        for marker_id, corners in found.items():
+            if marker_id not in self._anchors and (anchor := _Anchor.of(gray, corners)) is not None:
+                self._anchors[marker_id] = anchor
         return found
 
     def _near(self, gray: np.ndarray) -> dict[int, np.ndarray] | None:
         found: dict[int, np.ndarray] = {}
         for marker_id, corners in self.markers.items():
-            box, before = self._patches[marker_id]
-            patch = gray[box]
-            if patch.shape == before.shape and cv2.mean(cv2.absdiff(patch, before))[0] < self.STILL:
+            anchor = self._anchors.get(marker_id)
+            if anchor is not None and anchor.unmoved(gray):
                 found[marker_id] = corners
                 continue
+            self._anchors.pop(marker_id, None)  # measured again below: a new anchor
+            box = _box(corners, gray.shape, 0.9, 16)
+            patch = gray[box]
             top, left = box[0].start, box[1].start
             side = float(np.linalg.norm(corners[0] - corners[2])) / np.sqrt(2)
             near = _search(patch, _NEAR_DETECTOR, patch.shape[1] // 2 if side >= 2 * NEAR_MIN_SIDE else patch.shape[1], False)
@@ -83,6 +91,55 @@ class MarkerTracker:
                 return None
             found[marker_id] = near[marker_id] + np.float32((left, top))
         return found
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    """A marker's patch of the picture as it was when its corners were measured.
+
+    Phase correlation against it says how far the marker has moved since, to a tenth of a
+    pixel whatever the light does, and how alike the two patches are (the peak). Measured on
+    rendered frames (all six boards, hard shots: sensor noise, JPEG, motion blur; a one-off
+    probe, 2026-11-26): the next exposure of a still board moved a marker by 0.08 px in the
+    median and 0.37 px at most, with a peak of at least 0.73; a board pushed by 0.25 mm
+    (about half a pixel) moved it by 0.2-0.9 px; a hand over half the marker brought the
+    peak down to 0.4-0.6 (over a quarter of it, 0.75-0.97: the marker is kept where it
+    was, which is where it is, though ArUco no longer reads it). So a marker is kept while
+    it has moved less than ``MOVED_PX`` and still looks itself, and measured again
+    otherwise: a slow push is caught within about half a pixel, and never adds up.
+    """
+
+    MOVED_PX = 0.4
+    SAME_PATTERN = 0.65  # a lower correlation peak: something else is over the marker (a hand)
+
+    box: tuple[slice, slice]
+    patch: np.ndarray  # float32
+
+    @classmethod
+    def of(cls, gray: np.ndarray, corners: np.ndarray) -> _Anchor | None:
+        """The anchor of a marker whose corners were just measured, or None when a square patch
+        round it does not fit in the frame (the marker is then measured every frame)."""
+        side = float(np.linalg.norm(corners[0] - corners[2])) / np.sqrt(2)
+        size = int(np.clip(2 ** np.ceil(np.log2(1.2 * side)), 16, 256))  # the marker and a little wood; a size the FFT likes
+        x, y = np.round(corners.mean(axis=0)).astype(int) - size // 2
+        h, w = gray.shape[:2]
+        if x < 0 or y < 0 or x + size > w or y + size > h:
+            return None
+        box = (slice(y, y + size), slice(x, x + size))
+        return cls(box, gray[box].astype(np.float32))
+
+    def unmoved(self, gray: np.ndarray) -> bool:
+        patch = gray[self.box]
+        if patch.shape != self.patch.shape:
+            return False
+        (dx, dy), peak = cv2.phaseCorrelate(self.patch, patch.astype(np.float32), _hanning(self.patch.shape[0]))
+        return bool(np.hypot(dx, dy) < self.MOVED_PX and peak >= self.SAME_PATTERN)
+
+
+@functools.lru_cache(maxsize=8)
+def _hanning(size: int) -> np.ndarray:
+    """The window phase correlation weighs a square patch by, so that its edges do not count."""
+    return cv2.createHanningWindow((size, size), cv2.CV_32F)
 
 
 def _box(corners: np.ndarray, shape: tuple[int, ...], grow: float, margin: float) -> tuple[slice, slice]:
@@ -128,7 +185,7 @@ def _search(gray: np.ndarray, detector: cv2.aruco.ArucoDetector, width: int, ful
     for quad, marker_id in zip(corners, ids.ravel()):
         if int(marker_id) in MARKER_IDS and int(marker_id) not in found:
             found[int(marker_id)] = (quad.reshape(4, 2).astype(np.float32) + 0.5) / scale - 0.5  # pixel centres
-    if found and scale != 1.0:
+    if found:  # refined also when found at full size: an outline's corners are whole pixels, 1-2 px off
         points = np.concatenate(list(found.values())).reshape(-1, 1, 2)
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
         cv2.cornerSubPix(gray, points, (3, 3), (-1, -1), criteria)
