@@ -52,19 +52,22 @@ class MarkerTracker:
     """Finds the markers frame after frame, cheaply while the board stays where it was.
 
     A marker that has not moved since its corners were last measured keeps them; one that
-    moved is searched for in a small window round its last place; only when that fails is
-    the whole frame searched again. Whether a marker moved is asked of its patch as it was
-    when its corners were measured (an :class:`_Anchor`), not of the frame before: a board
-    pushed slowly, half a pixel a frame, moves too little between two frames to notice, and
-    its markers would be kept where they were while the board walked away.
+    moved is searched for in a small window round its last place, and one not seen (a hand,
+    a cup over it) round where the other markers put it; only when fewer than three are
+    found so is the whole frame searched again, which costs as much as reading the frame
+    does. Whether a marker moved is asked of its patch as it was when its corners were
+    measured (an :class:`_Anchor`), not of the frame before: a board pushed slowly, half a
+    pixel a frame, moves too little between two frames to notice, and its markers would be
+    kept where they were while the board walked away.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, profile: BoardProfile) -> None:
+        self.profile = profile
         self.markers: dict[int, np.ndarray] = {}
         self._anchors: dict[int, _Anchor] = {}
 
     def find(self, gray: np.ndarray) -> dict[int, np.ndarray]:
-        found = self._near(gray) if len(self.markers) == 4 else None
+        found = self._near(gray) if len(self.markers) >= 3 else None
         if found is None:
             found = detect_markers(gray)
             self._anchors = {}
@@ -75,22 +78,46 @@ class MarkerTracker:
         return found
 
     def _near(self, gray: np.ndarray) -> dict[int, np.ndarray] | None:
+        """The markers found near where they were (or, for one not seen, should be); None
+        when fewer than three are."""
         found: dict[int, np.ndarray] = {}
-        for marker_id, corners in self.markers.items():
+        for marker_id, corners in {**self._expected(gray.shape), **self.markers}.items():
             anchor = self._anchors.get(marker_id)
             if anchor is not None and anchor.unmoved(gray):
                 found[marker_id] = corners
                 continue
             self._anchors.pop(marker_id, None)  # measured again below: a new anchor
-            box = _box(corners, gray.shape, 0.9, 16)
-            patch = gray[box]
-            top, left = box[0].start, box[1].start
-            side = float(np.linalg.norm(corners[0] - corners[2])) / np.sqrt(2)
-            near = _search(patch, _NEAR_DETECTOR, patch.shape[1] // 2 if side >= 2 * NEAR_MIN_SIDE else patch.shape[1], False)
-            if marker_id not in near:
-                return None
-            found[marker_id] = near[marker_id] + np.float32((left, top))
-        return found
+            if (measured := _measured_near(gray, marker_id, corners)) is not None:
+                found[marker_id] = measured
+        return found if len(found) >= 3 else None
+
+    def _expected(self, shape: tuple[int, ...]) -> dict[int, np.ndarray]:
+        """Where the markers not seen in the last frame lie by the ones that were (image px),
+        those that lie inside the frame."""
+        missing = [i for i in MARKER_IDS if i not in self.markers]
+        if not missing:
+            return {}
+        to_image = np.linalg.inv(homography_from_markers(self.markers, self.profile))
+        h, w = shape[:2]
+        expected = {}
+        for marker_id in missing:
+            corners_mm = np.array(self.profile.marker_corners(marker_id), np.float64).reshape(-1, 1, 2)
+            corners = cv2.perspectiveTransform(corners_mm, to_image).reshape(4, 2).astype(np.float32)
+            if (corners >= 0).all() and (corners[:, 0] < w).all() and (corners[:, 1] < h).all():
+                expected[marker_id] = corners
+        return expected
+
+
+def _measured_near(gray: np.ndarray, marker_id: int, corners: np.ndarray) -> np.ndarray | None:
+    """Marker ``marker_id`` looked for in a small window round ``corners`` (image px), at half
+    size when it is big enough; its corners, refined at full size, or None."""
+    box = _box(corners, gray.shape, 0.9, 16)
+    patch = gray[box]
+    side = float(np.linalg.norm(corners[0] - corners[2])) / np.sqrt(2)
+    near = _search(patch, _NEAR_DETECTOR, patch.shape[1] // 2 if side >= 2 * NEAR_MIN_SIDE else patch.shape[1], False)
+    if marker_id not in near:
+        return None
+    return near[marker_id] + np.float32((box[1].start, box[0].start))
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ class BoardReader:
         self._hands = HandFinder(empty, surface, calibration.px_per_mm)
         self._cutter = PatchCutter(calibration)
         self._counter = counter
-        self._tracker = MarkerTracker()
+        self._tracker = MarkerTracker(self.profile)
         self._nudges = NudgeFinder(empty, calibration.px_per_mm) if calibration.corners is not None else None
         self._last_homography: np.ndarray | None = None
         self._last_markers: dict[int, np.ndarray] = {}

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from calibration.profiles import board_profile
+from vision import markers
 from vision.markers import MarkerTracker, detect_markers, homography_from_corners, homography_from_markers, parse_corners
 from vision.render import Shot, project, random_scene, random_shot, render
 
@@ -66,7 +67,7 @@ def test_tracked_markers_follow_a_nudged_board_as_a_fresh_search_finds_them():
     corners refined at full size): they must land where a whole-frame search puts them."""
     rng = np.random.default_rng(13)
     scene = random_scene("2x8+stores", rng)
-    tracker = MarkerTracker()
+    tracker = MarkerTracker(scene.profile)
     for nudge in ((0.0, 0.0, 0.0), (6.0, -4.0, 0.01), (-5.0, 3.0, -0.015)):
         frame = cv2.cvtColor(render(scene, {"C": 3}, None, Shot(nudge=nudge, noise=2, seed=4)).image, cv2.COLOR_BGR2GRAY)
         tracked, fresh = tracker.find(frame), detect_markers(frame)
@@ -85,7 +86,7 @@ def test_a_board_pushed_slowly_is_followed_not_left_behind():
     rng = np.random.default_rng(5)
     scene = random_scene("2x6+stores", rng)
     corners_mm = {i: np.array(scene.profile.marker_corners(i)) for i in range(4)}
-    tracker = MarkerTracker()
+    tracker = MarkerTracker(scene.profile)
     worst = 0.0
     for k in range(24):
         shot = Shot(nudge=(0.25 * k, 0.0, 0.0), noise=2, seed=4, exposure=k)
@@ -102,7 +103,7 @@ def test_markers_of_a_still_board_are_kept_through_sensor_noise():
     rng = np.random.default_rng(21)
     scene = random_scene("4x8", rng)
     shot = replace(random_shot(rng, hard=True, hand=False), noise=8.0, jpeg=40)
-    tracker = MarkerTracker()
+    tracker = MarkerTracker(scene.profile)
     first = tracker.find(cv2.cvtColor(render(scene, {"A": 4}, None, shot).image, cv2.COLOR_BGR2GRAY))
     for exposure in range(1, 6):
         frame = render(scene, {"A": 4}, None, replace(shot, exposure=shot.seed + exposure)).image
@@ -117,9 +118,31 @@ def test_a_marker_half_under_a_hand_is_not_taken_for_one_that_stayed():
     rng = np.random.default_rng(3)
     scene = random_scene("2x6+stores", rng)
     gray = cv2.cvtColor(render(scene, {"C": 3}, None, random_shot(rng, hard=True, hand=False)).image, cv2.COLOR_BGR2GRAY)
-    tracker = MarkerTracker()
+    tracker = MarkerTracker(scene.profile)
     corners = tracker.find(gray)[1]
     (x0, y0), (x1, y1) = corners.min(axis=0).astype(int) - 4, corners.max(axis=0).astype(int) + 4
     covered = gray.copy()
     covered[y0:y1, x0:(x0 + x1) // 2] = 150  # skin over the marker's left half: it has not moved (0.1 px), peak 0.5
     assert sorted(tracker.find(covered)) == [0, 2, 3]
+
+
+def test_a_marker_under_a_cup_costs_no_whole_frame_search_and_is_found_again(monkeypatch):
+    """With three markers in view the board is found near where it was, frame after frame;
+    the fourth is looked for where the other three put it, so it is back as soon as it shows,
+    and the whole frame (as costly as reading it) is never searched."""
+    rng = np.random.default_rng(8)
+    scene = random_scene("2x5+outboxes", rng)
+    shot = random_shot(rng, hard=True, hand=False)
+    tracker = MarkerTracker(scene.profile)
+    gray = cv2.cvtColor(render(scene, {"A": 2}, None, shot).image, cv2.COLOR_BGR2GRAY)
+    corners = tracker.find(gray)[3]
+    (x0, y0), (x1, y1) = corners.min(axis=0).astype(int) - 6, corners.max(axis=0).astype(int) + 6
+    searches = []
+    monkeypatch.setattr(markers, "detect_markers", lambda image: searches.append(1) or detect_markers(image))
+    for exposure in range(1, 5):
+        frame = cv2.cvtColor(render(scene, {"A": 2}, None, replace(shot, exposure=exposure)).image, cv2.COLOR_BGR2GRAY)
+        if exposure < 4:
+            frame[y0:y1, x0:x1] = 90  # a cup over marker 3
+        assert sorted(tracker.find(frame)) == ([0, 1, 2] if exposure < 4 else [0, 1, 2, 3])
+    assert np.abs(tracker.markers[3] - corners).max() < 1.0
+    assert searches == []
