@@ -7,7 +7,8 @@ are calibrated from an easy empty + start frame, then ``--frames`` hard frames
 (light drift, a nudged board, blur, noise, JPEG, a hand in about 30 %) with
 random counts are read. Prints exact-count accuracy per heap size, within-one
 accuracy, white-chip accuracy, whole-board accuracy, how often the truth lies
-in the reported 95 % set, hand handling, and the median time to locate and read
+in the reported 95 % set, hand handling, how exactly the board was located
+(the pits' centres against the truth), and the median time to locate and read
 one 1280x720 frame on one core (OpenCV limited to one thread), both for a
 frame where the board moved (every benchmark frame nudges it) and for the next
 frame of a still board (the same seeds and light with a new exposure's sensor
@@ -40,7 +41,7 @@ from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
 from vision import counter  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.render import random_counts, random_scene, random_shot, render  # noqa: E402
+from vision.render import project, random_counts, random_scene, random_shot, render  # noqa: E402
 
 BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "20+"))
 
@@ -65,6 +66,7 @@ def run(scenes: int, frames: int, seed: int) -> dict:
     times: list[tuple[float, float]] = []  # (CPU, wall) seconds per frame
     tracked: list[tuple[float, float]] = []
     watched: list[tuple[float, float]] = []
+    placed: list[float] = []  # px between each pit's centre where the reader put it and where it is
     failures: list[str] = []
     images = 0
     for b, board in enumerate(PROFILE_LAYOUTS):
@@ -82,6 +84,8 @@ def run(scenes: int, frames: int, seed: int) -> dict:
                 rendered = render(scene, counts, white, shot)
                 result, spent = timed(reader, rendered.image)
                 times.append(spent)
+                if result.image_to_board is not None:
+                    placed.append(placement_error(result.image_to_board, scene, shot))
                 # the next frame of a still board: the same seeds and light, a new exposure's noise
                 # (its seed not drawn from rng, so that every other frame stays what it was)
                 still = render(scene, counts, white, replace(shot, exposure=shot.seed + 1))
@@ -89,7 +93,16 @@ def run(scenes: int, frames: int, seed: int) -> dict:
                 watched.append(timed(reader, still.image, result.reading)[1])  # once its Reading is given
                 images += 1
                 score(stats, rendered, result)
-    return {"stats": stats, "times": times, "tracked": tracked, "watched": watched, "failures": failures, "images": images}
+    return {"stats": stats, "times": times, "tracked": tracked, "watched": watched, "placed": placed,
+            "failures": failures, "images": images}
+
+
+def placement_error(image_to_board: np.ndarray, scene, shot) -> float:
+    """The farthest any pit's centre lies (image px) from where the reader's homography puts it:
+    how well the board was located (lens distortion, which a homography cannot follow, included)."""
+    centres = np.array([hollow.centre for hollow in scene.profile.hollows], np.float64)
+    placed = cv2.perspectiveTransform(centres.reshape(-1, 1, 2), np.linalg.inv(image_to_board)).reshape(-1, 2)
+    return float(np.abs(placed - project(scene, centres, shot).reshape(-1, 2)).max())
 
 
 def timed(reader: BoardReader, image: np.ndarray, known=None):
@@ -165,6 +178,10 @@ def main() -> None:
         hits, total = stats.get(name, (0, 0))
         if total:
             print(f"  {name:52s} {100 * hits / total:6.2f} %  ({hits}/{total})")
+    if out["placed"]:
+        placed = np.array(out["placed"])
+        print(f"  pits placed (the farthest pit centre from the truth)   median {np.median(placed):.2f} px, "
+              f"90 % within {np.percentile(placed, 90):.2f} px")
     if out["times"]:
         for kind, index in (("CPU", 0), ("wall-clock", 1)):
             moved, still, watched = (1000 * statistics.median(t[index] for t in out[name]) for name in ("times", "tracked", "watched"))
