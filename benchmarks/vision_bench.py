@@ -122,6 +122,8 @@ def score(stats: dict, rendered, result) -> None:
     tally(stats, "board found", result.status.board_found)
     if not result.status.board_found:
         return
+    if rendered.covered:  # seen as a hand, the frame gives no Reading (the stillness gate waits)
+        tally(stats, "frames with a hand over pits seen as such", result.status.hand)
     board_exact = True
     for label, truth in rendered.counts.items():
         pit = result.reading.pits[label]
@@ -172,7 +174,7 @@ def main() -> None:
         print(f"  calibration failed: {failure}")
     order = ["board found"] + [f"{kind} {name}" for _, _, name in BINS for kind in ("exact", "within one")]
     order += ["exact all seen", "truth in 95% set", "white chips exact", "whole board exact (no hand)",
-              "pits read with no hand", "covered pits reported unseen", "uncovered pits read while a hand is over the board",
+              "pits read with no hand", "frames with a hand over pits seen as such", "covered pits reported unseen", "uncovered pits read while a hand is over the board",
               "exact covered"] + sorted(name for name in stats if name.startswith("exact 0-9,"))
     for name in order:
         hits, total = stats.get(name, (0, 0))

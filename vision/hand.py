@@ -7,20 +7,28 @@ when its colour moved away from the wood's or its brightness did beyond
 what the frame's own noise explains. A connected change larger than
 ``HAND_MIN_MM2`` is a hand, an arm or a sleeve; pits near it are unseen,
 because fingers cast shadows and hide seeds, and a reading of them would be
-a guess.
+a guess. An arm across a hollow shows on the wood as two pieces, one each
+side, and each may be smaller than that: pieces that meet the rim of one
+hollow are taken together.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 import cv2
 import numpy as np
 
+from calibration.calibfile import HollowFit
+
+from .pits import hollow_mask
 from .rectify import LightModel, reduce
 
 HAND_MIN_MM2 = 250.0  # a change on the bare wood bigger than this is a hand (or an arm, a sleeve)
 HAND_MARGIN_MM = 6.0  # pits this close to a hand are unseen: fingers cast shadows and hide seeds
+PIECE_MIN_MM2 = 40.0  # smaller changes on the wood are not joined across a hollow: noise, a grain's edge
+RIM_SCALE = 1.35  # the wood round a hollow out to this many times its axes: where an arm across it shows
 EPS = np.float32(0.03)
 REGISTRATION_PX = 1  # at half size: the frame may sit 2 board px off the empty board (a nudge, lens distortion)
 _MEAN = np.full((1, 3), 1 / 3, np.float32)
@@ -47,11 +55,14 @@ class Reference:
 class HandFinder:
     """Finds a hand over one calibrated board (built once, used every frame)."""
 
-    def __init__(self, empty: np.ndarray, surface: np.ndarray, px_per_mm: float) -> None:
-        """``empty``: the rectified empty board (uint8 BGR); ``surface``: its bare wood (bool)."""
+    def __init__(self, empty: np.ndarray, surface: np.ndarray, px_per_mm: float, hollows: Iterable[HollowFit] = ()) -> None:
+        """``empty``: the rectified empty board (uint8 BGR); ``surface``: its bare wood (bool);
+        ``hollows``: where calibration found them, so that an arm across one is seen whole."""
         self._shape = surface.shape
         self._reference = Reference.of(reduce(empty, 2).astype(np.float32) * np.float32(1 / 255))
         self._surface = half_mask(surface)
+        self._rims = [np.flatnonzero(half_mask(hollow_mask(surface.shape, fit, RIM_SCALE) > 0) & self._surface) for fit in hollows]
+        self._min_piece = PIECE_MIN_MM2 * px_per_mm * px_per_mm / 4
         hh, hw = self._surface.shape
         yy, xx = np.mgrid[0:hh, 0:hw].astype(np.float32)
         self._light = LightModel.sampler(2 * xx + 0.5, 2 * yy + 0.5)  # a half-size pixel: a 2 x 2 block
@@ -64,13 +75,27 @@ class HandFinder:
         changed = self.change(board, log_gain, surface)
         over = ((changed > 1.0) & surface).astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(over)
-        big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= self._min_px]
+        big = self._hand_pieces(labels, stats[:, cv2.CC_STAT_AREA])
         if not big:
             return None
         height, width = self._shape
         mask = cv2.resize(np.isin(labels, big).astype(np.uint8), (2 * labels.shape[1], 2 * labels.shape[0]), interpolation=cv2.INTER_NEAREST)
         mask = cv2.copyMakeBorder(mask, 0, height - mask.shape[0], 0, width - mask.shape[1], cv2.BORDER_REPLICATE)
         return cv2.dilate(mask, self._grow) > 0
+
+    def _hand_pieces(self, labels: np.ndarray, areas: np.ndarray) -> list[int]:
+        """The changes (component labels) that are a hand: with the pieces that meet the rim of
+        one hollow taken together, at least ``HAND_MIN_MM2``."""
+        group = np.arange(len(areas))  # each piece's group: the smallest label joined with it
+        if np.count_nonzero(areas[1:] >= self._min_piece) > 1:
+            for rim in self._rims:
+                met = np.unique(labels.ravel()[rim])
+                met = met[(met > 0) & (areas[met] >= self._min_piece)]
+                if len(met) > 1:
+                    joined = np.unique(group[met])
+                    group[np.isin(group, joined)] = joined[0]
+        group_area = np.bincount(group[1:], weights=areas[1:], minlength=len(areas))
+        return [k for k in range(1, len(areas)) if group_area[group[k]] >= self._min_px]
 
     def change(self, board: np.ndarray, log_gain: np.ndarray, surface: np.ndarray) -> np.ndarray:
         """How far each half-size pixel departs from the empty wood under today's light, in

@@ -137,7 +137,7 @@ class BoardReader:
                      for label in self.labels}
         surface = _bare_wood(shape, calibration)
         self._light = LightModel(empty, surface)
-        self._hands = HandFinder(empty, surface, calibration.px_per_mm)
+        self._hands = HandFinder(empty, surface, calibration.px_per_mm, calibration.hollows.values())
         self._cutter = PatchCutter(calibration)
         self._counter = counter
         self._tracker = MarkerTracker(self.profile)

@@ -13,6 +13,7 @@ import pytest
 from calibration.calibrate import calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, board_profile
 from vision.counter import SeedCounter
+from vision.hand import HandFinder
 from vision.markers import homography_from_corners
 from vision.nudge import NudgeFinder
 from vision.reader import BoardReader, BoardView, _bare_wood
@@ -81,6 +82,33 @@ def test_hand_over_board_marks_covered_pits_unseen(kalah_setup):
         if result.status.hand:
             assert result.status.message == "hand over board" and result.status.pits_unseen
     assert seen_as_hidden >= 0.6 * hidden
+
+
+def test_an_arm_across_a_hollow_is_one_hand_though_the_wood_shows_it_in_two_pieces(kalah_setup):
+    """A pale arm 18 mm wide across pit A shows on the bare wood above and below A as two pieces
+    of about 160 mm2, each under HAND_MIN_MM2: both meet A's rim, so they are one hand. The same
+    two pieces at two hollows far apart (a seed or two spilled on the wood) are not."""
+    calibration = kalah_setup[1]
+    empty, ppm = calibration.empty, calibration.px_per_mm
+    surface = _bare_wood(empty.shape[:2], calibration)
+    finder = HandFinder(empty, surface, ppm, calibration.hollows.values())
+    light = LightModel(empty, surface)
+    half_width = round(9 * ppm)
+
+    def with_skin(*bands: tuple[str, float, float]) -> np.ndarray:
+        board = empty.copy()
+        for label, top, bottom in bands:  # from top to bottom in the hollow's semi-axes
+            (x, y), (_, b) = calibration.hollows[label].centre, calibration.hollows[label].axes
+            board[round(y + top * b):round(y + bottom * b), round(x) - half_width:round(x) + half_width] = (150, 170, 210)
+        return board
+
+    def hand(board: np.ndarray) -> np.ndarray | None:
+        return finder.find(board, light.log_gain(board, None), None)
+
+    arm = hand(with_skin(("A", -1.9, 1.9)))
+    assert arm is not None and BoardReader(calibration).pits["A"].touches(arm)
+    assert hand(with_skin(("A", 1.0, 1.9), ("F", 1.0, 1.9))) is None
+    assert hand(with_skin(("A", 1.0, 1.9))) is None  # one piece alone: not a hand
 
 
 def test_covered_marker_keeps_reading(kalah_setup):
