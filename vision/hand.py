@@ -55,7 +55,7 @@ class Reference:
 class HandFinder:
     """Finds a hand over one calibrated board (built once, used every frame)."""
 
-    def __init__(self, empty: np.ndarray, surface: np.ndarray, px_per_mm: float, hollows: Iterable[HollowFit] = ()) -> None:
+    def __init__(self, empty: np.ndarray, surface: np.ndarray, px_per_mm: float, hollows: Iterable[HollowFit]) -> None:
         """``empty``: the rectified empty board (uint8 BGR); ``surface``: its bare wood (bool);
         ``hollows``: where calibration found them, so that an arm across one is seen whole."""
         self._shape = surface.shape
