@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import cv2
 import numpy as np
@@ -19,11 +19,13 @@ from firmware_bridge.bridge import Bridge, BridgeStatus, SensorFrame
 from firmware_bridge.protocol import Button, Led, LedMode
 from firmware_bridge.sensors import SensorCalibration
 from rules import Reading
-from vision.camera import Frame
 
 from .fusion import Fusion
 from .hub import FrameFeed
 from .worker import Loop
+
+if TYPE_CHECKING:
+    from vision.camera import Frame
 
 SENSORS, CAMERA = "sensors", "camera"
 

@@ -52,9 +52,19 @@ def frame_status(image: np.ndarray | None) -> str:
     """"ok", or why a picture is no use: missing, or black (lens covered, camera starting)."""
     if image is None or image.size == 0:
         return "no picture"
-    if float(image.mean()) < 12 and float(image.std()) < 6:
-        return BLACK_FRAME
-    return "ok"
+    return BLACK_FRAME if is_black(image) else "ok"
+
+
+def is_black(image: np.ndarray) -> bool:
+    """Dark and flat: a covered lens, a camera off or starting (grey or BGR, uint8). Every frame
+    a live camera sends is asked this, in its grabber thread, so OpenCV's mean comes first and
+    the spread only for a dark frame: 0.4 ms a bright 1280 x 720 frame, against 2.7 ms for
+    numpy's mean and spread before (one-off timings, 2026-11-26)."""
+    channels = 1 if image.ndim == 2 else image.shape[2]
+    if sum(cv2.mean(image)[:channels]) / channels >= 12:
+        return False
+    _, spread = cv2.meanStdDev(image)
+    return float(spread.max()) < 6
 
 
 class FrameSource:

@@ -20,7 +20,7 @@ import numpy as np
 from calibration.calibfile import Calibration, HollowFit
 from rules.reading import PitReading, Reading
 
-from .camera import BLACK_FRAME
+from .camera import BLACK_FRAME, is_black
 from .counter import SeedCounter, shared_counter, widened
 from .hand import HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
@@ -172,8 +172,7 @@ class BoardReader:
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         frame = frame[..., :3]
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-        mean, spread = cv2.meanStdDev(gray)
-        if float(mean[0, 0]) < 12 and float(spread[0, 0]) < 6:
+        if is_black(gray):
             raise FrameUnreadable(BLACK_FRAME)
         try:
             homography, found = locate_board(gray, self.calibration, self._tracker)
@@ -219,7 +218,7 @@ class BoardReader:
         seen = ~hand if view.seen is None else view.seen & ~hand
         return hand, replace(view, log_gain=self._light.log_gain(view.board, seen))
 
-    def _read_view(self, view: BoardView, when: float, known: Reading | None = None) -> FrameResult:
+    def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         hand, view = self.without_hand(view)
         in_view = {label for label, pit in self.pits.items()
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))}

@@ -9,7 +9,7 @@ import pytest
 from network_camera import NumberedCamera, frame_number
 from waiting import wait_until
 
-from vision.camera import STREAM_TIMEOUT_MS, SourceError, first_frame, open_source
+from vision.camera import BLACK_FRAME, STREAM_TIMEOUT_MS, SourceError, first_frame, frame_status, is_black, open_source
 
 
 @pytest.fixture
@@ -35,6 +35,19 @@ def test_folder_gives_its_images_in_name_order_with_statuses(tmp_path):
     assert [f.status for f in frames][:2] == ["ok", "ok"] and frames[0].ok
     assert frames[2].image is None and "cannot read image" in frames[2].status
     assert frames[3].image is None and frames[3].status.startswith("black frame: is the lens covered")
+
+
+def test_a_black_frame_is_dark_and_flat_a_dim_board_is_not():
+    """A covered lens gives a dark, flat picture (a little sensor noise); a board in a dim room is
+    as dark on the whole but has detail, and must be read, in colour or in grey."""
+    rng = np.random.default_rng(0)
+    covered = np.clip(rng.normal(5, 2, (72, 128, 3)), 0, 255).astype(np.uint8)
+    dim = covered.copy()
+    dim[20:40, 30:90] = 60  # the board's wood, dim
+    for image in (covered, cv2.cvtColor(covered, cv2.COLOR_BGR2GRAY)):
+        assert is_black(image) and frame_status(image) == BLACK_FRAME
+    for image in (dim, cv2.cvtColor(dim, cv2.COLOR_BGR2GRAY), np.full((72, 128, 3), 128, np.uint8)):
+        assert not is_black(image) and frame_status(image) == "ok"
 
 
 def test_video_file_plays_then_ends(tmp_path):
