@@ -7,9 +7,10 @@ when its colour moved away from the wood's or its brightness did beyond
 what the frame's own noise explains. A connected change larger than
 ``HAND_MIN_MM2`` is a hand, an arm or a sleeve; pits near it are unseen,
 because fingers cast shadows and hide seeds, and a reading of them would be
-a guess. An arm across a hollow shows on the wood as two pieces, one each
-side, and each may be smaller than that: pieces that meet the rim of one
-hollow are taken together.
+a guess. A hand the colour of the wood is seen where the wood's grain has
+gone (:mod:`vision.grain`). An arm across a hollow shows on the wood as two
+pieces, one each side, and each may be smaller than that: pieces that meet
+the rim of one hollow are taken together.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import numpy as np
 
 from calibration.calibfile import HollowFit
 
+from .grain import Grain
 from .pits import hollow_mask
 from .rectify import LightModel, reduce
 
@@ -45,9 +47,8 @@ class Reference:
     high: np.ndarray
 
     @classmethod
-    def of(cls, empty: np.ndarray, registration: int = REGISTRATION_PX) -> "Reference":
-        """From the empty board (float32 BGR, 0..1)."""
-        log_empty = cv2.log(empty + EPS)
+    def of(cls, log_empty: np.ndarray, registration: int = REGISTRATION_PX) -> "Reference":
+        """From the empty board's log (float32 BGR, log of 0..1 + ``EPS``)."""
         kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * registration + 1,) * 2)
         return cls(cv2.erode(log_empty, kernel), cv2.dilate(log_empty, kernel))
 
@@ -59,8 +60,10 @@ class HandFinder:
         """``empty``: the rectified empty board (uint8 BGR); ``surface``: its bare wood (bool);
         ``hollows``: where calibration found them, so that an arm across one is seen whole."""
         self._shape = surface.shape
-        self._reference = Reference.of(reduce(empty, 2).astype(np.float32) * np.float32(1 / 255))
+        log_empty = cv2.log(reduce(empty, 2).astype(np.float32) * np.float32(1 / 255) + EPS)
+        self._reference = Reference.of(log_empty)
         self._surface = half_mask(surface)
+        self._grain = Grain(cv2.transform(log_empty, _MEAN), px_per_mm / 2, self._surface)
         self._rims = [np.flatnonzero(half_mask(hollow_mask(surface.shape, fit, RIM_SCALE) > 0) & self._surface) for fit in hollows]
         self._min_piece = PIECE_MIN_MM2 * px_per_mm * px_per_mm / 4
         hh, hw = self._surface.shape
@@ -72,8 +75,12 @@ class HandFinder:
     def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None) -> np.ndarray | None:
         """The hand's mask on the rectified board (bool, grown by ``HAND_MARGIN_MM``), or None."""
         surface = self._surface if seen is None else self._surface & half_mask(seen)
-        changed = self.change(board, log_gain, surface)
-        over = ((changed > 1.0) & surface).astype(np.uint8)
+        relit = self._relit(board, log_gain)
+        over = self.change(relit, surface) > 1.0
+        gone = self._grain.lost(cv2.transform(relit, _MEAN), surface)
+        if gone is not None:
+            over |= gone
+        over = (over & surface).astype(np.uint8)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(over)
         big = self._hand_pieces(labels, stats[:, cv2.CC_STAT_AREA])
         if not big:
@@ -97,12 +104,15 @@ class HandFinder:
         group_area = np.bincount(group[1:], weights=areas[1:], minlength=len(areas))
         return [k for k in range(1, len(areas)) if group_area[group[k]] >= self._min_px]
 
-    def change(self, board: np.ndarray, log_gain: np.ndarray, surface: np.ndarray) -> np.ndarray:
-        """How far each half-size pixel departs from the empty wood under today's light, in
+    def _relit(self, board: np.ndarray, log_gain: np.ndarray) -> np.ndarray:
+        """The board at half size, its log with today's light divided out (float32 BGR)."""
+        wood = reduce(board, 2).astype(np.float32) * np.float32(1 / 255)
+        return cv2.log(wood + EPS) - LightModel.sample(log_gain, self._light)
+
+    def change(self, relit: np.ndarray, surface: np.ndarray) -> np.ndarray:
+        """How far each half-size pixel of the ``relit`` board departs from the empty wood, in
         units of the frame's own noise (> 1: changed). A dark hand is no darker than a shadow
         can make a seed, but on bare wood nothing should change at all."""
-        wood = reduce(board, 2).astype(np.float32) * np.float32(1 / 255)
-        relit = cv2.log(wood + EPS) - LightModel.sample(log_gain, self._light)
         log_ratio = relit - cv2.min(cv2.max(relit, self._reference.low), self._reference.high)
         lum = cv2.transform(log_ratio, _MEAN)
         chroma = cv2.sqrt(np.maximum(cv2.transform(log_ratio * log_ratio, _SUM) - 3 * lum * lum, 0))

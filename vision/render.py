@@ -37,6 +37,7 @@ _BAND_ROWS = 90  # see _bands
 _SEED_AXES = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "chip": (6.0, 6.0)}
 _GLASS_COLOURS = ((0.75, 0.35, 0.15), (0.25, 0.6, 0.2), (0.15, 0.45, 0.8), (0.7, 0.7, 0.65), (0.35, 0.2, 0.6))
 _CHIP_COLOURS = {"yellow": (0.15, 0.78, 0.92), "white": (0.9, 0.9, 0.88)}
+SKINS = ((0.55, 0.65, 0.85), (0.35, 0.45, 0.65), (0.2, 0.28, 0.42))  # BGR albedo of a hand: pale to dark
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class Shot:
     noise: float = 0.0  # sensor noise sigma (0..255 scale)
     jpeg: int = 0  # JPEG quality; 0 = no compression
     hand: bool = False
+    skin: tuple[float, float, float] | None = None  # the hand's colour (BGR albedo, 0..1); None: one of SKINS
     seed: int = 0  # randomness of seed placement, the hand's pose and the noise
     exposure: int | None = None  # the sensor noise's own randomness (None: from ``seed``): the next
     # frame of a still board is the same shot with another exposure
@@ -359,7 +361,8 @@ def _distortion_grid(scene: Scene) -> np.ndarray:
     return np.stack([xn * factor * focal + fw / 2, yn * factor * focal + fh / 2], axis=-1)
 
 
-def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
+def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generator,
+          skin: tuple[float, float, float] | None) -> np.ndarray:
     """Paint an arm reaching from the near edge (or a side) to ``target``; return its mask."""
     fh, fw = frame.shape[:2]
     mask = np.zeros((fh, fw), np.float32)
@@ -377,10 +380,11 @@ def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generat
     mask = cv2.GaussianBlur(mask, (0, 0), 2.0)
     shadow = cv2.GaussianBlur(np.roll(mask, (25, -30), axis=(0, 1)), (0, 0), 12)
     frame *= (1 - 0.45 * shadow)[..., None]
-    skin = np.array(rng.choice([(0.55, 0.65, 0.85), (0.35, 0.45, 0.65), (0.2, 0.28, 0.42)]), np.float32) * rng.uniform(0.85, 1.1)
+    drawn = rng.choice(SKINS)  # drawn whatever ``skin`` says, so that every later draw stays the same
+    colour = np.array(drawn if skin is None else skin, np.float32) * np.float32(rng.uniform(0.85, 1.1))
     ramp = np.linspace(0.8, 1.1, fw, dtype=np.float32)[None, :, None]
     for rows in _bands(fh):
-        frame[rows] = frame[rows] * (1 - mask[rows, :, None]) + skin * ramp * mask[rows, :, None]
+        frame[rows] = frame[rows] * (1 - mask[rows, :, None]) + colour * ramp * mask[rows, :, None]
     return mask
 
 
@@ -474,7 +478,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
         hollow = profile.hollows[int(rng.integers(len(profile.hollows)))]
         inv_grid = cv2.perspectiveTransform(np.array([[hollow.centre]], np.float64), camera_homography(scene, shot.nudge))[0, 0]
         target = _distort_point(scene, inv_grid)
-        mask = _hand(frame, target, rng)
+        mask = _hand(frame, target, rng, shot.skin)
         covered = _covered_pits(scene, shot, mask)
 
     _light(frame, shot)

@@ -1,0 +1,55 @@
+"""The grain test of the hand finder on a calibrated board's own empty picture."""
+
+import cv2
+import numpy as np
+
+from vision.grain import Grain
+from vision.reader import _bare_wood
+
+
+def _brightness(board: np.ndarray) -> np.ndarray:
+    return cv2.log(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY).astype(np.float32) / 255 + 0.03)
+
+
+def _grain_of(calibration) -> tuple[Grain, np.ndarray]:
+    wood = _bare_wood(calibration.empty.shape[:2], calibration)
+    return Grain(_brightness(calibration.empty), calibration.px_per_mm, wood), wood
+
+
+def test_flat_wood_colour_over_the_grain_is_found_and_nothing_else(kalah_setup):
+    """A hand-sized patch (60 x 50 mm) of the wood's own mean colour, with sensor noise and
+    dimmer light all over: the wood under the patch has lost its grain, the rest has not."""
+    calibration = kalah_setup[1]
+    grain, wood = _grain_of(calibration)
+    ppm = calibration.px_per_mm
+    frame = calibration.empty.astype(np.float32) * 0.8 + np.random.default_rng(1).normal(0, 2.5, calibration.empty.shape)
+    y0, x0 = frame.shape[0] // 2, frame.shape[1] // 2
+
+    def around(mm_x: float, mm_y: float) -> tuple[slice, slice]:
+        return slice(y0 - round(mm_y * ppm), y0 + round(mm_y * ppm)), slice(x0 - round(mm_x * ppm), x0 + round(mm_x * ppm))
+    patch = around(30, 25)
+    frame[patch] = frame[patch].reshape(-1, 3).mean(axis=0)
+    frame[patch] += np.random.default_rng(2).normal(0, 2.5, frame[patch].shape)
+    lost = grain.lost(_brightness(np.clip(frame, 0, 255).astype(np.uint8)), wood)
+    assert lost is not None
+    inner, outside = np.zeros_like(wood), wood.copy()
+    inner[around(22, 17)] = True  # 8 mm inside the patch's edge
+    outside[around(38, 33)] = False  # 8 mm outside it
+    assert lost[inner & wood].mean() > 0.8
+    assert lost[outside].mean() < 0.005
+
+
+def test_a_frame_too_blurred_to_show_grain_is_left_to_the_colour_test(kalah_setup):
+    calibration = kalah_setup[1]
+    grain, wood = _grain_of(calibration)
+    blurred = cv2.GaussianBlur(calibration.empty, (0, 0), 4 * calibration.px_per_mm)
+    assert grain.lost(_brightness(blurred), wood) is None
+    assert not grain.lost(_brightness(calibration.empty), wood).any()
+
+
+def test_wood_without_grain_has_none_to_lose(kalah_setup):
+    calibration = kalah_setup[1]
+    wood = _bare_wood(calibration.empty.shape[:2], calibration)
+    painted = np.full_like(calibration.empty, 120)
+    grain = Grain(_brightness(painted), calibration.px_per_mm, wood)
+    assert grain.lost(_brightness(calibration.empty), wood) is None

@@ -1,0 +1,87 @@
+"""Where the wood's grain has gone: a hand the colour of the board still hides its grain.
+
+The hand finder (:mod:`vision.hand`) sees a hand by its colour and brightness
+against the empty wood. A hand or sleeve whose colour matches the wood's
+(pale skin over beech, dark skin over walnut) passes that test in places,
+and the pits under those places would be read as if nothing covered them.
+What no hand has is the grain: the fine stripes of the wood, which the
+empty board shows and which stay put while the board does. So each pixel of
+bare wood is compared with the empty board in the grain's scales (a
+difference of Gaussians of the log brightness: coarser than sensor noise,
+finer than any light) over a small neighbourhood: where the frame's grain no longer follows the empty board's
+(low correlation) and has faded (low energy against the frame's typical
+wood), something covers the wood.
+
+Wood without grain (painted, or too smooth to show any) has nothing to lose
+and is left to the colour test, and so is a frame too blurred or noisy for
+the grain to show anywhere (its bare wood no longer correlates either).
+What this buys, measured: docs/vision.md, section 4.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+GRAIN_BAND_MM = (0.6, 3.0)  # the grain's scales: coarser than sensor noise, finer than any light
+GRAIN_WINDOW_MM = 3.0  # radius over which a pixel's grain is compared with the empty board's
+MIN_CONTRAST = 0.015  # spread (log brightness) of the empty board's grain below which there is none to lose
+LOST_CORRELATION = 0.3  # below this the frame's grain no longer follows the empty board's...
+FADED_ENERGY = 0.5  # ...and has faded under this share of the frame's typical energy on the wood
+READABLE_CORRELATION = 0.6  # bare wood correlating less than this (median): the frame is too blurred for the cue
+SAMPLE_EVERY = 3  # the frame's typical figures are medians over every third pixel's every third row
+
+
+class Grain:
+    """The empty board's grain, compared with every frame's (built once per calibrated board)."""
+
+    def __init__(self, empty_brightness: np.ndarray, px_per_mm: float, wood: np.ndarray) -> None:
+        """``empty_brightness``: the empty board's log brightness (float32), at ``px_per_mm``;
+        ``wood``: its bare wood (bool, the same size)."""
+        self._sigmas = tuple(mm * px_per_mm for mm in GRAIN_BAND_MM)
+        side = 2 * max(1, round(GRAIN_WINDOW_MM * px_per_mm)) + 1
+        self._window = (side, side)
+        empty = self._band(empty_brightness)
+        self._empty = empty
+        self._empty_mean = self._mean(empty)
+        energy = np.maximum(self._mean(empty * empty) - self._empty_mean ** 2, 0)
+        self._grained = wood & (energy > MIN_CONTRAST ** 2)
+        self._empty_energy = np.maximum(energy, MIN_CONTRAST ** 2)  # only the grained pixels are judged
+        self._empty_spread = np.sqrt(self._empty_energy)
+        rows, columns = np.mgrid[0:wood.shape[0]:SAMPLE_EVERY, 0:wood.shape[1]:SAMPLE_EVERY]
+        sample = (rows * wood.shape[1] + columns).ravel()
+        self._sample = sample[self._grained.ravel()[sample]]  # grained pixels whose medians tell the frame's state
+
+    def lost(self, brightness: np.ndarray, wood: np.ndarray) -> np.ndarray | None:
+        """The pixels of grained ``wood`` whose grain is gone in a frame (its log brightness,
+        today's light divided out or not), or None when the frame shows no grain anywhere."""
+        sample = self._sample[wood.ravel()[self._sample]]
+        if not len(sample):
+            return None
+        frame = self._band(brightness)
+        frame_mean = self._mean(frame)
+        energy = self._mean(frame * frame)
+        energy -= frame_mean * frame_mean
+        np.maximum(energy, 0, out=energy)
+        shared = self._mean(frame * self._empty)
+        shared -= frame_mean * self._empty_mean
+        spread = np.sqrt(energy)
+        at = np.unravel_index(sample, wood.shape)
+        correlation = shared[at] / np.maximum(spread[at] * self._empty_spread[at], 1e-9)
+        if np.median(correlation) < READABLE_CORRELATION:
+            return None
+        typical = float(np.median(energy[at] / self._empty_energy[at]))
+        spread *= self._empty_spread
+        lost = shared < LOST_CORRELATION * spread  # correlation = shared / spread
+        lost &= energy < (FADED_ENERGY * typical) * self._empty_energy
+        lost &= self._grained
+        lost &= wood
+        return lost
+
+    def _band(self, brightness: np.ndarray) -> np.ndarray:
+        """The grain's scales of the brightness: a difference of Gaussians (:data:`GRAIN_BAND_MM`)."""
+        fine, coarse = self._sigmas
+        return cv2.GaussianBlur(brightness, (0, 0), fine) - cv2.GaussianBlur(brightness, (0, 0), coarse)
+
+    def _mean(self, image: np.ndarray) -> np.ndarray:
+        return cv2.blur(image, self._window)
