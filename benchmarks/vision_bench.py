@@ -7,8 +7,9 @@ are calibrated from an easy empty + start frame, then ``--frames`` hard frames
 (light drift, a nudged board, blur, noise, JPEG, a hand in about 30 %) with
 random counts are read. Prints exact-count accuracy per heap size, within-one
 accuracy, white-chip accuracy, whole-board accuracy, how often the truth lies
-in the reported 95 % set, hand handling (and, on two more frames per set-up,
-hands the colour of the board's wood), how exactly the board was located
+in the reported 95 % set, hand handling (and, on two more frames per set-up
+each, hands the colour of the board's wood and a soft shadow over part of the
+board with no hand), how exactly the board was located
 (the pits' centres against the truth), and the median time to locate and read
 one 1280x720 frame on one core (OpenCV limited to one thread), both for a
 frame where the board moved (every benchmark frame nudges it) and for the next
@@ -45,6 +46,7 @@ from vision.reader import BoardReader  # noqa: E402
 from vision.render import project, random_counts, random_scene, random_shot, render  # noqa: E402
 
 WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's wood (not timed)
+SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
 BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "20+"))
 
 
@@ -99,6 +101,10 @@ def run(scenes: int, frames: int, seed: int) -> dict:
                 counts, white = random_counts(scene.profile, rng)
                 rendered = render(scene, counts, white, replace(random_shot(rng, hard=True), hand=True, skin=scene.wood))
                 score_wood_hand(stats, rendered, reader.read(rendered.image))
+            for _ in range(SHADOWS):
+                counts, white = random_counts(scene.profile, rng)
+                rendered = render(scene, counts, white, replace(random_shot(rng, hard=True), hand=False, shadow=SHADOW))
+                score_shadow(stats, rendered, reader.read(rendered.image))
     return {"stats": stats, "times": times, "tracked": tracked, "watched": watched, "placed": placed,
             "failures": failures, "images": images}
 
@@ -110,6 +116,18 @@ def score_wood_hand(stats: dict, rendered, result) -> None:
     tally(stats, "frames with a wood-coloured hand over pits seen as such", result.status.hand)
     for label in rendered.covered:
         tally(stats, "pits under a wood-coloured hand reported unseen", result.reading.pits[label] is None)
+
+
+def score_shadow(stats: dict, rendered, result) -> None:
+    """A frame with a soft shadow over part of the board and no hand: not taken for a hand, and
+    the pits of 0-9 seeds read right."""
+    if not result.status.board_found:
+        return
+    tally(stats, "frames with a shadow and no hand read as such", not result.status.hand)
+    for label, truth in rendered.counts.items():
+        pit = result.reading.pits[label]
+        if truth <= 9:
+            tally(stats, "pits of 0-9 seeds in a shadow read exactly", pit is not None and pit.most_likely == truth)
 
 
 def placement_error(image_to_board: np.ndarray, scene, shot) -> float:
@@ -191,7 +209,8 @@ def main() -> None:
     order += ["exact all seen", "truth in 95% set", "white chips exact", "whole board exact (no hand)",
               "pits read with no hand", "frames with a hand over pits seen as such", "covered pits reported unseen", "uncovered pits read while a hand is over the board",
               "exact covered", "frames with a wood-coloured hand over pits seen as such",
-              "pits under a wood-coloured hand reported unseen"] + sorted(name for name in stats if name.startswith("exact 0-9,"))
+              "pits under a wood-coloured hand reported unseen", "frames with a shadow and no hand read as such",
+              "pits of 0-9 seeds in a shadow read exactly"] + sorted(name for name in stats if name.startswith("exact 0-9,"))
     for name in order:
         hits, total = stats.get(name, (0, 0))
         if total:

@@ -76,6 +76,7 @@ class Shot:
     jpeg: int = 0  # JPEG quality; 0 = no compression
     hand: bool = False
     skin: tuple[float, float, float] | None = None  # the hand's colour (BGR albedo, 0..1); None: one of SKINS
+    shadow: float = 0.0  # darkness (0..1) of a soft shadow over part of the board: someone leaning over it
     seed: int = 0  # randomness of seed placement, the hand's pose and the noise
     exposure: int | None = None  # the sensor noise's own randomness (None: from ``seed``): the next
     # frame of a still board is the same shot with another exposure
@@ -388,6 +389,18 @@ def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generat
     return mask
 
 
+def _shadow(frame: np.ndarray, shot: Shot) -> None:
+    """Darken a soft-edged patch of the frame (its own random stream: every other draw stays the same)."""
+    rng = np.random.default_rng([shot.seed, 1])
+    fh, fw = frame.shape[:2]
+    patch = np.zeros((fh, fw), np.float32)
+    centre = (int(rng.uniform(0.2, 0.8) * fw), int(rng.uniform(0.2, 0.8) * fh))
+    axes = (int(rng.uniform(120, 300)), int(rng.uniform(100, 250)))
+    cv2.ellipse(patch, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    patch = cv2.GaussianBlur(patch, (0, 0), float(rng.uniform(15, 40)))  # the penumbra
+    frame *= (1 - shot.shadow * patch)[..., None]
+
+
 @functools.lru_cache(maxsize=1)
 def _noise_bank() -> np.ndarray:
     """Unit Gaussian noise, twice a frame's size, made once: a frame's sensor noise is a window
@@ -481,6 +494,8 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
         mask = _hand(frame, target, rng, shot.skin)
         covered = _covered_pits(scene, shot, mask)
 
+    if shot.shadow > 0:
+        _shadow(frame, shot)
     _light(frame, shot)
     if shot.blur >= 1.0:
         frame = _motion_blur(frame, shot)

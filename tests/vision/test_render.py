@@ -53,6 +53,22 @@ def test_hand_hides_pits_and_is_reported():
     assert with_hand.covered, "a hand over the board must cover at least one pit"
 
 
+def test_a_hand_can_take_the_wood_s_colour_and_a_shadow_only_darkens():
+    """``Shot.skin`` paints the same hand in another colour, ``Shot.shadow`` darkens a soft patch
+    of the frame: neither moves anything else (the same pose, seeds and noise)."""
+    rng = np.random.default_rng(4)
+    scene = random_scene("2x6", rng)
+    shot = Shot(hand=True, seed=9, noise=3.0)
+    plain = render(scene, {"A": 4}, None, shot)
+    wood = render(scene, {"A": 4}, None, replace(shot, skin=scene.wood))
+    assert wood.covered == plain.covered
+    changed = np.abs(wood.image.astype(int) - plain.image.astype(int)).sum(axis=2) > 30
+    assert 5_000 < changed.sum() < 200_000  # the hand and arm, nothing else
+    shaded = render(scene, {"A": 4}, None, replace(shot, shadow=0.5)).image.astype(int)
+    darker = plain.image.astype(int) - shaded
+    assert darker.min() >= -1 and (darker.sum(axis=2) > 0.3 * plain.image.astype(int).sum(axis=2)).sum() > 20_000
+
+
 def test_chip_board_renders_white_chips_brighter_than_yellow():
     rng = np.random.default_rng(3)
     scene = random_scene("2x5+outboxes", rng)
