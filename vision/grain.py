@@ -8,9 +8,9 @@ What no hand has is the grain: the fine stripes of the wood, which the
 empty board shows and which stay put while the board does. So each pixel of
 bare wood is compared with the empty board in the grain's scales (a
 difference of Gaussians of the log brightness: coarser than sensor noise,
-finer than any light) over a small neighbourhood: where the frame's grain no longer follows the empty board's
-(low correlation) and has faded (low energy against the frame's typical
-wood), something covers the wood.
+finer than any light) over a small neighbourhood. Where the frame's grain
+no longer follows the empty board's (low correlation) and has faded (low
+energy against the frame's typical wood), something covers the wood.
 
 Wood without grain (painted, or too smooth to show any) has nothing to lose
 and is left to the colour test, and so is a frame too blurred or noisy for
@@ -29,7 +29,7 @@ MIN_CONTRAST = 0.015  # spread (log brightness) of the empty board's grain below
 LOST_CORRELATION = 0.3  # below this the frame's grain no longer follows the empty board's...
 FADED_ENERGY = 0.5  # ...and has faded under this share of the frame's typical energy on the wood
 READABLE_CORRELATION = 0.6  # bare wood correlating less than this (median): the frame is too blurred for the cue
-SAMPLE_EVERY = 3  # the frame's typical figures are medians over every third pixel's every third row
+SAMPLE_EVERY = 3  # the frame's typical figures are medians over every third pixel of every third row
 
 
 class Grain:
