@@ -12,6 +12,9 @@ finer than any light) over a small neighbourhood. Where the frame's grain
 no longer follows the empty board's (low correlation) and has faded (low
 energy against the frame's typical wood), something covers the wood.
 
+The same comparison says where the grain plainly still shows, or kept its
+strength: whatever changed there is the light, a shadow, not a hand.
+
 Wood without grain (painted, or too smooth to show any) has nothing to lose
 and is left to the colour test, and so is a frame too blurred or noisy for
 the grain to show anywhere (its bare wood no longer correlates either).
@@ -20,6 +23,8 @@ What this buys, measured: docs/vision.md, section 4.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -27,9 +32,19 @@ GRAIN_BAND_MM = (0.6, 3.0)  # the grain's scales: coarser than sensor noise, fin
 GRAIN_WINDOW_MM = 3.0  # radius over which a pixel's grain is compared with the empty board's
 MIN_CONTRAST = 0.015  # spread (log brightness) of the empty board's grain below which there is none to lose
 LOST_CORRELATION = 0.3  # below this the frame's grain no longer follows the empty board's...
+KEPT_CORRELATION = 0.6  # at or above this it still does: whatever changed there is the light
 FADED_ENERGY = 0.5  # ...and has faded under this share of the frame's typical energy on the wood
 READABLE_CORRELATION = 0.6  # bare wood correlating less than this (median): the frame is too blurred for the cue
 SAMPLE_EVERY = 3  # the frame's typical figures are medians over every third pixel of every third row
+
+
+@dataclass(frozen=True)
+class GrainCheck:
+    """A frame's grained wood, judged."""
+
+    lost: np.ndarray  # bool: gone (faded, and correlating under LOST_CORRELATION)
+    strong: np.ndarray  # bool: as strong as ever (not faded), whatever it correlates
+    kept: np.ndarray  # bool: there (correlating at least KEPT_CORRELATION)
 
 
 class Grain:
@@ -52,9 +67,9 @@ class Grain:
         sample = (rows * wood.shape[1] + columns).ravel()
         self._sample = sample[self._grained.ravel()[sample]]  # grained pixels whose medians tell the frame's state
 
-    def lost(self, brightness: np.ndarray, wood: np.ndarray) -> np.ndarray | None:
-        """The pixels of grained ``wood`` whose grain is gone in a frame (its log brightness,
-        today's light divided out or not), or None when the frame shows no grain anywhere."""
+    def check(self, brightness: np.ndarray, wood: np.ndarray) -> GrainCheck | None:
+        """The grained ``wood`` in a frame (its log brightness, today's light divided out or
+        not) judged, or None when the frame shows no grain anywhere."""
         sample = self._sample[wood.ravel()[self._sample]]
         if not len(sample):
             return None
@@ -71,12 +86,15 @@ class Grain:
         if np.median(correlation) < READABLE_CORRELATION:
             return None
         typical = float(np.median(energy[at] / self._empty_energy[at]))
-        spread *= self._empty_spread
-        lost = shared < LOST_CORRELATION * spread  # correlation = shared / spread
-        lost &= energy < (FADED_ENERGY * typical) * self._empty_energy
-        lost &= self._grained
-        lost &= wood
-        return lost
+        spread *= self._empty_spread  # correlation = shared / spread
+        grained = self._grained & wood
+        strong = energy >= (FADED_ENERGY * typical) * self._empty_energy
+        strong &= grained
+        lost = shared < LOST_CORRELATION * spread
+        lost &= grained & ~strong
+        kept = shared >= KEPT_CORRELATION * spread
+        kept &= grained
+        return GrainCheck(lost, strong, kept)
 
     def _band(self, brightness: np.ndarray) -> np.ndarray:
         """The grain's scales of the brightness: a difference of Gaussians (:data:`GRAIN_BAND_MM`)."""

@@ -10,7 +10,10 @@ because fingers cast shadows and hide seeds, and a reading of them would be
 a guess. A hand the colour of the wood is seen where the wood's grain has
 gone (:mod:`vision.grain`). An arm across a hollow shows on the wood as two
 pieces, one each side, and each may be smaller than that: pieces that meet
-the rim of one hollow are taken together.
+the rim of one hollow are taken together. A change that light explains
+almost throughout (the grain still shows in it) is a shade, someone leaning
+over the board, which the light model then follows instead
+(:meth:`HandFinder.find`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ HAND_MIN_MM2 = 250.0  # a change on the bare wood bigger than this is a hand (or
 HAND_MARGIN_MM = 6.0  # pits this close to a hand are unseen: fingers cast shadows and hide seeds
 PIECE_MIN_MM2 = 40.0  # smaller changes on the wood are not joined across a hollow: noise, a grain's edge
 RIM_SCALE = 1.35  # the wood round a hollow out to this many times its axes: where an arm across it shows
+UNLIT_MIN_MM2 = 140.0  # a change with less than this that no light explains, over the whole wood, is a shadow
+SHADE_STEP = 0.04  # light the smooth fit left out (log brightness, over SHADE_WINDOW_MM) that makes a shade
+SHADE_WINDOW_MM = 5.0  # the light the smooth fit missed is averaged over this (the grain averages out)
 EPS = np.float32(0.03)
 REGISTRATION_PX = 1  # at half size: the frame may sit 2 board px off the empty board (a nudge, lens distortion)
 _MEAN = np.full((1, 3), 1 / 3, np.float32)
@@ -53,6 +59,15 @@ class Reference:
         return cls(cv2.erode(log_empty, kernel), cv2.dilate(log_empty, kernel))
 
 
+@dataclass(frozen=True)
+class Cover:
+    """What lies over the board in one frame, as the hand finder sees it: a hand, a shade or nothing."""
+
+    hand: np.ndarray | None  # the hand's mask on the rectified board (bool, grown by HAND_MARGIN_MM)
+    shade: np.ndarray | None  # a shadow and no hand: the wood whose grain shows, on which the light
+    # model is to follow the light closely (bool, rectified board)
+
+
 class HandFinder:
     """Finds a hand over one calibrated board (built once, used every frame)."""
 
@@ -63,32 +78,64 @@ class HandFinder:
         log_empty = cv2.log(reduce(empty, 2).astype(np.float32) * np.float32(1 / 255) + EPS)
         self._reference = Reference.of(log_empty)
         self._surface = half_mask(surface)
-        self._grain = Grain(cv2.transform(log_empty, _MEAN), px_per_mm / 2, self._surface)
+        self._empty_brightness = cv2.transform(log_empty, _MEAN)
+        self._grain = Grain(self._empty_brightness, px_per_mm / 2, self._surface)
+        self._shade_window = (2 * round(SHADE_WINDOW_MM * px_per_mm / 2) + 1,) * 2
         self._rims = [np.flatnonzero(half_mask(hollow_mask(surface.shape, fit, RIM_SCALE) > 0) & self._surface) for fit in hollows]
         self._min_piece = PIECE_MIN_MM2 * px_per_mm * px_per_mm / 4
         hh, hw = self._surface.shape
         yy, xx = np.mgrid[0:hh, 0:hw].astype(np.float32)
         self._light = LightModel.sampler(2 * xx + 0.5, 2 * yy + 0.5)  # a half-size pixel: a 2 x 2 block
         self._min_px = HAND_MIN_MM2 * px_per_mm * px_per_mm / 4
+        self._min_unlit = UNLIT_MIN_MM2 * px_per_mm * px_per_mm / 4
         self._grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * HAND_MARGIN_MM * px_per_mm) | 1,) * 2)
 
-    def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None) -> np.ndarray | None:
-        """The hand's mask on the rectified board (bool, grown by ``HAND_MARGIN_MM``), or None."""
+    def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None) -> Cover:
+        """The hand over the rectified board, or the shade on it, in a frame whose light was
+        fitted as ``log_gain``.
+
+        A change on the wood as large as a hand is a hand, its shadow included, unless light
+        explains nearly all of it (a change where the grain still shows, or a change of
+        brightness alone where the grain kept its strength): with less than ``UNLIT_MIN_MM2``
+        of the whole wood changed otherwise, it is a shade (someone leaning over the board)
+        for the light model to follow. So is a change too small to be a hand where the smooth
+        light model missed the light by more than ``SHADE_STEP``. The whole wood is counted,
+        not each piece: a hand held over the hollows shows on the wood as its shadow and a
+        fingertip (docs/vision.md, section 4)."""
         surface = self._surface if seen is None else self._surface & half_mask(seen)
         relit = self._relit(board, log_gain)
-        over = self.change(relit, surface) > 1.0
-        gone = self._grain.lost(cv2.transform(relit, _MEAN), surface)
-        if gone is not None:
-            over |= gone
-        over = (over & surface).astype(np.uint8)
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(over)
+        colour, brightness = self.change(relit, surface)
+        over = (colour > 1.0) | (brightness > 1.0)
+        brightness_now = cv2.transform(relit, _MEAN)
+        grain = self._grain.check(brightness_now, surface)
+        if grain is not None:
+            unlit = over & ~grain.kept & ((colour > 1.0) | ~grain.strong)  # what no light explains
+            unlit |= grain.lost
+            over |= grain.lost
+        over &= surface
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(over.view(np.uint8))
         big = self._hand_pieces(labels, stats[:, cv2.CC_STAT_AREA])
-        if not big:
+        if grain is None:
+            return Cover(self._grown(labels, big), None)
+        if big and np.count_nonzero(unlit & surface) >= self._min_unlit:
+            return Cover(self._grown(labels, big), None)
+        light_left = cv2.blur(brightness_now - self._empty_brightness, self._shade_window)  # what the fit missed
+        if big or np.count_nonzero((cv2.absdiff(light_left, 0) > SHADE_STEP) & grain.kept) >= self._min_px:
+            return Cover(None, self._full_size(grain.kept))
+        return Cover(None, None)
+
+    def _grown(self, labels: np.ndarray, pieces: list[int]) -> np.ndarray | None:
+        """The hand's ``pieces`` (component labels at half size) as a mask of the rectified board,
+        grown by ``HAND_MARGIN_MM``; None for no pieces."""
+        if not pieces:
             return None
+        return cv2.dilate(self._full_size(np.isin(labels, pieces)).view(np.uint8), self._grow) > 0
+
+    def _full_size(self, mask: np.ndarray) -> np.ndarray:
+        """A half-size bool mask at the rectified board's size."""
         height, width = self._shape
-        mask = cv2.resize(np.isin(labels, big).astype(np.uint8), (2 * labels.shape[1], 2 * labels.shape[0]), interpolation=cv2.INTER_NEAREST)
-        mask = cv2.copyMakeBorder(mask, 0, height - mask.shape[0], 0, width - mask.shape[1], cv2.BORDER_REPLICATE)
-        return cv2.dilate(mask, self._grow) > 0
+        full = cv2.resize(mask.view(np.uint8), (2 * mask.shape[1], 2 * mask.shape[0]), interpolation=cv2.INTER_NEAREST)
+        return cv2.copyMakeBorder(full, 0, height - full.shape[0], 0, width - full.shape[1], cv2.BORDER_REPLICATE) > 0
 
     def _hand_pieces(self, labels: np.ndarray, areas: np.ndarray) -> list[int]:
         """The changes (component labels) that are a hand: with the pieces that meet the rim of
@@ -109,15 +156,15 @@ class HandFinder:
         wood = reduce(board, 2).astype(np.float32) * np.float32(1 / 255)
         return cv2.log(wood + EPS) - LightModel.sample(log_gain, self._light)
 
-    def change(self, relit: np.ndarray, surface: np.ndarray) -> np.ndarray:
-        """How far each half-size pixel of the ``relit`` board departs from the empty wood, in
-        units of the frame's own noise (> 1: changed). A dark hand is no darker than a shadow
-        can make a seed, but on bare wood nothing should change at all."""
+    def change(self, relit: np.ndarray, surface: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """How far each half-size pixel of the ``relit`` board departs from the empty wood in
+        colour and in brightness, in units of the frame's own noise (> 1: changed). A dark hand
+        is no darker than a shadow can make a seed, but on bare wood nothing should change at all."""
         log_ratio = relit - cv2.min(cv2.max(relit, self._reference.low), self._reference.high)
         lum = cv2.transform(log_ratio, _MEAN)
         chroma = cv2.sqrt(np.maximum(cv2.transform(log_ratio * log_ratio, _SUM) - 3 * lum * lum, 0))
         noise_c, noise_l = _noise(chroma, lum, surface)
-        return cv2.max(chroma * (1 / max(0.1, 4.0 * noise_c)), cv2.absdiff(lum, 0) * (1 / max(0.2, 4.0 * noise_l)))
+        return chroma * (1 / max(0.1, 4.0 * noise_c)), cv2.absdiff(lum, 0) * (1 / max(0.2, 4.0 * noise_l))
 
 
 def _noise(chroma: np.ndarray, lum: np.ndarray, surface: np.ndarray) -> tuple[float, float]:

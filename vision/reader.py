@@ -210,13 +210,15 @@ class BoardReader:
 
     def without_hand(self, view: BoardView) -> tuple[np.ndarray | None, BoardView]:
         """The hand over the board in ``view`` (its mask, or None) and the view with today's light
-        fitted again without it: skin is not today's light. The seed counter's training pictures
-        are cut from this view too."""
-        hand = self._hands.find(view.board, view.log_gain, view.seen)
-        if hand is None:
+        fitted again without it (skin is not today's light), or closely over a shadow. The seed
+        counter's training pictures are cut from this view too."""
+        cover = self._hands.find(view.board, view.log_gain, view.seen)
+        if cover.shade is not None:
+            return None, replace(view, log_gain=self._light.log_gain(view.board, view.seen, cover.shade))
+        if cover.hand is None:
             return None, view
-        seen = ~hand if view.seen is None else view.seen & ~hand
-        return hand, replace(view, log_gain=self._light.log_gain(view.board, seen))
+        seen = ~cover.hand if view.seen is None else view.seen & ~cover.hand
+        return cover.hand, replace(view, log_gain=self._light.log_gain(view.board, seen))
 
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         hand, view = self.without_hand(view)

@@ -18,6 +18,7 @@ import numpy as np
 GAIN_CELL_PX = 8  # the light field is fitted on cells of this many rectified pixels
 CLIPPED = 250  # a channel this bright has met the sensor's ceiling: it shows less than the light's gain
 CLIPPED_REFIT_SHARE = 0.3  # a clipped channel is fitted again without its clipped cells if this share is left
+SHADE_CELLS = (2.0, 6.0)  # a shadow is followed over this many cells (Gaussian sigma): close by, and into a store
 
 
 def warp_to_board(frame: np.ndarray, image_to_mm: np.ndarray, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
@@ -51,6 +52,11 @@ def _robust_fit(basis: np.ndarray, target: np.ndarray) -> np.ndarray:
         residual = np.abs(target - basis @ coeffs).max(axis=1)
         use = residual < np.median(residual[use]) * 3 + 0.03
     return coeffs
+
+
+def _whole_cells(mask: np.ndarray) -> np.ndarray:
+    """Per cell of the light field (flattened), whether all of it is in ``mask`` (bool, rectified board)."""
+    return (reduce(mask.astype(np.float32), GAIN_CELL_PX) > 0.99).ravel()
 
 
 def reduce(image: np.ndarray, factor: int) -> np.ndarray:
@@ -91,20 +97,43 @@ class LightModel:
     def _log_cells(self, board: np.ndarray) -> np.ndarray:
         return np.log(reduce(board, GAIN_CELL_PX).astype(np.float32) * np.float32(1 / 255) + self.EPS).reshape(-1, 3)
 
-    def log_gain(self, board: np.ndarray, seen: np.ndarray | None = None) -> np.ndarray:
+    def log_gain(self, board: np.ndarray, seen: np.ndarray | None = None, shade: np.ndarray | None = None) -> np.ndarray:
         """The log gain (float32, 3 channels, one value per cell) turning the reference into
-        ``board``'s light (uint8 BGR); :meth:`sample` makes it an image."""
+        ``board``'s light (uint8 BGR); :meth:`sample` makes it an image. ``shade``: the wood
+        (bool) on which the light is to be followed closely, as over a shadow (see :meth:`_local`)."""
         ratio = (self._log_cells(board) - self._log_reference_cells).astype(np.float64)
         usable = self._surface_cells
         if seen is not None:
-            usable = usable & (reduce(seen.astype(np.float32), GAIN_CELL_PX) > 0.99).ravel()
+            usable = usable & _whole_cells(seen)
         coeffs = _robust_fit(self._basis[usable], ratio[usable])
         clipped = usable[:, None] & self._clipped_cells(board)
         for channel in np.nonzero(clipped.any(axis=0))[0]:
             unclipped = usable & ~clipped[:, channel]
             if np.count_nonzero(unclipped) >= CLIPPED_REFIT_SHARE * np.count_nonzero(usable):
                 coeffs[:, channel] = _robust_fit(self._basis[unclipped], ratio[unclipped, channel:channel + 1])[:, 0]
-        return (self._basis @ coeffs).astype(np.float32).reshape(self._cells_shape + (3,))
+        gain = (self._basis @ coeffs).reshape(self._cells_shape + (3,))
+        if shade is not None:  # each channel followed on the shaded wood it did not clip
+            followed = (usable & _whole_cells(shade))[:, None] & ~clipped
+            gain += self._local(ratio.reshape(gain.shape) - gain, followed.reshape(gain.shape))
+        return gain.astype(np.float32)
+
+    @staticmethod
+    def _local(residual: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        """What the smooth fit leaves out of the light (cells x 3) on the wood ``cells`` (bool,
+        per channel: a shadow's edge, a patch of sun), spread from them over the rest (the
+        hollows) by normalised convolution: closely from nearby wood, and from farther off into
+        the middle of a store."""
+        weight = cells.astype(np.float32)
+        weighted = residual.astype(np.float32) * weight
+        local = np.zeros_like(weighted)
+        covered = np.zeros_like(weight)  # how much of each cell the closer scales already explain
+        for sigma in SHADE_CELLS:
+            support = cv2.GaussianBlur(weight, (0, 0), sigma)
+            spread = cv2.GaussianBlur(weighted, (0, 0), sigma) / np.maximum(support, 1e-6)
+            share = np.clip(support / 0.2, 0, 1) * (1 - covered)
+            local += spread * share
+            covered += share
+        return local
 
     @staticmethod
     def _clipped_cells(board: np.ndarray) -> np.ndarray:

@@ -30,8 +30,9 @@ def test_flat_wood_colour_over_the_grain_is_found_and_nothing_else(kalah_setup):
     patch = around(30, 25)
     frame[patch] = frame[patch].reshape(-1, 3).mean(axis=0)
     frame[patch] += np.random.default_rng(2).normal(0, 2.5, frame[patch].shape)
-    lost = grain.lost(_brightness(np.clip(frame, 0, 255).astype(np.uint8)), wood)
-    assert lost is not None
+    check = grain.check(_brightness(np.clip(frame, 0, 255).astype(np.uint8)), wood)
+    assert check is not None
+    lost = check.lost
     inner, outside = np.zeros_like(wood), wood.copy()
     inner[around(22, 17)] = True  # 8 mm inside the patch's edge
     outside[around(38, 33)] = False  # 8 mm outside it
@@ -43,8 +44,8 @@ def test_a_frame_too_blurred_to_show_grain_is_left_to_the_colour_test(kalah_setu
     calibration = kalah_setup[1]
     grain, wood = _grain_of(calibration)
     blurred = cv2.GaussianBlur(calibration.empty, (0, 0), 4 * calibration.px_per_mm)
-    assert grain.lost(_brightness(blurred), wood) is None
-    assert not grain.lost(_brightness(calibration.empty), wood).any()
+    assert grain.check(_brightness(blurred), wood) is None
+    assert not grain.check(_brightness(calibration.empty), wood).lost.any()
 
 
 def test_wood_without_grain_has_none_to_lose(kalah_setup):
@@ -52,4 +53,4 @@ def test_wood_without_grain_has_none_to_lose(kalah_setup):
     wood = _bare_wood(calibration.empty.shape[:2], calibration)
     painted = np.full_like(calibration.empty, 120)
     grain = Grain(_brightness(painted), calibration.px_per_mm, wood)
-    assert grain.lost(_brightness(calibration.empty), wood) is None
+    assert grain.check(_brightness(calibration.empty), wood) is None
