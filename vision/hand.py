@@ -115,9 +115,7 @@ class HandFinder:
         over &= surface
         count, labels, stats, _ = cv2.connectedComponentsWithStats(over.view(np.uint8))
         big = self._hand_pieces(labels, stats[:, cv2.CC_STAT_AREA])
-        if grain is None:
-            return Cover(self._grown(labels, big), None)
-        if big and np.count_nonzero(unlit & surface) >= self._min_unlit:
+        if grain is None or (big and np.count_nonzero(unlit & surface) >= self._min_unlit):
             return Cover(self._grown(labels, big), None)
         light_left = cv2.blur(brightness_now - self._empty_brightness, self._shade_window)  # what the fit missed
         if big or np.count_nonzero((cv2.absdiff(light_left, 0) > SHADE_STEP) & grain.kept) >= self._min_px:

@@ -214,7 +214,7 @@ class BoardReader:
         counter's training pictures are cut from this view too."""
         cover = self._hands.find(view.board, view.log_gain, view.seen)
         if cover.shade is not None:
-            return None, replace(view, log_gain=self._light.log_gain(view.board, view.seen, cover.shade))
+            return None, replace(view, log_gain=self._light.followed(view.board, view.log_gain, view.seen, cover.shade))
         if cover.hand is None:
             return None, view
         seen = ~cover.hand if view.seen is None else view.seen & ~cover.hand

@@ -97,25 +97,35 @@ class LightModel:
     def _log_cells(self, board: np.ndarray) -> np.ndarray:
         return np.log(reduce(board, GAIN_CELL_PX).astype(np.float32) * np.float32(1 / 255) + self.EPS).reshape(-1, 3)
 
-    def log_gain(self, board: np.ndarray, seen: np.ndarray | None = None, shade: np.ndarray | None = None) -> np.ndarray:
+    def log_gain(self, board: np.ndarray, seen: np.ndarray | None = None) -> np.ndarray:
         """The log gain (float32, 3 channels, one value per cell) turning the reference into
-        ``board``'s light (uint8 BGR); :meth:`sample` makes it an image. ``shade``: the wood
-        (bool) on which the light is to be followed closely, as over a shadow (see :meth:`_local`)."""
-        ratio = (self._log_cells(board) - self._log_reference_cells).astype(np.float64)
-        usable = self._surface_cells
-        if seen is not None:
-            usable = usable & _whole_cells(seen)
+        ``board``'s light (uint8 BGR); :meth:`sample` makes it an image."""
+        ratio = self._log_ratio(board)
+        usable = self._usable(seen)
         coeffs = _robust_fit(self._basis[usable], ratio[usable])
         clipped = usable[:, None] & self._clipped_cells(board)
         for channel in np.nonzero(clipped.any(axis=0))[0]:
             unclipped = usable & ~clipped[:, channel]
             if np.count_nonzero(unclipped) >= CLIPPED_REFIT_SHARE * np.count_nonzero(usable):
                 coeffs[:, channel] = _robust_fit(self._basis[unclipped], ratio[unclipped, channel:channel + 1])[:, 0]
-        gain = (self._basis @ coeffs).reshape(self._cells_shape + (3,))
-        if shade is not None:  # each channel followed on the shaded wood it did not clip
-            followed = (usable & _whole_cells(shade))[:, None] & ~clipped
-            gain += self._local(ratio.reshape(gain.shape) - gain, followed.reshape(gain.shape))
-        return gain.astype(np.float32)
+        return (self._basis @ coeffs).astype(np.float32).reshape(self._cells_shape + (3,))
+
+    def followed(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None, shade: np.ndarray) -> np.ndarray:
+        """``log_gain``, this board's smooth fit (:meth:`log_gain`, with the same ``seen``), with
+        the light followed closely over the wood ``shade`` (bool), as over a shadow: each channel
+        on the shaded wood it did not clip (see :meth:`_local`). The fit is not made again."""
+        gain = log_gain.astype(np.float64)
+        cells = (self._usable(seen) & _whole_cells(shade))[:, None] & ~self._clipped_cells(board)
+        residual = self._log_ratio(board).reshape(gain.shape) - gain
+        return (gain + self._local(residual, cells.reshape(gain.shape))).astype(np.float32)
+
+    def _log_ratio(self, board: np.ndarray) -> np.ndarray:
+        """log(board / reference) per cell (cells x 3, float64)."""
+        return (self._log_cells(board) - self._log_reference_cells).astype(np.float64)
+
+    def _usable(self, seen: np.ndarray | None) -> np.ndarray:
+        """The cells (flattened) of bare wood wholly in view (``seen``: None when all is)."""
+        return self._surface_cells if seen is None else self._surface_cells & _whole_cells(seen)
 
     @staticmethod
     def _local(residual: np.ndarray, cells: np.ndarray) -> np.ndarray:

@@ -166,7 +166,7 @@ def test_the_light_model_follows_a_shadow_over_the_shade_it_is_given(kalah_setup
     darkness = 0.4 * cv2.GaussianBlur(patch, (0, 0), 20)
     board = (empty.astype(np.float32) * (1 - darkness)[..., None]).astype(np.uint8)
     smooth = light.log_gain(board).mean(axis=2)
-    followed = light.log_gain(board, None, wood).mean(axis=2)
+    followed = light.followed(board, light.log_gain(board), None, wood).mean(axis=2)
     cells = smooth.shape
     truth = np.log(1 - darkness[4::8, 4::8])[:cells[0], :cells[1]]  # at each cell's centre
     hollows = np.zeros((height, width), np.uint8)
