@@ -30,6 +30,7 @@ from .pits import hollow_mask
 from .rectify import LightModel, visible_mask, warp_to_board
 
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
+DARK_PATCH_MM = 20.0  # dark counts as unlit in patches this wide: a covered lens, not a marker's black or a seed's shadow
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,8 @@ class BoardReader:
         self._cutter = PatchCutter(calibration)
         self._counter = counter
         self._tracker = MarkerTracker(self.profile)
+        side = round(DARK_PATCH_MM * calibration.px_per_mm) | 1
+        self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
         self._nudges = NudgeFinder(empty, calibration.px_per_mm) if calibration.corners is not None else None
         self._last_homography: np.ndarray | None = None
         self._last_markers: dict[int, np.ndarray] = {}
@@ -261,8 +264,11 @@ class BoardReader:
     def _visible(self, shape: tuple[int, ...], homography: np.ndarray, brightness: np.ndarray) -> np.ndarray | None:
         """The rectified pixels in view and lit, or None when the whole board is (the usual case).
 
-        Out of view: beyond the frame's edge. Unlit: black, as behind a covered
-        half of the lens; a light model could otherwise explain it as shade.
+        Out of view: beyond the frame's edge. Unlit: black over ``DARK_PATCH_MM`` or more,
+        as behind a covered half of the lens; a light model could otherwise explain it as
+        shade. Smaller black (a marker's squares, the shadows between seeds) is what a dim frame
+        shows, and its pits are read: counting it made a dim frame's pits "out of view"
+        (docs/vision.md, section 4).
         """
         seen = None
         corners = np.array(self.profile.board_corners(), np.float64).reshape(-1, 1, 2)
@@ -270,10 +276,12 @@ class BoardReader:
         h, w = shape[:2]
         if not ((image[:, 0] >= 0).all() and (image[:, 0] < w).all() and (image[:, 1] >= 0).all() and (image[:, 1] < h).all()):
             seen = visible_mask(shape, homography, self.profile.size, self.calibration.px_per_mm)
-        dark = brightness < DARK
-        if cv2.countNonZero(dark.view(np.uint8)) > dark.size // 200:
-            lit = cv2.erode((~dark).view(np.uint8), None, iterations=2) > 0
-            seen = lit if seen is None else seen & lit
+        dark = (brightness < DARK).view(np.uint8)
+        if cv2.countNonZero(dark) > dark.size // 200:
+            dark = cv2.morphologyEx(dark, cv2.MORPH_OPEN, self._dark_patch)
+            if cv2.countNonZero(dark) > dark.size // 200:
+                lit = cv2.dilate(dark, None, iterations=2) == 0
+                seen = lit if seen is None else seen & lit
         return seen
 
     def _overlay(self, homography: np.ndarray, pits: dict[str, PitReading | None]) -> list[PitOverlay]:
