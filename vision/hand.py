@@ -34,7 +34,8 @@ HAND_MIN_MM2 = 250.0  # a change on the bare wood bigger than this is a hand (or
 HAND_MARGIN_MM = 6.0  # pits this close to a hand are unseen: fingers cast shadows and hide seeds
 PIECE_MIN_MM2 = 40.0  # smaller changes on the wood are not joined across a hollow: noise, a grain's edge
 RIM_SCALE = 1.35  # the wood round a hollow out to this many times its axes: where an arm across it shows
-UNLIT_MIN_MM2 = 140.0  # a change with less than this that no light explains, over the whole wood, is a shadow
+UNLIT_MIN_MM2 = 50.0  # a change with less than this that no light explains, over the whole wood, is a shadow
+UNLIT_WIDTH_MM = 4.0  # ...counted only in patches this wide: skin lies in patches, a shadow leaves specks (noise, JPEG)
 SHADE_STEP = 0.04  # light the smooth fit left out (log brightness, over SHADE_WINDOW_MM) that makes a shade
 SHADE_WINDOW_MM = 5.0  # the light the smooth fit missed is averaged over this (the grain averages out)
 EPS = np.float32(0.03)
@@ -88,6 +89,7 @@ class HandFinder:
         self._light = LightModel.sampler(2 * xx + 0.5, 2 * yy + 0.5)  # a half-size pixel: a 2 x 2 block
         self._min_px = HAND_MIN_MM2 * px_per_mm * px_per_mm / 4
         self._min_unlit = UNLIT_MIN_MM2 * px_per_mm * px_per_mm / 4
+        self._patch = cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, round(UNLIT_WIDTH_MM * px_per_mm / 2) | 1),) * 2)
         self._grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * HAND_MARGIN_MM * px_per_mm) | 1,) * 2)
 
     def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None) -> Cover:
@@ -115,12 +117,18 @@ class HandFinder:
         over &= surface
         count, labels, stats, _ = cv2.connectedComponentsWithStats(over.view(np.uint8))
         big = self._hand_pieces(labels, stats[:, cv2.CC_STAT_AREA])
-        if grain is None or (big and np.count_nonzero(unlit & surface) >= self._min_unlit):
+        if grain is None or (big and self._patches_of(unlit & surface) >= self._min_unlit):
             return Cover(self._grown(labels, big), None)
         light_left = cv2.blur(brightness_now - self._empty_brightness, self._shade_window)  # what the fit missed
         if big or np.count_nonzero((cv2.absdiff(light_left, 0) > SHADE_STEP) & grain.kept) >= self._min_px:
             return Cover(None, self._full_size(grain.kept))
         return Cover(None, None)
+
+    def _patches_of(self, unlit: np.ndarray) -> int:
+        """How many half-size pixels of ``unlit`` lie in patches at least ``UNLIT_WIDTH_MM`` wide
+        (a morphological opening): in a shadow, what no light explains is specks of noise and
+        JPEG where the wood went dark, on a hand it is skin."""
+        return cv2.countNonZero(cv2.morphologyEx(unlit.view(np.uint8), cv2.MORPH_OPEN, self._patch))
 
     def _grown(self, labels: np.ndarray, pieces: list[int]) -> np.ndarray | None:
         """The hand's ``pieces`` (component labels at half size) as a mask of the rectified board,
