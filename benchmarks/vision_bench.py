@@ -8,8 +8,8 @@ are calibrated from an easy empty + start frame, then ``--frames`` hard frames
 random counts are read. Prints exact-count accuracy per heap size, within-one
 accuracy, white-chip accuracy, whole-board accuracy, how often the truth lies
 in the reported 95 % set, hand handling (and, on two more frames per set-up
-each, hands the colour of the board's wood and a soft shadow over part of the
-board with no hand), how exactly the board was located
+each, hands the colour of the board's wood, a soft shadow over part of the
+board with no hand, and a lamp's reflection near a pit), how exactly the board was located
 (the pits' centres against the truth), and the median time to locate and read
 one 1280x720 frame on one core (OpenCV limited to one thread), both for a
 frame where the board moved (every benchmark frame nudges it) and for the next
@@ -47,6 +47,7 @@ from vision.render import project, random_counts, random_scene, random_shot, ren
 
 WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's wood (not timed)
 SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
+GLARES, GLARE = 2, 3.0  # extra frames per set-up with a lamp's reflection in the varnish near a pit, clipped at its core
 BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "20+"))
 
 
@@ -105,6 +106,10 @@ def run(scenes: int, frames: int, seed: int) -> dict:
                 counts, white = random_counts(scene.profile, rng)
                 rendered = render(scene, counts, white, replace(random_shot(rng, hard=True), hand=False, shadow=SHADOW))
                 score_shadow(stats, rendered, reader.read(rendered.image))
+            for _ in range(GLARES):
+                counts, white = random_counts(scene.profile, rng)
+                rendered = render(scene, counts, white, replace(random_shot(rng, hard=True), hand=False, glare=GLARE))
+                score_glare(stats, rendered, reader.read(rendered.image))
     return {"stats": stats, "times": times, "tracked": tracked, "watched": watched, "placed": placed,
             "failures": failures, "images": images}
 
@@ -128,6 +133,20 @@ def score_shadow(stats: dict, rendered, result) -> None:
         pit = result.reading.pits[label]
         if truth <= 9:
             tally(stats, "pits of 0-9 seeds in a shadow read exactly", pit is not None and pit.most_likely == truth)
+
+
+def score_glare(stats: dict, rendered, result) -> None:
+    """A frame with a lamp's reflection near a pit: the pits it washes out unseen or read right
+    (a misread is the failure), the pits of 0-9 seeds elsewhere read right."""
+    if not result.status.board_found:
+        return
+    for label, truth in rendered.counts.items():
+        pit = result.reading.pits[label]
+        if label in rendered.glared:
+            tally(stats, "pits under a lamp's reflection reported unseen", pit is None)
+            tally(stats, "pits under a lamp's reflection misread", pit is not None and pit.most_likely != truth)
+        elif truth <= 9:
+            tally(stats, "pits of 0-9 seeds beside a lamp's reflection read exactly", pit is not None and pit.most_likely == truth)
 
 
 def placement_error(image_to_board: np.ndarray, scene, shot) -> float:
@@ -210,7 +229,8 @@ def main() -> None:
               "pits read with no hand", "frames with a hand over pits seen as such", "covered pits reported unseen", "uncovered pits read while a hand is over the board",
               "exact covered", "frames with a wood-coloured hand over pits seen as such",
               "pits under a wood-coloured hand reported unseen", "frames with a shadow and no hand read as such",
-              "pits of 0-9 seeds in a shadow read exactly"] + sorted(name for name in stats if name.startswith("exact 0-9,"))
+              "pits of 0-9 seeds in a shadow read exactly", "pits under a lamp's reflection reported unseen",
+              "pits under a lamp's reflection misread", "pits of 0-9 seeds beside a lamp's reflection read exactly"] + sorted(name for name in stats if name.startswith("exact 0-9,"))
     for name in order:
         hits, total = stats.get(name, (0, 0))
         if total:

@@ -12,7 +12,9 @@ names the field. Format (version 2)::
      "corners": null,                  # 8 numbers (image x,y of the board corners) if the board has no markers
      "hollows": {"A": {"centre": [x, y], "axes": [a, b], "angle": 0.0}, ...},   # rectified px
      "counter": {"temperature": 1.0,   # >= 1: how much the seed counter's probabilities are widened
-                 "start_exact": 1.0},  # on this board; the share of start-position pits it read exactly
+                 "start_exact": 1.0,   # on this board; the share of start-position pits it read exactly
+                 "whitest_seed": 212.0},  # optional: the whitest seed at the start, its light divided out
+                                       # (0..255 of the empty board's light): whiter in a hollow is glare
      "empty": "<base64 PNG>",          # the empty board, rectified: what "no seeds" looks like here
      "sensors": null}                  # optional: the pit sensors' calibration (firmware_bridge.sensors,
                                        # format "pitwatch-sensor-calibration"), learned by `pitwatch run`
@@ -80,6 +82,7 @@ class Calibration:
     temperature: float = 1.0  # the seed counter's probabilities are widened this much on this board
     start_exact: float = 1.0  # share of the start position's pits the counter read exactly at calibration
     sensors: SensorCalibration | None = None  # the board's pit sensors, once learned
+    whitest_seed: float | None = None  # how white the whitest seed was at the start (vision.glare); None: not measured
 
     @property
     def profile(self) -> BoardProfile:
@@ -95,7 +98,8 @@ class Calibration:
             "px_per_mm": self.px_per_mm,
             "corners": list(self.corners) if self.corners else None,
             "hollows": {label: fit.to_json() for label, fit in self.hollows.items()},
-            "counter": {"temperature": round(self.temperature, 3), "start_exact": round(self.start_exact, 3)},
+            "counter": {"temperature": round(self.temperature, 3), "start_exact": round(self.start_exact, 3),
+                        **({} if self.whitest_seed is None else {"whitest_seed": round(self.whitest_seed, 1)})},
             "empty": base64.b64encode(png.tobytes()).decode("ascii"),
             "sensors": self.sensors.to_json() if self.sensors is not None else None,
         }
@@ -128,19 +132,23 @@ class Calibration:
                 raise CalibrationError("corners: expected null or 8 numbers (x,y of near-left, near-right, far-right, far-left)")
             corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
         hollows = _hollows(data.get("hollows"), profile, px_per_mm)
-        temperature, start_exact = _counter(data.get("counter"), version)
+        temperature, start_exact, whitest_seed = _counter(data.get("counter"), version)
         empty = _image(data.get("empty"), profile, px_per_mm)
         sensors = _sensors(data.get("sensors"), profile)
-        return cls(profile.name, variant, px_per_mm, hollows, empty, corners, temperature, start_exact, sensors)
+        return cls(profile.name, variant, px_per_mm, hollows, empty, corners, temperature, start_exact, sensors, whitest_seed)
 
 
-def _counter(data: Any, version: int) -> tuple[float, float]:
-    """The counter's temperature and start-position score (version 1 files have none)."""
+def _counter(data: Any, version: int) -> tuple[float, float, float | None]:
+    """The counter's temperature, start-position score and whitest seed (version 1 files have
+    none; files before the whitest seed was measured have no such field)."""
     if version == 1:
-        return 1.0, 1.0
+        return 1.0, 1.0, None
     if not isinstance(data, dict):
         raise CalibrationError("counter: expected an object with 'temperature' and 'start_exact'")
-    return _number(data.get("temperature"), "counter.temperature", 1.0, 100.0), _number(data.get("start_exact"), "counter.start_exact", 0.0, 1.0)
+    whitest = data.get("whitest_seed")
+    return (_number(data.get("temperature"), "counter.temperature", 1.0, 100.0),
+            _number(data.get("start_exact"), "counter.start_exact", 0.0, 1.0),
+            None if whitest is None else _number(whitest, "counter.whitest_seed", 0.0, 10_000.0))
 
 
 def _number(value: Any, field: str, low: float, high: float) -> float:

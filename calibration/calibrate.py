@@ -21,13 +21,14 @@ import numpy as np
 
 from rules.reading import Reading
 from vision.counter import widened
+from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES
-from vision.pits import find_hollows
+from vision.pits import find_hollows, hollow_mask
 from vision.reader import BoardReader, locate_board
 from vision.rectify import warp_to_board
 
 from .calibfile import Calibration, CalibrationError
-from .profiles import PROFILE_LAYOUTS, board_profile, start_counts
+from .profiles import PROFILE_LAYOUTS, BoardProfile, board_profile, start_counts
 
 DEFAULT_PX_PER_MM = 1.5
 TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 31)))  # 1 .. 20, 10 % apart
@@ -59,14 +60,16 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
     """
     draft = calibrate_empty(name, empty, corners, px_per_mm)
     _rectified(start, draft.board, draft, "start image")  # the whole board in view, as for the empty one
-    reading = BoardReader(draft).read(start).reading
+    reader = BoardReader(draft)
+    reading = reader.read(start).reading
     counts, white = start_counts(name)
     misread = [label for label, n in counts.items() if reading.pits[label] is None or reading.pits[label].most_likely != n]
     if len(misread) > len(counts) / 2:
         shown = ", ".join(f"{label} reads {_shown(reading, label)} (start: {counts[label]})" for label in misread[:6])
         raise CalibrationError(f"start image: it does not show the start position of {name}: {shown}; is it the start "
                                "position, fully in view, on the same board as the empty image?")
-    return replace(draft, temperature=board_temperature(reading, counts, white), start_exact=1 - len(misread) / len(counts))
+    return replace(draft, temperature=board_temperature(reading, counts, white), start_exact=1 - len(misread) / len(counts),
+                   whitest_seed=_whitest_seed(reader, start))
 
 
 def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | None = None,
@@ -79,9 +82,37 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
     probe = Calibration(profile.name, None, px_per_mm, {}, np.zeros(shape, np.uint8),
                         None if corners is None else tuple(float(c) for c in corners))
     empty_board = _rectified(empty, profile.name, probe, "empty image")
+    _refuse_glare(empty_board, profile, px_per_mm)
     hollows = find_hollows(empty_board, profile, px_per_mm)
     variant = None if name in PROFILE_LAYOUTS else name
     return Calibration(profile.name, variant, px_per_mm, hollows, empty_board, probe.corners)
+
+
+def _whitest_seed(reader: BoardReader, start: np.ndarray) -> float:
+    """How white the start position's whitest seed is, its light divided out: in play, a white
+    patch in a hollow much whiter than that is a lamp's reflection (vision.glare)."""
+    view = reader.view(start)
+    hollows = np.zeros(view.board.shape[:2], bool)
+    for fit in reader.calibration.hollows.values():
+        hollows |= hollow_mask(hollows.shape, fit) > 0
+    return whitest_seed(view.board, view.log_gain, hollows, reader.calibration.px_per_mm)
+
+
+def _refuse_glare(empty_board: np.ndarray, profile: BoardProfile, px_per_mm: float) -> None:
+    """A lamp's reflection on the empty board would wash out the same pits in every frame (the
+    lamp and the camera stay put): refused, naming the pits it lies on (or the nearest)."""
+    glare = GlareFinder(profile, px_per_mm, empty_board.shape[:2]).find(empty_board)
+    if glare is None:
+        return
+    ys, xs = np.nonzero(glare)
+    xs, ys = xs / px_per_mm, ys / px_per_mm
+    under = [h.label for h in profile.hollows
+             if (((xs - h.centre[0]) / h.axes[0]) ** 2 + ((ys - h.centre[1]) / h.axes[1]) ** 2 <= 1).any()]
+    if not under:
+        x, y = xs.mean(), ys.mean()
+        under = [min(profile.hollows, key=lambda h: (h.centre[0] - x) ** 2 + (h.centre[1] - y) ** 2).label]
+    raise CalibrationError(f"empty image: a lamp's reflection (glare) on or near pits {', '.join(under)} would hide "
+                           "their seeds in every frame; move the lamp or turn the board, and take the picture again")
 
 
 def _shown(reading: Reading, label: str) -> str:

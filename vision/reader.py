@@ -22,6 +22,7 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black
 from .counter import SeedCounter, shared_counter, widened
+from .glare import GlareFinder, sticker_mask
 from .hand import HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
 from .nudge import NudgeFinder, shifted
@@ -82,6 +83,7 @@ class BoardView:
     markers: tuple[int, ...]  # marker ids seen
     seen: np.ndarray | None  # rectified pixels in view and lit; None when all of them are
     log_gain: np.ndarray  # today's light against the empty board's, per cell (LightModel.log_gain)
+    glare: np.ndarray | None = None  # rectified pixels a lamp's reflection washes out (bool); None: none
 
 
 @dataclass
@@ -142,8 +144,8 @@ class BoardReader:
         self._cutter = PatchCutter(calibration)
         self._counter = counter
         self._tracker = MarkerTracker(self.profile)
-        side = round(DARK_PATCH_MM * calibration.px_per_mm) | 1
-        self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (side, side))
+        self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (round(DARK_PATCH_MM * calibration.px_per_mm) | 1,) * 2)
+        self._glare = GlareFinder(self.profile, calibration.px_per_mm, shape, surface, calibration.whitest_seed)
         self._nudges = NudgeFinder(empty, calibration.px_per_mm) if calibration.corners is not None else None
         self._last_homography: np.ndarray | None = None
         self._last_markers: dict[int, np.ndarray] = {}
@@ -189,7 +191,12 @@ class BoardReader:
                 homography = shifted(homography, nudge)  # a board without markers, nudged: follow it
                 board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
             seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
-            return BoardView(board, homography, markers, seen, self._light.log_gain(board, seen))
+            log_gain = self._light.log_gain(board, seen)
+            glare = self._glare.find(board, log_gain)
+            if glare is not None:  # nothing shows there, least of all today's light
+                seen = ~glare if seen is None else seen & ~glare
+                log_gain = self._light.log_gain(board, seen)
+            return BoardView(board, homography, markers, seen, log_gain, glare)
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
@@ -233,8 +240,11 @@ class BoardReader:
             pits = {label: known.pits.get(label) if label in in_view else None for label in self.labels}
         unseen = tuple(label for label, pit in pits.items() if pit is None)
         missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in view.markers] if self.calibration.corners is None else []
+        glared = [label for label in unseen if view.glare is not None and self.pits[label].touches(view.glare)]
         if hand is not None:
             message = "hand over board"
+        elif glared:
+            message = f"glare on pits {', '.join(glared)}: a lamp's reflection; move the lamp or turn the board"
         elif unseen:
             message = f"pits out of view: {', '.join(unseen)}"
         elif missing:
@@ -319,11 +329,7 @@ def _bare_wood(shape: tuple[int, int], calibration: Calibration) -> np.ndarray:
     wood = np.ones(shape, bool)
     for fit in calibration.hollows.values():
         wood &= hollow_mask(shape, fit, 1.12) == 0
-    profile = calibration.profile
-    for marker_id in MARKER_IDS:
-        corners = np.array(profile.marker_corners(marker_id)) * ppm
-        (x0, y0), (x1, y1) = corners.min(axis=0) - 6 * ppm, corners.max(axis=0) + 6 * ppm
-        wood[max(0, int(y0)):int(y1) + 1, max(0, int(x0)):int(x1) + 1] = False
+    wood &= ~sticker_mask(shape, calibration.profile, ppm)
     edge = int(5 * ppm)
     wood[:edge], wood[-edge:], wood[:, :edge], wood[:, -edge:] = False, False, False, False
     return wood

@@ -29,6 +29,7 @@ from calibration.profiles import MARKER_MM, MARKER_QUIET_MM, BoardProfile, board
 from .markers import marker_image
 
 TEXTURE_PX_PER_MM = 3.0
+GLARE_WASH = 0.3  # a lamp's reflection adding this much to the wood's albedo (0..1) in a pit washes it out
 SEED_KINDS = ("bean", "glass", "pebble")
 FRAME_SIZE = (1280, 720)
 _BAND_ROWS = 90  # see _bands
@@ -77,6 +78,7 @@ class Shot:
     hand: bool = False
     skin: tuple[float, float, float] | None = None  # the hand's colour (BGR albedo, 0..1); None: one of SKINS
     shadow: float = 0.0  # darkness (0..1) of a soft shadow over part of the board: someone leaning over it
+    glare: float = 0.0  # a lamp's reflection in the varnish, added to the wood's albedo (0..1) under the seeds: above 1 it clips
     seed: int = 0  # randomness of seed placement, the hand's pose and the noise
     exposure: int | None = None  # the sensor noise's own randomness (None: from ``seed``): the next
     # frame of a still board is the same shot with another exposure
@@ -92,6 +94,7 @@ class Rendered:
     covered: frozenset[str]  # pits a hand hides (more than a sliver)
     scene: Scene
     seeds: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # every seed's centre (board mm), per hollow
+    glared: frozenset[str] = frozenset()  # pits a lamp's reflection washes out (Shot.glare)
 
 
 def random_scene(board: str, rng: np.random.Generator, seed_kind: str | None = None) -> Scene:
@@ -389,6 +392,32 @@ def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generat
     return mask
 
 
+def _glare(board: np.ndarray, scene: Scene, shot: Shot) -> frozenset[str]:
+    """Add a lamp's reflection in the varnish to the board's texture, near one hollow and under
+    the seeds (they are matte, or have highlights of their own): a soft elliptical spot, clipped
+    by the sensor where it is brightest. Its own random stream, so every other draw stays the
+    same. Returns the pits where it adds at least ``GLARE_WASH`` (the seeds' truth is kept:
+    the reader is to say it cannot see them, or count them right)."""
+    rng = np.random.default_rng([shot.seed, 2])
+    s = TEXTURE_PX_PER_MM
+    hollows = scene.profile.hollows
+    cx, cy = np.array(hollows[int(rng.integers(len(hollows)))].centre) + rng.normal(0, 6, 2)
+    spot = np.zeros(board.shape[:2], np.float32)
+    axes = (int(rng.uniform(6, 20) * s), int(rng.uniform(3, 10) * s))
+    cv2.ellipse(spot, (int(cx * s), int(cy * s)), axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    spot = cv2.GaussianBlur(spot, (0, 0), float(rng.uniform(2, 5) * s)) * np.float32(shot.glare)
+    board += spot[..., None]
+    glared = set()
+    for hollow in hollows:
+        (hx, hy), (a, b) = hollow.centre, hollow.axes
+        angles = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+        xs = np.append(hx + a * np.cos(angles) * np.linspace(0, 1, 24), hx) * s
+        ys = np.append(hy + b * np.sin(angles) * np.linspace(0, 1, 24), hy) * s
+        if spot[np.clip(ys.astype(int), 0, spot.shape[0] - 1), np.clip(xs.astype(int), 0, spot.shape[1] - 1)].max() >= GLARE_WASH:
+            glared.add(hollow.label)
+    return frozenset(glared)
+
+
 def _shadow(frame: np.ndarray, shot: Shot) -> None:
     """Darken a soft-edged patch of the frame (its own random stream: every other draw stays the same)."""
     rng = np.random.default_rng([shot.seed, 1])
@@ -477,6 +506,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     rng = np.random.default_rng(shot.seed)
     profile = scene.profile
     board = _empty_board(scene).copy()
+    glared = _glare(board, scene, shot) if shot.glare > 0 else frozenset()
     seeds = _draw_seeds(board, scene, counts, white, rng)
 
     map_xy, map_fraction, inside, table_shade = _view(scene, shot.nudge)
@@ -504,7 +534,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     if shot.jpeg:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg])
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    return Rendered(image, dict(counts), None if white is None else dict(white), covered, scene, seeds)
+    return Rendered(image, dict(counts), None if white is None else dict(white), covered, scene, seeds, glared)
 
 
 def _distort_point(scene: Scene, undistorted: np.ndarray) -> tuple[float, float]:

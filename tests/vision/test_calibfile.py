@@ -20,6 +20,7 @@ def test_round_trip_keeps_everything(saved, kalah_setup):
     assert loaded.board == "2x6+stores" and loaded.variant == "kalah"
     assert loaded.hollows.keys() == original.hollows.keys()
     assert (loaded.temperature, loaded.start_exact) == (original.temperature, original.start_exact)
+    assert loaded.whitest_seed == pytest.approx(original.whitest_seed, abs=0.05) and original.whitest_seed > 0
     assert (loaded.empty == original.empty).all()
 
 
@@ -44,6 +45,7 @@ def _broken(saved, change):
     (lambda d: d["counter"].update(temperature=None), "counter.temperature"),
     (lambda d: d["counter"].update(temperature=0.5), "counter.temperature"),
     (lambda d: d["counter"].update(start_exact=2), "counter.start_exact"),
+    (lambda d: d["counter"].update(whitest_seed="white"), "counter.whitest_seed"),
     (lambda d: d.pop("counter"), "counter"),
     (lambda d: d.update(empty="not base64!"), "empty"),
     (lambda d: d.update(corners=[1, 2, 3]), "corners"),
@@ -77,3 +79,12 @@ def test_a_version_1_file_is_still_read(saved, kalah_setup):
     loaded = load_calibration(saved)
     assert (loaded.temperature, loaded.start_exact) == (1.0, 1.0)
     assert loaded.hollows == kalah_setup[1].hollows
+
+
+def test_a_file_from_before_the_whitest_seed_reads_without_it(saved):
+    """Files written before calibration measured the whitest seed read as not measured: the
+    reader then tells a reflection inside a hollow from a white seed only by its size."""
+    data = json.loads(saved.read_text())
+    data["counter"].pop("whitest_seed")
+    saved.write_text(json.dumps(data))
+    assert load_calibration(saved).whitest_seed is None

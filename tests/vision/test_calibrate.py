@@ -11,7 +11,7 @@ from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts
 from rules.reading import PitReading, Reading
 from vision.counter import widened
 from vision.reader import BoardReader
-from vision.render import project, random_scene, random_shot, render
+from vision.render import Shot, project, random_scene, random_shot, render
 
 
 @pytest.mark.parametrize("board", list(PROFILE_LAYOUTS))
@@ -39,6 +39,25 @@ def test_start_image_without_seeds_is_refused():
     _, empty, _ = _frames("2x6")
     with pytest.raises(CalibrationError, match="does not show the start position of 2x6: A reads 0 \\(start: 4\\)"):
         calibrate("2x6", empty, empty)
+
+
+def test_an_empty_image_with_a_lamp_s_reflection_is_refused_naming_the_pits():
+    """The lamp and the camera stay put, so a reflection on the empty board would wash out the
+    same pits in every frame: refused, with the pits it lies on."""
+    scene, empty, start = _frames("2x6")
+    glared = render(scene, {}, None, Shot(seed=5, glare=3.0, noise=2.0, jpeg=90))
+    assert glared.glared
+    with pytest.raises(CalibrationError, match="empty image: a lamp's reflection \\(glare\\) on or near pits "
+                       + ", ".join(sorted(glared.glared))):
+        calibrate("2x6", glared.image, start)
+
+
+def test_calibration_measures_the_whitest_seed():
+    """Beans are dark, white chips white: the whitest seed of a start position, its light
+    divided out (0..255 in the empty board's light), tells the reader what no seed can be."""
+    beans = calibrate("2x6", *_frames("2x6", kind="bean")[1:])
+    chips = calibrate("pass-it-on", *_frames("pass-it-on")[1:])
+    assert beans.whitest_seed < 120 < 180 < chips.whitest_seed
 
 
 def test_a_misread_start_pit_widens_the_counter_on_that_board():

@@ -69,6 +69,22 @@ def test_a_hand_can_take_the_wood_s_colour_and_a_shadow_only_darkens():
     assert darker.min() >= -1 and (darker.sum(axis=2) > 0.3 * plain.image.astype(int).sum(axis=2)).sum() > 20_000
 
 
+def test_a_lamp_s_reflection_lies_under_the_seeds_and_names_the_pits_it_washes_out():
+    """``Shot.glare`` brightens the varnish near one hollow, clipped white at its core, under the
+    seeds (drawn over it unchanged) and without moving anything else; ``glared`` names the pits
+    it washes out."""
+    rng = np.random.default_rng(4)
+    scene = random_scene("2x6", rng)
+    shot = Shot(seed=9, noise=3.0)
+    plain = render(scene, {"A": 4}, None, shot)
+    glared = render(scene, {"A": 4}, None, replace(shot, glare=3.0))
+    assert plain.glared == frozenset() and len(glared.glared) >= 1
+    assert glared.seeds == plain.seeds
+    brighter = glared.image.astype(int) - plain.image.astype(int)
+    assert brighter.min() >= -1
+    assert 300 < (glared.image.min(axis=2) >= 250).sum() < 20_000  # a clipped white spot, not the board
+
+
 def test_chip_board_renders_white_chips_brighter_than_yellow():
     rng = np.random.default_rng(3)
     scene = random_scene("2x5+outboxes", rng)
