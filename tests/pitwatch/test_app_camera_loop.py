@@ -78,6 +78,8 @@ def test_a_hand_over_a_still_board_is_seen_at_once(loop):
     synthetic.hand = True
     camera.step()
     assert camera.status == "hand over board" and camera.fusion.fused(time.monotonic()) is None
+    # held over the board too long, the players are told why the camera gives no reading
+    assert camera.fusion.statuses(time.monotonic() + 3600)["camera"].startswith("board never still (hand over board)")
     synthetic.hand = False
     for _ in range(3):
         camera.step()
