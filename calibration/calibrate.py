@@ -99,20 +99,20 @@ def _whitest_seed(reader: BoardReader, start: np.ndarray) -> float:
 
 
 def _refuse_glare(empty_board: np.ndarray, profile: BoardProfile, px_per_mm: float) -> None:
-    """A lamp's reflection on the empty board would wash out the same pits in every frame (the
-    lamp and the camera stay put): refused, naming the pits it lies on (or the nearest)."""
-    glare = GlareFinder(profile, px_per_mm, empty_board.shape[:2]).find(empty_board)
+    """A lamp's reflection on or near a pit of the empty board would wash out the same pits in
+    every frame (the lamp and the camera stay put): refused, naming them. White on the wood
+    away from the pits (paint, an inlay, a harmless reflection) is let pass, and the reader
+    leaves it alone."""
+    glare = GlareFinder(profile, px_per_mm, empty_board.shape[:2]).find(empty_board)  # grown by GLARE_MARGIN_MM
     if glare is None:
         return
     ys, xs = np.nonzero(glare)
     xs, ys = xs / px_per_mm, ys / px_per_mm
-    under = [h.label for h in profile.hollows
-             if (((xs - h.centre[0]) / h.axes[0]) ** 2 + ((ys - h.centre[1]) / h.axes[1]) ** 2 <= 1).any()]
-    if not under:
-        x, y = xs.mean(), ys.mean()
-        under = [min(profile.hollows, key=lambda h: (h.centre[0] - x) ** 2 + (h.centre[1] - y) ** 2).label]
-    raise CalibrationError(f"empty image: a lamp's reflection (glare) on or near pits {', '.join(under)} would hide "
-                           "their seeds in every frame; move the lamp or turn the board, and take the picture again")
+    near = [h.label for h in profile.hollows
+            if (((xs - h.centre[0]) / h.axes[0]) ** 2 + ((ys - h.centre[1]) / h.axes[1]) ** 2 <= 1).any()]
+    if near:
+        raise CalibrationError(f"empty image: a lamp's reflection (glare) on or near pits {', '.join(near)} would hide "
+                               "their seeds in every frame; move the lamp or turn the board, and take the picture again")
 
 
 def _shown(reading: Reading, label: str) -> str:

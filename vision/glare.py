@@ -3,8 +3,8 @@
 Seeds under a reflection cannot be seen, and read anyway they were read wrong
 and sure of it (docs/vision.md, section 4). So the reader reports the pits a
 reflection touches unseen, naming the glare, and calibration refuses an empty
-board with one: the lamp and the camera stay put, so it would wash out the
-same pits in every frame. On the empty board any such white is a reflection.
+board with one on or near a pit: the lamp and the camera stay put, so it would
+wash out the same pits in every frame. On the empty board any such white is a reflection.
 Over seeds it may be a white chip or bead under a bright lamp, so there white
 counts where it reaches the bare wood or is wider than any seed, and inside a
 hollow where, with today's light divided out, it is whiter than any seed of

@@ -2,6 +2,7 @@
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
@@ -50,6 +51,25 @@ def test_an_empty_image_with_a_lamp_s_reflection_is_refused_naming_the_pits():
     with pytest.raises(CalibrationError, match="empty image: a lamp's reflection \\(glare\\) on or near pits "
                        + ", ".join(sorted(glared.glared))):
         calibrate("2x6", glared.image, start)
+
+
+def test_white_on_the_wood_away_from_the_pits_is_let_pass():
+    """A white inlay at the board's end, 8 mm square and over 20 mm from any pit: it clips like
+    a reflection, but hides no seeds, so calibration takes the board and the pits read."""
+    rng = np.random.default_rng(3)
+    scene = random_scene("2x6", rng)
+    square = np.array([(16.0, 62.0), (24.0, 62.0), (24.0, 70.0), (16.0, 70.0)])  # the left end band's middle
+    counts, white = start_counts("2x6")
+
+    def painted(counts, shot):
+        image = render(scene, counts, white, shot).image
+        cv2.fillConvexPoly(image, np.round(project(scene, square, shot)).astype(np.int32), (255, 255, 255))
+        return image
+    empty = painted({}, random_shot(rng, hard=False, hand=False))
+    calibration = calibrate("2x6", empty, painted(counts, random_shot(rng, hard=False, hand=False)))
+    result = BoardReader(calibration).read(painted(counts, random_shot(rng, hard=False, hand=False)))
+    assert result.status.message == "ok"
+    assert {label: pit.most_likely for label, pit in result.reading.pits.items()} == counts
 
 
 def test_calibration_measures_the_whitest_seed():
