@@ -288,6 +288,7 @@ class EmulatedBoard:
         """Pull the USB cable: the port disappears and the host's reads fail."""
         with self._lock:
             self._unplug_pty()
+        self._wake()  # the board's thread stops waiting on the port it had
 
     def replug(self) -> None:
         """Plug back in: a new pty (same ``.port`` when a link is used) and a fresh boot."""
@@ -356,7 +357,12 @@ class EmulatedBoard:
         while self._running:
             fds = [self._wake_r] + ([self._master] if self._master is not None else [])
             timeout = max(0.0, next_report - time.monotonic()) if self._master is not None else None
-            readable, _, _ = select.select(fds, [], [], timeout)
+            try:
+                readable, _, _ = select.select(fds, [], [], timeout)
+            except OSError as error:  # unplugged (its port closed) between looking and waiting: look again
+                if error.errno != errno.EBADF:
+                    raise
+                continue
             if self._wake_r in readable:
                 os.read(self._wake_r, 4096)
             with self._lock:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from firmware_bridge import Bridge, EmulatedBoard, State
+from firmware_bridge import emulator
 from firmware_bridge import protocol as p
 from firmware_bridge.bridge import BACKOFF_MAX, BACKOFF_MIN, SILENCE_SECONDS, serial_ports
 from unclocked import UnclockedBoard
@@ -81,6 +82,31 @@ def test_back_off_doubles_up_to_its_cap_and_starts_again_after_a_good_session(tm
     finally:
         bridge.stop()
         board.stop()
+
+
+def test_the_emulated_board_survives_being_unplugged_as_it_starts_waiting(monkeypatch):
+    """The cable pulled just as the board's thread starts waiting on its port: the thread died
+    of the closed port (EBADF in select) and the board never came back; a dashboard test failed
+    so once in CI. The unplug is made to land in that instant here; plugged in again, the board
+    answers."""
+    board = EmulatedBoard(14)
+    real_select, pulled = emulator.select.select, []
+
+    def select_after_a_pull(readers, writers, errors, timeout=None):
+        if not pulled and board._master in readers:
+            pulled.append(True)
+            board.unplug()  # closes the port the thread was about to wait on
+        return real_select(readers, writers, errors, timeout)
+    monkeypatch.setattr(emulator.select, "select", select_after_a_pull)
+    with board:
+        assert wait_until(lambda: pulled, 5)
+        board.replug()
+        bridge = Bridge(board.port, pit_count=14).start()
+        try:
+            assert wait_until(lambda: bridge.status.connected, 5), bridge.status
+            assert board._thread.is_alive()
+        finally:
+            bridge.stop()
 
 
 def test_discovery_through_list_ports_finds_the_board(tmp_path):
