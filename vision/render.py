@@ -410,7 +410,7 @@ def _glare(board: np.ndarray, scene: Scene, shot: Shot) -> frozenset[str]:
     glared = set()
     for hollow in hollows:
         (hx, hy), (a, b) = hollow.centre, hollow.axes
-        angles = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+        angles = np.linspace(0, 2 * math.pi, 24, endpoint=False)  # a spiral from the centre out to the rim, and the centre
         xs = np.append(hx + a * np.cos(angles) * np.linspace(0, 1, 24), hx) * s
         ys = np.append(hy + b * np.sin(angles) * np.linspace(0, 1, 24), hy) * s
         if spot[np.clip(ys.astype(int), 0, spot.shape[0] - 1), np.clip(xs.astype(int), 0, spot.shape[1] - 1)].max() >= GLARE_WASH:
