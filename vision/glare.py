@@ -46,11 +46,16 @@ def whitest_seed(board: np.ndarray, log_gain: np.ndarray, hollows: np.ndarray, p
     """How white the whitest seed of a start position is, its light divided out (the least of its
     channels, 0..255 in the empty board's light), over a patch ``GLARE_PATCH_MM`` wide (a glint is
     smaller). ``hollows``: the board's hollows (bool, rectified)."""
-    height, width = hollows.shape
-    rows, columns = np.mgrid[0:height, 0:width].astype(np.float32)
-    gain = np.exp(LightModel.sample(log_gain, LightModel.sampler(columns, rows)))
+    gain = np.exp(LightModel.sample(log_gain, _board_light(hollows.shape)))
     whiteness = (board.astype(np.float32) / gain).min(axis=2)
     return float(cv2.erode(whiteness, _square(GLARE_PATCH_MM * px_per_mm))[hollows].max())
+
+
+def _board_light(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Where every pixel of a rectified board of ``shape`` lies on the light field's cells
+    (:meth:`LightModel.sampler`)."""
+    rows, columns = np.mgrid[0:shape[0], 0:shape[1]].astype(np.float32)
+    return LightModel.sampler(columns, rows)
 
 
 def _square(side: float) -> np.ndarray:
@@ -65,12 +70,11 @@ class GlareFinder:
         """``shape``: the rectified board's (rows, columns); ``wood``: its bare wood (bool), None
         for an empty board, where every reflection counts; ``whitest``: :func:`whitest_seed` of
         the start position, if calibration measured it."""
-        self._stickers = sticker_mask(shape, profile, px_per_mm)
+        self._off_paper = (~sticker_mask(shape, profile, px_per_mm)).view(np.uint8)  # 1 where no marker is
         self._wood = wood
         self._whitest = whitest
         if wood is not None and whitest is not None:
-            rows, columns = np.mgrid[0:shape[0], 0:shape[1]].astype(np.float32)
-            self._light = LightModel.sampler(columns, rows)
+            self._light = _board_light(shape)
         self._patch = _square(GLARE_PATCH_MM * px_per_mm)
         self._seed = _square(GLARE_SEED_MM * px_per_mm)
         self._margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * GLARE_MARGIN_MM * px_per_mm) | 1,) * 2)
@@ -79,7 +83,7 @@ class GlareFinder:
         """The reflections on ``board`` (rectified BGR, in the light ``log_gain`` fitted: needed
         over seeds to compare with the whitest seed) grown by ``GLARE_MARGIN_MM`` (bool), or None."""
         white = cv2.inRange(board, (GLARE,) * 3, (255,) * 3)
-        white[self._stickers] = 0  # white paper, not a reflection
+        white *= self._off_paper  # the markers' white paper is no reflection
         if cv2.countNonZero(white) < self._patch.size:
             return None
         white = cv2.morphologyEx(white, cv2.MORPH_OPEN, self._patch)
