@@ -9,6 +9,10 @@ single bad sensor cannot make the true count impossible.
 A source that fails (no reading for ``stale_after`` seconds, or a status
 such as "camera lost") is dropped from the pool and reported in the fused
 Reading's ``notes["dropped"]``; the game goes on with the other source.
+A Reading that says what its source could not see (``ok (marker far-left
+not seen)``, ``sensor fault: C ...``) is a Reading all the same: its pits are
+pooled (the ones it leaves unseen are taken from the other source) and its
+remark is shown as the source's status.
 
 A source that sees the board *moving* (the camera sees a hand, or seeds not
 yet settled) is busy: while it is, nothing is fused, because the other
@@ -33,7 +37,8 @@ FLOOR = 1e-4  # smallest probability any source may give a count
 class _Source:
     reading: Reading | None = None
     at: float = -math.inf
-    status: str = "waiting"
+    status: str = "waiting"  # "ok" once Readings come, else why none comes ("camera lost: ...")
+    remark: str = "ok"  # what the newest Reading says of itself ("ok (marker far-left not seen)", "sensor fault: ...")
     busy_since: float | None = None  # the source sees the board in motion (a hand, seeds moving)
 
 
@@ -62,10 +67,10 @@ class Fusion:
         """Record ``source``'s newest Reading, or (``reading=None``) why it has none."""
         with self._lock:
             entry = self._sources[source]
-            entry.status = status if reading is None else (reading.status if reading.status != "ok" else "ok")
+            entry.status = status if reading is None else "ok"
             entry.busy_since = None
             if reading is not None:
-                entry.reading, entry.at = reading, now
+                entry.reading, entry.at, entry.remark = reading, now, reading.status
 
     def busy(self, source: str, now: float, why: str) -> None:
         """``source`` sees the board in motion: hold every judgement until it settles."""
@@ -76,9 +81,11 @@ class Fusion:
             entry.status = why
 
     def statuses(self, now: float) -> dict[str, str]:
-        """Every source's state: ``ok`` or the reason it is dropped."""
+        """Every source's state: the reason it is dropped, ``busy``, or (a live source) what its
+        newest Reading says of itself: ``ok``, or e.g. ``ok (marker far-left not seen)``."""
         with self._lock:
-            return {name: self._status(entry, now) for name, entry in self._sources.items()}
+            states = {name: self._status(entry, now) for name, entry in self._sources.items()}
+            return {name: entry.remark if states[name] == "ok" else states[name] for name, entry in self._sources.items()}
 
     def _status(self, entry: _Source, now: float) -> str:
         if entry.busy_since is not None:

@@ -20,6 +20,7 @@ from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime
 from rules import Game
 from vision.counter import SeedCounter
+from vision.render import project
 from vision.synthetic import SyntheticCamera
 
 
@@ -84,6 +85,26 @@ def test_a_hand_over_a_still_board_is_seen_at_once(loop):
     for _ in range(3):
         camera.step()
     assert len(windows_counted) > counted and fused_counts(camera) == tuple(game.position.pits)
+
+
+def test_a_board_with_a_marker_under_a_cup_is_still_refereed(loop):
+    """Three markers find the board: the Reading says which one it missed, and is used."""
+    camera, synthetic, game, _ = loop
+    corners = project(synthetic.scene, np.array(synthetic.profile.marker_corners(0)))
+    (x0, y0), (x1, y1) = corners.min(axis=0).astype(int) - 8, corners.max(axis=0).astype(int) + 8
+    frame_of = synthetic.frame_of
+
+    def with_a_cup(*args, **kwargs):
+        frame = frame_of(*args, **kwargs)
+        frame[y0:y1, x0:x1] = (40, 80, 120)  # a cup put down on the near-left marker
+        return frame
+    synthetic.frame_of = with_a_cup
+    game.play("C")
+    for _ in range(3):
+        camera.step()
+    assert camera.status == "ok (marker near-left not seen)"
+    assert fused_counts(camera) == tuple(game.position.pits)
+    assert camera.fusion.statuses(time.monotonic())["camera"] == "ok (marker near-left not seen)"
 
 
 def test_a_camera_giving_no_picture_says_why(tmp_path):

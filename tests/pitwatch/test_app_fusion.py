@@ -59,6 +59,21 @@ def test_a_failing_source_is_dropped_and_reported():
     assert f.statuses(5.0)["sensors"].startswith("no reading for")
 
 
+def test_a_reading_that_says_what_its_source_missed_is_pooled_and_says_so():
+    """A marker under a cup, one broken pit sensor: the rest of what the source sees still counts."""
+    f = Fusion(LABELS, {"camera": 1.0, "sensors": 1.0})
+    camera = Reading({"A": PitReading.exact(3), "B": PitReading.exact(2)}, "camera", status="ok (marker near-left not seen)")
+    sensors = Reading({"A": None, "B": PitReading.exact(2)}, "sensors", status="sensor fault: A read beyond every count")
+    f.update("camera", camera, now=0.0)
+    f.update("sensors", sensors, now=0.0)
+    fused = f.fused(0.1)
+    assert fused.most_likely_counts() == {"A": 3, "B": 2}
+    assert fused.notes["sources"] == ["camera", "sensors"] and fused.notes["dropped"] == {}
+    assert f.statuses(0.1) == {"camera": "ok (marker near-left not seen)", "sensors": "sensor fault: A read beyond every count"}
+    f.update("sensors", None, now=0.2, status="microcontroller lost")  # a source that fails is still dropped
+    assert f.fused(0.3).notes["dropped"] == {"sensors": "microcontroller lost"}
+
+
 def test_a_lasting_disagreement_is_pooled_with_confidence_lowering_a_source_weight():
     f = Fusion(("A",), {"camera": 1.0, "sensors": 1.0}, stale_after=1.0)
     camera = Reading({"A": pit_reading([0.0, 0.3, 0.7])}, "camera", notes={"confidence": 1.0})

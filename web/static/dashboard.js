@@ -166,7 +166,8 @@
       const pill = $(id);
       if (!pill) continue;
       const status = (state.sources || {})[name];
-      pill.className = "pill " + (status === "ok" ? "ok" : status ? "bad" : "");
+      const working = status === "ok" || (status || "").startsWith("ok (");  // "ok (marker near-left not seen)": read all the same
+      pill.className = "pill " + (working ? "ok" : status ? "bad" : "");
       pill.title = status || "not used";
     }
   }
