@@ -9,7 +9,8 @@ random counts are read. Prints exact-count accuracy per heap size, within-one
 accuracy, white-chip accuracy, whole-board accuracy, how often the truth lies
 in the reported 95 % set, hand handling (and, on two more frames per set-up
 each, hands the colour of the board's wood, a soft shadow over part of the
-board with no hand, and a lamp's reflection near a pit), how exactly the board was located
+board with no hand, a lamp's reflection near a pit, and seeds lying on the
+bare wood, which are to be reported beside the pit they lie by), how exactly the board was located
 (the pits' centres against the truth), and the median time to locate and read
 one 1280x720 frame on one core (OpenCV limited to one thread), both for a
 frame where the board moved (every benchmark frame nudges it) and for the next
@@ -29,7 +30,7 @@ import os
 import statistics
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
 
@@ -42,12 +43,14 @@ from calibration.calibfile import CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
 from vision import counter  # noqa: E402
+from vision.pits import nominal_hollows, rim_gap  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.render import project, random_counts, random_scene, random_shot, render  # noqa: E402
 
 WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's wood (not timed)
 SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
 GLARES, GLARE = 2, 3.0  # extra frames per set-up with a lamp's reflection in the varnish near a pit, clipped at its core
+STRAYS = 2  # extra frames per set-up with one or two seeds lying on the bare wood (rolled out while sowing)
 BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "20+"))
 
 
@@ -110,6 +113,11 @@ def run(scenes: int, frames: int, seed: int) -> dict:
                 counts, white = random_counts(scene.profile, rng)
                 rendered = render(scene, counts, white, replace(random_shot(rng, hard=True), hand=False, glare=GLARE))
                 score_glare(stats, rendered, reader.read(rendered.image))
+            for _ in range(STRAYS):
+                counts, white = random_counts(scene.profile, rng)
+                shot = replace(random_shot(rng, hard=True), hand=False, strays=int(rng.integers(1, 3)))
+                rendered = render(scene, counts, white, shot)
+                score_strays(stats, rendered, reader.read(rendered.image))
     return {"stats": stats, "times": times, "tracked": tracked, "watched": watched, "placed": placed,
             "failures": failures, "images": images}
 
@@ -129,6 +137,7 @@ def score_shadow(stats: dict, rendered, result) -> None:
     if not result.status.board_found:
         return
     tally(stats, "frames with a shadow and no hand read as such", not result.status.hand)
+    tally_no_strays(stats, result)
     for label, truth in rendered.counts.items():
         pit = result.reading.pits[label]
         if truth <= 9:
@@ -140,6 +149,7 @@ def score_glare(stats: dict, rendered, result) -> None:
     (a misread is the failure), the pits of 0-9 seeds elsewhere read right."""
     if not result.status.board_found:
         return
+    tally_no_strays(stats, result)
     for label, truth in rendered.counts.items():
         pit = result.reading.pits[label]
         if label in rendered.glared:
@@ -147,6 +157,29 @@ def score_glare(stats: dict, rendered, result) -> None:
             tally(stats, "pits under a lamp's reflection misread", pit is not None and pit.most_likely != truth)
         elif truth <= 9:
             tally(stats, "pits of 0-9 seeds beside a lamp's reflection read exactly", pit is not None and pit.most_likely == truth)
+
+
+def score_strays(stats: dict, rendered, result) -> None:
+    """A frame with seeds lying on the bare wood and no hand: each reported beside the pit it
+    lies by, no more reported than there are, the pits of 0-9 seeds read right."""
+    if not result.status.board_found:
+        return
+    hollows = nominal_hollows(rendered.scene.profile, 1.0)
+    reported = Counter(result.status.strays)
+    for point in rendered.strays:
+        beside = min(hollows, key=lambda label: rim_gap(hollows[label], point))
+        tally(stats, "seeds on the wood reported beside their pit", reported[beside] > 0)
+        reported[beside] -= 1
+    tally(stats, "frames with seeds on the wood reporting no more", len(result.status.strays) <= len(rendered.strays))
+    for label, truth in rendered.counts.items():
+        pit = result.reading.pits[label]
+        if truth <= 9:
+            tally(stats, "pits of 0-9 seeds beside seeds on the wood read exactly", pit is not None and pit.most_likely == truth)
+
+
+def tally_no_strays(stats: dict, result) -> None:
+    """A frame with no seed on the wood: none reported."""
+    tally(stats, "frames with no seed on the wood reporting none", not result.status.strays)
 
 
 def placement_error(image_to_board: np.ndarray, scene, shot) -> float:
@@ -174,6 +207,7 @@ def score(stats: dict, rendered, result) -> None:
     tally(stats, "board found", result.status.board_found)
     if not result.status.board_found:
         return
+    tally_no_strays(stats, result)
     if rendered.covered:  # seen as a hand, the frame gives no Reading (the stillness gate waits)
         tally(stats, "frames with a hand over pits seen as such", result.status.hand)
     board_exact = True
@@ -230,7 +264,9 @@ def main() -> None:
               "exact covered", "frames with a wood-coloured hand over pits seen as such",
               "pits under a wood-coloured hand reported unseen", "frames with a shadow and no hand read as such",
               "pits of 0-9 seeds in a shadow read exactly", "pits under a lamp's reflection reported unseen",
-              "pits under a lamp's reflection misread", "pits of 0-9 seeds beside a lamp's reflection read exactly"] + sorted(name for name in stats if name.startswith("exact 0-9,"))
+              "pits under a lamp's reflection misread", "pits of 0-9 seeds beside a lamp's reflection read exactly",
+              "seeds on the wood reported beside their pit", "frames with seeds on the wood reporting no more",
+              "pits of 0-9 seeds beside seeds on the wood read exactly", "frames with no seed on the wood reporting none"] + sorted(name for name in stats if name.startswith("exact 0-9,"))
     for name in order:
         hits, total = stats.get(name, (0, 0))
         if total:

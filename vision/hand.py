@@ -1,4 +1,4 @@
-"""A hand over the board: a large change on the bare wood.
+"""A hand over the board: a large change on the bare wood; and seeds lying on it, small ones.
 
 Between the hollows nothing but light should ever change. The board is
 compared with the empty board under today's fitted light (see
@@ -13,7 +13,9 @@ pieces, one each side, and each may be smaller than that: pieces that meet
 the rim of one hollow are taken together. A change that light explains
 almost throughout (the grain still shows in it) is a shade, someone leaning
 over the board, which the light model then follows instead
-(:meth:`HandFinder.find`).
+(:meth:`HandFinder.find`). A small, solid patch of another colour or
+brightness, with no hand in view, is a seed that rolled out of a hollow
+while it was sown (:meth:`HandFinder._strays`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ PIECE_MIN_MM2 = 40.0  # smaller changes on the wood are not joined across a holl
 RIM_SCALE = 1.35  # the wood round a hollow out to this many times its axes: where an arm across it shows
 UNLIT_MIN_MM2 = 50.0  # a change with less than this that no light explains, over the whole wood, is a shadow
 UNLIT_WIDTH_MM = 4.0  # ...counted only in patches this wide: skin lies in patches, a shadow leaves specks (noise, JPEG)
+STRAY_CORE_MM2 = 20.0  # a change too small for a hand, with this much in such patches, is a seed lying on the wood...
+STRAY_CHANGE = 75.0  # ...if its patches' area (mm2) times their median change (in the frame's noise) is this much
+STRAY_MARGIN_MM = 4.0  # ...and its rim and shadow lie this far round those patches
 SHADE_STEP = 0.04  # light the smooth fit left out (log brightness, over SHADE_WINDOW_MM) that makes a shade
 SHADE_WINDOW_MM = 5.0  # the light the smooth fit missed is averaged over this (the grain averages out)
 EPS = np.float32(0.03)
@@ -67,6 +72,8 @@ class Cover:
     hand: np.ndarray | None  # the hand's mask on the rectified board (bool, grown by HAND_MARGIN_MM)
     shade: np.ndarray | None  # a shadow and no hand: the wood whose grain shows, on which the light
     # model is to follow the light closely (bool, rectified board)
+    strays: tuple[tuple[float, float], ...] = ()  # seeds lying on the bare wood: their centres (rectified board px)
+    stray_mask: np.ndarray | None = None  # ...and where they lie, shadows included (bool, rectified board)
 
 
 class HandFinder:
@@ -89,8 +96,11 @@ class HandFinder:
         self._light = LightModel.sampler(2 * xx + 0.5, 2 * yy + 0.5)  # a half-size pixel: a 2 x 2 block
         self._min_px = HAND_MIN_MM2 * px_per_mm * px_per_mm / 4
         self._min_unlit = UNLIT_MIN_MM2 * px_per_mm * px_per_mm / 4
+        self._min_stray = STRAY_CORE_MM2 * px_per_mm * px_per_mm / 4
+        self._min_stray_change = STRAY_CHANGE * px_per_mm * px_per_mm / 4
         self._patch = cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, round(UNLIT_WIDTH_MM * px_per_mm / 2) | 1),) * 2)
         self._grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * HAND_MARGIN_MM * px_per_mm) | 1,) * 2)
+        self._grow_stray = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * STRAY_MARGIN_MM * px_per_mm) | 1,) * 2)
 
     def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None) -> Cover:
         """The hand over the rectified board, or the shade on it, in a frame whose light was
@@ -117,18 +127,40 @@ class HandFinder:
         over &= surface
         count, labels, stats, _ = cv2.connectedComponentsWithStats(over.view(np.uint8))
         big = self._hand_pieces(labels, stats[:, cv2.CC_STAT_AREA])
-        if grain is None or (big and self._patches_of(unlit & surface) >= self._min_unlit):
+        if grain is None:
             return Cover(self._grown(labels, big), None)
+        patches = self._patches_of(unlit & surface)
+        if big and cv2.countNonZero(patches) >= self._min_unlit:
+            return Cover(self._grown(labels, big), None)
+        strays, where = self._strays((patches > 0) & ~grain.lost, cv2.max(colour, brightness))
         light_left = cv2.blur(brightness_now - self._empty_brightness, self._shade_window)  # what the fit missed
         if big or np.count_nonzero((cv2.absdiff(light_left, 0) > SHADE_STEP) & grain.kept) >= self._min_px:
-            return Cover(None, self._full_size(grain.kept))
-        return Cover(None, None)
+            return Cover(None, self._full_size(grain.kept), strays, where)
+        return Cover(None, None, strays, where)
 
-    def _patches_of(self, unlit: np.ndarray) -> int:
-        """How many half-size pixels of ``unlit`` lie in patches at least ``UNLIT_WIDTH_MM`` wide
-        (a morphological opening): in a shadow, what no light explains is specks of noise and
-        JPEG where the wood went dark, on a hand it is skin."""
-        return cv2.countNonZero(cv2.morphologyEx(unlit.view(np.uint8), cv2.MORPH_OPEN, self._patch))
+    def _patches_of(self, unlit: np.ndarray) -> np.ndarray:
+        """The half-size pixels of ``unlit`` that lie in patches at least ``UNLIT_WIDTH_MM`` wide
+        (a morphological opening; uint8): in a shadow, what no light explains is specks of noise
+        and JPEG where the wood went dark, on a hand it is skin, and on a seed its top."""
+        return cv2.morphologyEx(unlit.view(np.uint8), cv2.MORPH_OPEN, self._patch)
+
+    def _strays(self, unlit: np.ndarray, change: np.ndarray) -> tuple[tuple[tuple[float, float], ...], np.ndarray | None]:
+        """Patches of another colour or brightness than the wood's (``unlit``, half size; a faded
+        grain alone is blur, not a seed) of ``STRAY_CORE_MM2``, smaller than a hand and changed
+        enough (``STRAY_CHANGE``: the light model's misses at the board's ends and between
+        hollows leave patches as large, a little above the noise): seeds lying on the wood.
+        Where they lie with their rims and shadows (``STRAY_MARGIN_MM`` round them; None for
+        none), and the centre of each piece of that (rectified board px): one seed, or seeds
+        touching (a chip's glint can split it in two patches)."""
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(unlit.view(np.uint8))
+        areas = stats[:, cv2.CC_STAT_AREA]
+        found = [k for k in range(1, count) if self._min_stray <= areas[k] < self._min_px
+                 and areas[k] * float(np.median(change[labels == k])) >= self._min_stray_change]
+        if not found:
+            return (), None
+        where = cv2.dilate(self._full_size(np.isin(labels, found)).view(np.uint8), self._grow_stray)
+        pieces, _, _, centres = cv2.connectedComponentsWithStats(where)
+        return tuple((float(x), float(y)) for x, y in centres[1:pieces]), where > 0
 
     def _grown(self, labels: np.ndarray, pieces: list[int]) -> np.ndarray | None:
         """The hand's ``pieces`` (component labels at half size) as a mask of the rectified board,

@@ -87,11 +87,18 @@ class PatchCutter:
     def _remap(self, image: np.ndarray, kind: str) -> np.ndarray:
         return cv2.remap(image, *self._maps[kind], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def cut(self, board: np.ndarray, log_gain: np.ndarray) -> dict[str, np.ndarray]:
+    def cut(self, board: np.ndarray, log_gain: np.ndarray, emptied: np.ndarray | None = None) -> dict[str, np.ndarray]:
         """Per kind of hollow, the network input of every such pit (float32, N x 6 x H x W, in
         the order of :attr:`labels`): ``board`` (rectified, uint8 BGR) with the light model's
-        ``log_gain`` (per cell, :meth:`LightModel.log_gain`) divided out, beside the empty board."""
-        return {kind: self.stack(windows, kind) for kind, windows in self.relit(board, log_gain).items()}
+        ``log_gain`` (per cell, :meth:`LightModel.log_gain`) divided out, beside the empty board.
+        ``emptied`` (bool, rectified board): where the windows are to show the empty board
+        instead, a seed lying on the wood beside a hollow, which is in no pit."""
+        relit = self.relit(board, log_gain)
+        if emptied is not None:
+            for kind, windows in relit.items():
+                inside = self._remap(emptied.view(np.uint8), kind) > 0
+                windows[inside] = self._empty[kind][inside]
+        return {kind: self.stack(windows, kind) for kind, windows in relit.items()}
 
     def relit(self, board: np.ndarray, log_gain: np.ndarray) -> dict[str, np.ndarray]:
         """Per kind of hollow, its windows stacked (uint8 BGR, N*H x W) under the empty board's

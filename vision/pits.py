@@ -29,6 +29,16 @@ def hollow_mask(shape: tuple[int, int], fit: HollowFit, scale: float = 1.0) -> n
     return mask
 
 
+def rim_gap(fit: HollowFit, point: tuple[float, float]) -> float:
+    """How far ``point`` lies outside the hollow's rim (px, along the line to its centre; at
+    most 0 inside): which pit a seed lying on the wood is beside."""
+    dx, dy = point[0] - fit.centre[0], point[1] - fit.centre[1]
+    turn = np.deg2rad(fit.angle)
+    u, v = dx * np.cos(turn) + dy * np.sin(turn), -dx * np.sin(turn) + dy * np.cos(turn)
+    reach = float(np.hypot(u / fit.axes[0], v / fit.axes[1]))  # 1 on the rim
+    return float(np.hypot(dx, dy)) * (1 - 1 / reach) if reach > 0 else -float(min(fit.axes))
+
+
 def nominal_hollows(profile: BoardProfile, px_per_mm: float) -> dict[str, HollowFit]:
     """Where the profile puts every hollow, in rectified px."""
     return {

@@ -23,14 +23,15 @@ from rules.reading import PitReading, Reading
 from .camera import BLACK_FRAME, is_black
 from .counter import SeedCounter, shared_counter, widened
 from .glare import GlareFinder, sticker_mask
-from .hand import HandFinder
+from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
 from .nudge import NudgeFinder, shifted
 from .patches import PatchCutter
-from .pits import hollow_mask
+from .pits import hollow_mask, rim_gap
 from .rectify import LightModel, visible_mask, warp_to_board
 
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
+STRAY_GLARE_MM = 10.0  # a seed on the wood this close to a lamp's reflection is its halo
 DARK_PATCH_MM = 20.0  # dark counts as unlit in patches this wide: a covered lens, not a marker's black or a seed's shadow
 
 
@@ -43,6 +44,7 @@ class FrameStatus:
     pits_unseen: tuple[str, ...]
     hand: bool
     message: str  # "ok" or a short reason, e.g. "hand over board", "board not found"
+    strays: tuple[str, ...] = ()  # the pit beside each seed lying on the bare wood (rolled out while sowing)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -51,6 +53,7 @@ class FrameStatus:
             "markers_missing": [MARKER_NAMES[i] for i in MARKER_IDS if i not in self.markers_seen],
             "pits_unseen": list(self.pits_unseen),
             "hand": self.hand,
+            "strays": list(self.strays),
             "message": self.message,
         }
 
@@ -96,11 +99,15 @@ class FrameResult:
     board: np.ndarray | None = None  # rectified view (uint8 BGR) for motion detection
     image_to_board: np.ndarray | None = None  # homography image px -> board mm
     hand_mask: np.ndarray | None = None  # rectified bool mask of the hand, if any
+    strays: list[tuple[float, float]] = field(default_factory=list)  # seeds on the bare wood (image px)
 
     def draw(self, frame: np.ndarray) -> np.ndarray:
         """A copy of ``frame`` with every pit outlined (green: p >= 0.9, orange: less sure,
-        red: unseen) and labelled with its most likely count (and white chips)."""
+        red: unseen) and labelled with its most likely count (and white chips), and every seed
+        lying on the wood ringed in red."""
         out = frame.copy()
+        for x, y in self.strays:
+            cv2.circle(out, (int(round(x)), int(round(y))), 16, (0, 0, 255), 2)
         for pit in self.overlay:
             colour = (0, 200, 0) if pit.count is not None and pit.probability >= 0.9 else (0, 200, 255)
             if pit.count is None:
@@ -139,6 +146,7 @@ class BoardReader:
         self.pits = {label: _PitArea(hollow_mask(shape, calibration.hollows[label]) > 0, calibration.hollows[label])
                      for label in self.labels}
         surface = _bare_wood(shape, calibration)
+        self._off_hollows = ~np.logical_or.reduce([hollow_mask(shape, fit) > 0 for fit in calibration.hollows.values()])
         self._light = LightModel(empty, surface)
         self._hands = HandFinder(empty, surface, calibration.px_per_mm, calibration.hollows.values())
         self._cutter = PatchCutter(calibration)
@@ -146,6 +154,7 @@ class BoardReader:
         self._tracker = MarkerTracker(self.profile)
         self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (round(DARK_PATCH_MM * calibration.px_per_mm) | 1,) * 2)
         self._glare = GlareFinder(self.profile, calibration.px_per_mm, shape, surface, calibration.whitest_seed)
+        self._glare_reach = round(STRAY_GLARE_MM * calibration.px_per_mm)
         self._nudges = NudgeFinder(empty, calibration.px_per_mm) if calibration.corners is not None else None
         self._last_homography: np.ndarray | None = None
         self._last_markers: dict[int, np.ndarray] = {}
@@ -218,50 +227,68 @@ class BoardReader:
         reading = Reading({label: None for label in self.labels}, "vision", when, message)
         return FrameResult(reading, FrameStatus(False, markers, self.labels, False, message))
 
-    def without_hand(self, view: BoardView) -> tuple[np.ndarray | None, BoardView]:
-        """The hand over the board in ``view`` (its mask, or None) and the view with today's light
-        fitted again without it (skin is not today's light), or closely over a shadow. The seed
-        counter's training pictures are cut from this view too."""
+    def without_hand(self, view: BoardView) -> tuple[Cover, BoardView]:
+        """What lies over the board in ``view`` (a hand, a shadow, seeds on the wood) and the view
+        with today's light fitted again without the hand (skin is not today's light), or closely
+        over a shadow. The seed counter's training pictures are cut from this view too."""
         cover = self._hands.find(view.board, view.log_gain, view.seen)
         if cover.shade is not None:
-            return None, replace(view, log_gain=self._light.followed(view.board, view.log_gain, view.seen, cover.shade))
+            return cover, replace(view, log_gain=self._light.followed(view.board, view.log_gain, view.seen, cover.shade))
         if cover.hand is None:
-            return None, view
+            return cover, view
         seen = ~cover.hand if view.seen is None else view.seen & ~cover.hand
-        return cover.hand, replace(view, log_gain=self._light.log_gain(view.board, seen))
+        return cover, replace(view, log_gain=self._light.log_gain(view.board, seen))
 
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
-        hand, view = self.without_hand(view)
+        cover, view = self.without_hand(view)
+        hand = cover.hand
         in_view = {label for label, pit in self.pits.items()
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))}
         if known is None:
-            pits = self._count(view, in_view)
+            pits = self._count(view, in_view, None if cover.stray_mask is None else cover.stray_mask & self._off_hollows)
         else:
             pits = {label: known.pits.get(label) if label in in_view else None for label in self.labels}
         unseen = tuple(label for label, pit in pits.items() if pit is None)
         missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in view.markers] if self.calibration.corners is None else []
         glared = [label for label in unseen if view.glare is not None and self.pits[label].touches(view.glare)]
+        lying = [point for point in cover.strays if not _near(view.glare, point, self._glare_reach)]  # not the halo of a reflection
+        strays = [self._beside(point) for point in lying]
         if hand is not None:
             message = "hand over board"
         elif glared:
             message = f"glare on pits {', '.join(glared)}: a lamp's reflection; move the lamp or turn the board"
         elif unseen:
             message = f"pits out of view: {', '.join(unseen)}"
+        elif strays:
+            message = self._strays_message(strays)
         elif missing:
             message = f"ok (marker {', '.join(missing)} not seen)"
         else:
             message = "ok"
         reading = Reading(pits, "vision", when, message)
-        status = FrameStatus(True, view.markers, unseen, hand is not None, message)
-        return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography, hand)
+        status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays))
+        return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography, hand,
+                           self._to_image(view.homography, lying))
 
-    def _count(self, view: BoardView, in_view: set[str]) -> dict[str, PitReading | None]:
+    def _beside(self, point: tuple[float, float]) -> str:
+        """The pit (or store) a seed lying on the wood at ``point`` (rectified px) is beside."""
+        return min(self.labels, key=lambda label: rim_gap(self.calibration.hollows[label], point))
+
+    def _strays_message(self, beside: list[str]) -> str:
+        """``seed on the wood by C: put it where it belongs`` (chips on a Pass It On board)."""
+        piece = "chip" if self.profile.chips else "seed"
+        if len(beside) == 1:
+            return f"{piece} on the wood by {beside[0]}: put it where it belongs"
+        return f"{len(beside)} {piece}s on the wood by {', '.join(dict.fromkeys(beside))}: put them where they belong"
+
+    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None) -> dict[str, PitReading | None]:
         """The seed counter's reading of every pit in view (None for the others), widened as
-        calibration found this board needs."""
+        calibration found this board needs; seeds lying on the wood (``strays``, a mask) are
+        shown to it as the empty wood, or a pit's window that reaches one would count it."""
         pits: dict[str, PitReading | None] = {label: None for label in self.labels}
         counter = self._counter or shared_counter()
         temperature = self.calibration.temperature
-        windows = self._cutter.cut(view.board, view.log_gain)
+        windows = self._cutter.cut(view.board, view.log_gain, strays)
         for kind, labels in self._cutter.labels.items():
             chosen = [k for k, label in enumerate(labels) if label in in_view]
             if not chosen:
@@ -294,8 +321,18 @@ class BoardReader:
                 seen = lit if seen is None else seen & lit
         return seen
 
+    def _to_image(self, homography: np.ndarray, points: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        """Rectified board px as image px."""
+        if not points:
+            return []
+        image = cv2.perspectiveTransform(np.array(points, np.float64).reshape(-1, 1, 2), self._board_to_image(homography))
+        return [(float(x), float(y)) for x, y in image.reshape(-1, 2)]
+
+    def _board_to_image(self, homography: np.ndarray) -> np.ndarray:
+        return np.linalg.inv(homography) @ np.diag([1 / self.calibration.px_per_mm, 1 / self.calibration.px_per_mm, 1.0])
+
     def _overlay(self, homography: np.ndarray, pits: dict[str, PitReading | None]) -> list[PitOverlay]:
-        to_image = np.linalg.inv(homography) @ np.diag([1 / self.calibration.px_per_mm, 1 / self.calibration.px_per_mm, 1.0])
+        to_image = self._board_to_image(homography)
         overlay = []
         for label, pit in self.pits.items():
             outline = cv2.perspectiveTransform(pit.outline.reshape(-1, 1, 2), to_image).reshape(-1, 2)
@@ -321,6 +358,14 @@ class _PitArea:
 
     def inside(self, seen: np.ndarray) -> bool:
         return bool(seen[self.box][self.mask].all())
+
+
+def _near(mask: np.ndarray | None, point: tuple[float, float], reach: int) -> bool:
+    """Whether ``mask`` (bool, rectified board; None: empty) is set within ``reach`` px of ``point``."""
+    if mask is None:
+        return False
+    x, y = int(round(point[0])), int(round(point[1]))
+    return bool(mask[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].any())
 
 
 def _bare_wood(shape: tuple[int, int], calibration: Calibration) -> np.ndarray:

@@ -79,6 +79,7 @@ class Shot:
     skin: tuple[float, float, float] | None = None  # the hand's colour (BGR albedo, 0..1); None: one of SKINS
     shadow: float = 0.0  # darkness (0..1) of a soft shadow over part of the board: someone leaning over it
     glare: float = 0.0  # a lamp's reflection in the varnish, added to the wood's albedo (0..1) under the seeds: above 1 it clips
+    strays: int = 0  # seeds lying on the bare wood beside a hollow: they rolled out while sowing
     seed: int = 0  # randomness of seed placement, the hand's pose and the noise
     exposure: int | None = None  # the sensor noise's own randomness (None: from ``seed``): the next
     # frame of a still board is the same shot with another exposure
@@ -95,6 +96,7 @@ class Rendered:
     scene: Scene
     seeds: dict[str, list[tuple[float, float]]] = field(default_factory=dict)  # every seed's centre (board mm), per hollow
     glared: frozenset[str] = frozenset()  # pits a lamp's reflection washes out (Shot.glare)
+    strays: tuple[tuple[float, float], ...] = ()  # where the seeds on the bare wood lie (board mm; Shot.strays)
 
 
 def random_scene(board: str, rng: np.random.Generator, seed_kind: str | None = None) -> Scene:
@@ -293,38 +295,79 @@ def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, flo
 def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
                 rng: np.random.Generator) -> dict[str, list[tuple[float, float]]]:
     """Draw every hollow's seeds on the board texture; their centres (board mm) per hollow."""
-    s = TEXTURE_PX_PER_MM
     lamp = _lamp(scene)
-    axes = _SEED_AXES[scene.seed_kind]
-    shadow_dx = -lamp[0] / max(lamp[2], 0.3) * 3.0 * s
-    shadow_dy = -lamp[1] / max(lamp[2], 0.3) * 3.0 * s
+    seed_r = max(_SEED_AXES[scene.seed_kind])
     centres: dict[str, list[tuple[float, float]]] = {}
     for hollow in scene.profile.hollows:
         n = counts.get(hollow.label, 0)
         whites = (white or {}).get(hollow.label, 0)
         is_white = [k < whites for k in range(n)]
         rng.shuffle(is_white)
-        placed = _place_seeds(n, hollow.centre, hollow.axes, max(axes), rng)
+        placed = _place_seeds(n, hollow.centre, hollow.axes, seed_r, rng)
         centres[hollow.label] = [(x, y) for x, y, _ in placed]
         for k, (x, y, level) in enumerate(placed):
-            scale = rng.uniform(0.9, 1.1)
-            patch, alpha = _seed_sprite(scene.seed_kind, _seed_colour(scene.seed_kind, rng, is_white[k]),
-                                        (axes[0] * scale, axes[1] * scale), rng.uniform(0, math.pi), lamp, rng)
-            patch = patch * (1 + 0.07 * level)
-            half = patch.shape[0] // 2
-            for dx, dy, image, a_mult, is_shadow in ((shadow_dx, shadow_dy, None, 0.45, True), (0, 0, patch, 1.0, False)):
-                cx, cy = int(round(x * s + dx)), int(round(y * s + dy))
-                y0, x0 = cy - half, cx - half
-                y1, x1 = y0 + patch.shape[0], x0 + patch.shape[1]
-                if y0 < 0 or x0 < 0 or y1 > board.shape[0] or x1 > board.shape[1]:
-                    continue
-                region = board[y0:y1, x0:x1]
-                if is_shadow:
-                    soft = cv2.GaussianBlur(alpha, (0, 0), 2.5)
-                    region *= (1 - a_mult * soft)[..., None]
-                else:
-                    region[:] = region * (1 - alpha[..., None]) + image * alpha[..., None]
+            _draw_seed(board, scene.seed_kind, (x, y), is_white[k], level, lamp, rng)
     return centres
+
+
+def _draw_seed(board: np.ndarray, kind: str, centre: tuple[float, float], white: bool, level: int,
+               lamp: np.ndarray, rng: np.random.Generator) -> None:
+    """Draw one seed (board mm), ``level`` seeds up a pile, with its shadow on what lies under it."""
+    s = TEXTURE_PX_PER_MM
+    axes = _SEED_AXES[kind]
+    scale = rng.uniform(0.9, 1.1)
+    patch, alpha = _seed_sprite(kind, _seed_colour(kind, rng, white), (axes[0] * scale, axes[1] * scale),
+                                rng.uniform(0, math.pi), lamp, rng)
+    patch = patch * (1 + 0.07 * level)
+    half = patch.shape[0] // 2
+    shadow_dx = -lamp[0] / max(lamp[2], 0.3) * 3.0 * s
+    shadow_dy = -lamp[1] / max(lamp[2], 0.3) * 3.0 * s
+    for dx, dy, is_shadow in ((shadow_dx, shadow_dy, True), (0, 0, False)):
+        cx, cy = int(round(centre[0] * s + dx)), int(round(centre[1] * s + dy))
+        y0, x0 = cy - half, cx - half
+        y1, x1 = y0 + patch.shape[0], x0 + patch.shape[1]
+        if y0 < 0 or x0 < 0 or y1 > board.shape[0] or x1 > board.shape[1]:
+            continue
+        region = board[y0:y1, x0:x1]
+        if is_shadow:
+            region *= (1 - 0.45 * cv2.GaussianBlur(alpha, (0, 0), 2.5))[..., None]
+        else:
+            region[:] = region * (1 - alpha[..., None]) + patch * alpha[..., None]
+
+
+def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot) -> tuple[tuple[float, float], ...]:
+    """Draw ``shot.strays`` seeds on the bare wood, each a few mm beyond a hollow's rim (a seed
+    that rolled out while sowing), clear of every hollow, the markers' paper and the board's
+    edge; their centres (board mm). Its own random stream, so every other draw stays the same."""
+    rng = np.random.default_rng([shot.seed, 3])
+    profile = scene.profile
+    seed_r = max(_SEED_AXES[scene.seed_kind])
+    width, height = profile.size
+    stickers = [profile.marker_centre(marker_id) for marker_id in range(4)]
+    sticker_reach = MARKER_MM / 2 + MARKER_QUIET_MM + seed_r + 2
+
+    def clear(x: float, y: float) -> bool:
+        on_board = seed_r + 6 <= x <= width - seed_r - 6 and seed_r + 6 <= y <= height - seed_r - 6
+        off_hollows = all(math.hypot((x - h.centre[0]) / (h.axes[0] + seed_r + 2), (y - h.centre[1]) / (h.axes[1] + seed_r + 2)) > 1
+                          for h in profile.hollows)
+        off_paper = all(max(abs(x - sx), abs(y - sy)) > sticker_reach for sx, sy in stickers)
+        return on_board and off_hollows and off_paper
+
+    lamp = _lamp(scene)
+    placed: list[tuple[float, float]] = []
+    for _ in range(200 * shot.strays):
+        if len(placed) == shot.strays:
+            break
+        hollow = profile.hollows[int(rng.integers(len(profile.hollows)))]
+        t = rng.uniform(0, 2 * math.pi)
+        reach = 1 + (seed_r + rng.uniform(3, 12)) / min(hollow.axes)
+        x, y = hollow.centre[0] + reach * hollow.axes[0] * math.cos(t), hollow.centre[1] + reach * hollow.axes[1] * math.sin(t)
+        if clear(x, y) and all(math.hypot(x - px, y - py) > 3 * seed_r for px, py in placed):
+            _draw_seed(board, scene.seed_kind, (x, y), bool(rng.random() < 0.5), 0, lamp, rng)
+            placed.append((x, y))
+    else:
+        raise ValueError(f"no room on the bare wood of {profile.name} for {shot.strays} stray seeds")
+    return tuple(placed)
 
 
 # --- the camera -----------------------------------------------------------------------------
@@ -508,6 +551,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     board = _empty_board(scene).copy()
     glared = _glare(board, scene, shot) if shot.glare > 0 else frozenset()
     seeds = _draw_seeds(board, scene, counts, white, rng)
+    strays = _draw_strays(board, scene, shot) if shot.strays else ()
 
     map_xy, map_fraction, inside, table_shade = _view(scene, shot.nudge)
     frame = np.asarray(scene.table, np.float32) * table_shade[..., None]
@@ -534,7 +578,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     if shot.jpeg:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg])
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    return Rendered(image, dict(counts), None if white is None else dict(white), covered, scene, seeds, glared)
+    return Rendered(image, dict(counts), None if white is None else dict(white), covered, scene, seeds, glared, strays)
 
 
 def _distort_point(scene: Scene, undistorted: np.ndarray) -> tuple[float, float]:

@@ -16,7 +16,7 @@ from vision.counter import SeedCounter
 from vision.hand import HandFinder
 from vision.markers import homography_from_corners
 from vision.nudge import NudgeFinder
-from vision.pits import hollow_mask
+from vision.pits import hollow_mask, nominal_hollows, rim_gap
 from vision.reader import BoardReader, BoardView, _bare_wood
 from vision.rectify import LightModel, warp_to_board
 from vision.render import Shot, project, random_counts, random_scene, random_shot, render
@@ -192,6 +192,33 @@ def test_the_light_model_follows_a_shadow_over_the_shade_it_is_given(kalah_setup
     assert np.abs(followed - truth)[in_hollow].mean() < 0.04 and np.abs(followed - truth)[in_hollow].max() < 0.08
 
 
+@pytest.mark.parametrize("board", ["kalah", "pass-it-on", "4x8"])
+def test_a_seed_on_the_wood_is_named_by_the_pit_it_lies_beside(setup_of, board):
+    """A seed that rolled out while sowing is ringed on the camera view and named in the status
+    by the pit it lies beside; the pits are read all the same (the referee sees a seed short)."""
+    scene, calibration = setup_of(board)
+    reader = BoardReader(calibration)
+    hollows = nominal_hollows(calibration.profile, 1.0)
+    piece = "chip" if calibration.profile.chips else "seed"
+    rng = np.random.default_rng(5)
+    for strays in (1, 2, 1):
+        counts, white = random_counts(scene.profile, rng, pile=0.3)
+        shot = replace(random_shot(rng, hard=False, hand=False), strays=strays)
+        rendered = render(scene, counts, white, shot)
+        result = reader.read(rendered.image)
+        beside = sorted(min(hollows, key=lambda label: rim_gap(hollows[label], point)) for point in rendered.strays)
+        assert sorted(result.status.strays) == beside
+        assert result.status.message.startswith(f"{piece} on the wood by {beside[0]}" if strays == 1 else f"2 {piece}s on the wood by ")
+        read = result.reading.most_likely_counts()
+        assert all(read[label] == n for label, n in counts.items() if n <= 9)  # heaps are the counter's limit, not this test's
+        where = project(scene, np.array(rendered.strays), shot)
+        assert np.hypot(*(np.array(result.strays)[:, None] - where[None]).transpose(2, 0, 1)).min(axis=0).max() < 6
+    drawn = result.draw(rendered.image)
+    x, y = np.array(result.strays[0]).astype(int)
+    red = (drawn[y - 20:y + 21, x - 20:x + 21] == (0, 0, 255)).all(axis=2)
+    assert red.sum() > 100 and not red[15:26, 15:26].any()  # a red ring round it on the camera view
+
+
 def test_covered_marker_keeps_reading(kalah_setup):
     scene, calibration = kalah_setup
     reader = BoardReader(calibration)
@@ -363,6 +390,6 @@ def test_the_light_is_fitted_again_without_the_hand(kalah_setup):
     cv2.line(board, (width // 3, height), (width // 2, height // 3), (110, 140, 190), 100)  # the arm
     view = BoardView(board, np.eye(3), (), None, light.log_gain(board))
     assert np.abs(view.log_gain - np.log(gain)).max() > 0.06  # the arm has bent the first fit
-    hand, refitted = BoardReader(calibration).without_hand(view)
-    assert hand is not None and hand[height - 5, width // 3]
+    cover, refitted = BoardReader(calibration).without_hand(view)
+    assert cover.hand is not None and cover.hand[height - 5, width // 3]
     assert np.abs(refitted.log_gain - np.log(gain)).max() < 0.03

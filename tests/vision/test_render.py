@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 
 from calibration.profiles import board_profile
-from vision.render import FRAME_SIZE, Shot, _expose, _light, random_counts, random_scene, random_shot, render
+from vision.render import FRAME_SIZE, Shot, _expose, _light, project, random_counts, random_scene, random_shot, render
 
 
 def test_same_seed_same_image_and_truth():
@@ -83,6 +83,25 @@ def test_a_lamp_s_reflection_lies_under_the_seeds_and_names_the_pits_it_washes_o
     brighter = glared.image.astype(int) - plain.image.astype(int)
     assert brighter.min() >= -1
     assert 300 < (glared.image.min(axis=2) >= 250).sum() < 20_000  # a clipped white spot, not the board
+
+
+def test_seeds_on_the_wood_lie_beside_a_hollow_and_move_nothing_else():
+    """``Shot.strays`` lays seeds on the bare wood, each clear of every hollow and beside one of
+    them, and changes the picture only there; ``strays`` says where they lie."""
+    rng = np.random.default_rng(4)
+    scene = random_scene("4x8", rng)
+    profile = scene.profile
+    shot = Shot(seed=9, noise=3.0)
+    plain = render(scene, {"A1": 4}, None, shot)
+    strayed = render(scene, {"A1": 4}, None, replace(shot, strays=2))
+    assert plain.strays == () and len(strayed.strays) == 2 and strayed.seeds == plain.seeds
+    for x, y in strayed.strays:
+        reach = [np.hypot((x - h.centre[0]) / h.axes[0], (y - h.centre[1]) / h.axes[1]) for h in profile.hollows]
+        assert 1.2 < min(reach) < 2.5  # on the wood, beside a hollow
+    changed = np.argwhere(np.abs(strayed.image.astype(int) - plain.image.astype(int)).sum(axis=2) > 40)[:, ::-1]
+    where = project(scene, np.array(strayed.strays), shot)
+    assert 50 < len(changed) < 3_000  # two seeds and their shadows
+    assert np.min(np.hypot(*(changed[:, None, :] - where[None, :, :]).transpose(2, 0, 1)), axis=1).max() < 25
 
 
 def test_chip_board_renders_white_chips_brighter_than_yellow():

@@ -155,6 +155,19 @@ def test_an_unplugged_microcontroller_is_reported_and_the_game_goes_on_after_rep
     wait_for(lambda: len(state(url)["game"]["moves"]) == 1, what="a move judged after replugging")
 
 
+def test_a_seed_the_camera_sees_on_the_wood_is_told_in_the_banner(demo, browser):
+    """The board is then a seed short, and the referee waits for it: the players are told where it lies."""
+    runtime, _, url, _ = demo
+    browser.get(url)
+    banner = wait_for(lambda: browser.find_element(By.ID, "banner"), what="the banner")
+    wait_for(lambda: "Connecting" not in banner.text, what="the first state")
+    runtime.session.set_source("camera", "seed on the wood by C: put it where it belongs")  # as the camera's Reading says
+    wait_for(lambda: "seed on the wood by C: put it where it belongs" in browser.find_element(By.ID, "banner").text,
+             what="the camera's remark in the banner")
+    runtime.session.set_source("camera", "ok")
+    wait_for(lambda: "on the wood" not in browser.find_element(By.ID, "banner").text, what="the remark gone once the seed is back")
+
+
 def test_a_new_game_of_another_board_recalibrates_the_sensors_and_plays_on(demo):
     runtime, demo, url, db_path = demo
     assert control(url, "api/game", {"variant": "bao-kenya"})["ok"]

@@ -62,6 +62,7 @@
     let kind = state.verdict.kind;
     let [head, detail] = headline(state.verdict, game);
     const lost = Object.entries(state.sources || {}).filter(([, s]) => s !== "ok" && /lost|failed|not sent|never still|no reading|not connected|error/i.test(s));
+    const strays = Object.values(state.sources || {}).filter((s) => / on the wood by /.test(s));  // the board is a seed short: say where it is
     if (game.result && kind !== "illegal") {
       kind = "over";
       [head, detail] = resultText(game);
@@ -71,6 +72,7 @@
       head = head.charAt(0).toUpperCase() + head.slice(1);
       detail = "the game goes on with the other source";
     }
+    if (strays.length && kind !== "over") detail = [detail, ...strays].filter(Boolean).join(" · ");
     banner.className = kind;
     banner.replaceChildren(
       Pitwatch.el("span", { class: "icon" }, ICONS[kind] || "•"),
