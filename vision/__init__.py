@@ -24,7 +24,8 @@ Public API (stable; everything else is internal)::
   naming nothing. ``first_frame(spec)`` gives one good picture.
 - ``SyntheticCamera(variant_name, counts_fn, rng_seed=0)``: a FrameSource rendering
   a virtual board showing ``counts_fn()`` (a rules Position, a {label: count}
-  mapping, or a (counts, white) pair); ``.hand = True`` puts a hand over it;
+  mapping, or a (counts, white) pair); ``.hand = True`` puts a hand over it,
+  ``.strays = 1`` a seed on the wood beside a hollow;
   ``.calibration()`` calibrates it from its own frames (no pictures needed).
 - ``BoardReader(calibration).read(frame, when=None) -> FrameResult`` with
   ``.reading``, ``.status``, ``.overlay`` (PitOverlay: label, outline in image px,

@@ -7,7 +7,8 @@ label to count, or a ``(counts, white)`` pair. The scene (wood, lamp, camera
 angle) is fixed by the seed; light drifts a little from frame to frame and
 the seeds only move when the counts change, as on a real table. A hand can
 be put over the board (``hand = True``) to show the reader's "hand over
-board" status. ``calibration()`` calibrates from the camera's own empty and
+board" status, and seeds on the wood beside the hollows (``strays = 1``) its
+"seed on the wood by ..." one. ``calibration()`` calibrates from the camera's own empty and
 start frames, so the demo needs no pictures.
 """
 
@@ -54,6 +55,7 @@ class SyntheticCamera(FrameSource):
         self.name = f"synthetic:{variant_name}:{rng_seed}"
         self.counts_fn = counts_fn
         self.hand = False
+        self.strays = 0  # seeds lying on the wood besides the counts: rolled out while sowing
         self.live = True
         self._rng = np.random.default_rng(rng_seed)
         self.scene: Scene = random_scene(self.profile.name, self._rng)
@@ -75,7 +77,7 @@ class SyntheticCamera(FrameSource):
         placement = zlib.crc32(repr(sorted(counts[0].items())).encode() + repr(counts[1]).encode())
         drift = self._rng
         return Shot(gain=float(drift.uniform(0.95, 1.03)), tint=(1.0, 1.0, 1.0), noise=2.0, jpeg=85, hand=hand,
-                    seed=placement if not hand else placement ^ int(drift.integers(1 << 20)))
+                    strays=self.strays, seed=placement if not hand else placement ^ int(drift.integers(1 << 20)))
 
     def frame_of(self, counts: Mapping[str, int], white: Mapping[str, int] | None = None, hand: bool = False) -> np.ndarray:
         """One rendered frame of this scene showing ``counts`` (used for calibration and tests)."""

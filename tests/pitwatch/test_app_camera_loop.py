@@ -107,6 +107,17 @@ def test_a_board_with_a_marker_under_a_cup_is_still_refereed(loop):
     assert camera.fusion.statuses(time.monotonic())["camera"] == "ok (marker near-left not seen)"
 
 
+def test_a_seed_on_the_wood_is_told_and_the_board_still_read(loop):
+    """A seed rolled out of its pit: the camera says where it lies, and its Reading is given."""
+    camera, synthetic, game, _ = loop
+    synthetic.strays = 1
+    for _ in range(3):
+        camera.step()
+    assert camera.status.startswith("seed on the wood by ") and camera.status.endswith(": put it where it belongs")
+    assert fused_counts(camera) == tuple(game.position.pits)
+    assert camera.fusion.statuses(time.monotonic())["camera"] == camera.status
+
+
 def test_a_camera_giving_no_picture_says_why(tmp_path):
     """The camera's own reason reaches the players: a covered lens is not a lost camera."""
     cv2.imwrite(str(tmp_path / "covered.png"), np.zeros((720, 1280, 3), np.uint8))
