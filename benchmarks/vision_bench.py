@@ -51,6 +51,7 @@ WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's 
 SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
 GLARES, GLARE = 2, 3.0  # extra frames per set-up with a lamp's reflection in the varnish near a pit, clipped at its core
 STRAYS = 2  # extra frames per set-up with one or two seeds lying on the bare wood (rolled out while sowing)
+NAMED_WITHIN_MM = 3.0  # ...each to be named by the pit it lies beside: the nearest, or one within this much as near
 BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "20+"))
 
 
@@ -161,15 +162,19 @@ def score_glare(stats: dict, rendered, result) -> None:
 
 def score_strays(stats: dict, rendered, result) -> None:
     """A frame with seeds lying on the bare wood and no hand: each reported beside the pit it
-    lies by, no more reported than there are, the pits of 0-9 seeds read right."""
+    lies by (or one as near, within ``NAMED_WITHIN_MM``: a seed between two pits is by
+    either), no more reported than there are, the pits of 0-9 seeds read right."""
     if not result.status.board_found:
         return
     hollows = nominal_hollows(rendered.scene.profile, 1.0)
     reported = Counter(result.status.strays)
     for point in rendered.strays:
-        beside = min(hollows, key=lambda label: rim_gap(hollows[label], point))
-        tally(stats, "seeds on the wood reported beside their pit", reported[beside] > 0)
-        reported[beside] -= 1
+        gaps = {label: rim_gap(hollow, point) for label, hollow in hollows.items()}
+        nearest = min(gaps.values())
+        named = next((label for label, n in reported.items() if n > 0 and gaps[label] <= nearest + NAMED_WITHIN_MM), None)
+        tally(stats, "seeds on the wood reported beside their pit", named is not None)
+        if named is not None:
+            reported[named] -= 1
     tally(stats, "frames with seeds on the wood reporting no more", len(result.status.strays) <= len(rendered.strays))
     for label, truth in rendered.counts.items():
         pit = result.reading.pits[label]
