@@ -32,6 +32,7 @@ from .rectify import LightModel, visible_mask, warp_to_board
 
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
 STRAY_GLARE_MM = 10.0  # a seed on the wood this close to a lamp's reflection is its halo
+EDGE_MM = 8.0  # the board's edge band is not bare wood: its bevel, bent by the lens where no homography follows it
 DARK_PATCH_MM = 20.0  # dark counts as unlit in patches this wide: a covered lens, not a marker's black or a seed's shadow
 
 
@@ -375,6 +376,6 @@ def _bare_wood(shape: tuple[int, int], calibration: Calibration) -> np.ndarray:
     for fit in calibration.hollows.values():
         wood &= hollow_mask(shape, fit, 1.12) == 0
     wood &= ~sticker_mask(shape, calibration.profile, ppm)
-    edge = int(5 * ppm)
+    edge = int(EDGE_MM * ppm)
     wood[:edge], wood[-edge:], wood[:, :edge], wood[:, -edge:] = False, False, False, False
     return wood
