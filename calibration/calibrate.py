@@ -23,7 +23,7 @@ from rules.reading import Reading
 from vision.counter import widened
 from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES
-from vision.pits import find_hollows, hollow_mask
+from vision.pits import find_hollows, in_hollows
 from vision.reader import BoardReader, locate_board
 from vision.rectify import warp_to_board
 
@@ -92,9 +92,7 @@ def _whitest_seed(reader: BoardReader, start: np.ndarray) -> float:
     """How white the start position's whitest seed is, its light divided out: in play, a white
     patch in a hollow much whiter than that is a lamp's reflection (vision.glare)."""
     view = reader.view(start)
-    hollows = np.zeros(view.board.shape[:2], bool)
-    for fit in reader.calibration.hollows.values():
-        hollows |= hollow_mask(hollows.shape, fit) > 0
+    hollows = in_hollows(view.board.shape[:2], reader.calibration.hollows.values())
     return whitest_seed(view.board, view.log_gain, hollows, reader.calibration.px_per_mm)
 
 

@@ -132,7 +132,7 @@ class HandFinder:
         patches = self._patches_of(unlit & surface)
         if big and cv2.countNonZero(patches) >= self._min_unlit:
             return Cover(self._grown(labels, big), None)
-        strays, where = self._strays((patches > 0) & ~grain.lost, cv2.max(colour, brightness))
+        strays, where = self._strays((patches > 0) & ~grain.lost, colour, brightness)
         light_left = cv2.blur(brightness_now - self._empty_brightness, self._shade_window)  # what the fit missed
         if big or np.count_nonzero((cv2.absdiff(light_left, 0) > SHADE_STEP) & grain.kept) >= self._min_px:
             return Cover(None, self._full_size(grain.kept), strays, where)
@@ -144,10 +144,11 @@ class HandFinder:
         and JPEG where the wood went dark, on a hand it is skin, and on a seed its top."""
         return cv2.morphologyEx(unlit.view(np.uint8), cv2.MORPH_OPEN, self._patch)
 
-    def _strays(self, unlit: np.ndarray, change: np.ndarray) -> tuple[tuple[tuple[float, float], ...], np.ndarray | None]:
+    def _strays(self, unlit: np.ndarray, colour: np.ndarray,
+                brightness: np.ndarray) -> tuple[tuple[tuple[float, float], ...], np.ndarray | None]:
         """Patches of another colour or brightness than the wood's (``unlit``, half size; a faded
         grain alone is blur, not a seed) of ``STRAY_CORE_MM2``, smaller than a hand and changed
-        enough (``STRAY_CHANGE``: the light model's misses at the board's ends and between
+        enough (``STRAY_CHANGE``, the larger of ``colour`` and ``brightness`` change; the light model's misses at the board's ends and between
         hollows leave patches as large, a little above the noise): seeds lying on the wood.
         Where they lie with their rims and shadows (``STRAY_MARGIN_MM`` round them; None for
         none), and the centre of each piece of that (rectified board px): one seed, or seeds
@@ -155,7 +156,7 @@ class HandFinder:
         count, labels, stats, _ = cv2.connectedComponentsWithStats(unlit.view(np.uint8))
         areas = stats[:, cv2.CC_STAT_AREA]
         found = [k for k in range(1, count) if self._min_stray <= areas[k] < self._min_px
-                 and areas[k] * float(np.median(change[labels == k])) >= self._min_stray_change]
+                 and areas[k] * _median_change(labels == k, colour, brightness) >= self._min_stray_change]
         if not found:
             return (), None
         where = cv2.dilate(self._full_size(np.isin(labels, found)).view(np.uint8), self._grow_stray)
@@ -213,6 +214,12 @@ def _noise(chroma: np.ndarray, lum: np.ndarray, surface: np.ndarray) -> tuple[fl
         return 0.05, 0.07
     return (float(np.median(chroma[::3, ::3][sample])) * 1.4826 + 1e-3,
             float(np.median(np.abs(lum[::3, ::3][sample]))) * 1.4826 + 1e-3)
+
+
+def _median_change(patch: np.ndarray, colour: np.ndarray, brightness: np.ndarray) -> float:
+    """The median over ``patch`` (bool) of the larger of the colour and brightness change: only
+    for the few patches that may be a seed, not the whole board every frame."""
+    return float(np.median(np.maximum(colour[patch], brightness[patch])))
 
 
 def half_mask(mask: np.ndarray) -> np.ndarray:

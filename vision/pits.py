@@ -11,6 +11,8 @@ board that is not the one named is refused instead of guessed.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import cv2
 import numpy as np
 
@@ -27,6 +29,14 @@ def hollow_mask(shape: tuple[int, int], fit: HollowFit, scale: float = 1.0) -> n
     axes = (max(1, int(round(fit.axes[0] * scale))), max(1, int(round(fit.axes[1] * scale))))
     cv2.ellipse(mask, centre, axes, fit.angle, 0, 360, 255, -1)
     return mask
+
+
+def in_hollows(shape: tuple[int, int], fits: Iterable[HollowFit], scale: float = 1.0) -> np.ndarray:
+    """Rectified pixels inside any of the hollows ``fits`` (bool), each grown or shrunk by ``scale``."""
+    inside = np.zeros(shape, np.uint8)
+    for fit in fits:
+        inside |= hollow_mask(shape, fit, scale)
+    return inside > 0
 
 
 def rim_gap(fit: HollowFit, point: tuple[float, float]) -> float:

@@ -27,7 +27,7 @@ from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
 from .nudge import NudgeFinder, shifted
 from .patches import PatchCutter
-from .pits import hollow_mask, rim_gap
+from .pits import hollow_mask, in_hollows, rim_gap
 from .rectify import LightModel, visible_mask, warp_to_board
 
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
@@ -147,7 +147,7 @@ class BoardReader:
         self.pits = {label: _PitArea(hollow_mask(shape, calibration.hollows[label]) > 0, calibration.hollows[label])
                      for label in self.labels}
         surface = _bare_wood(shape, calibration)
-        self._off_hollows = ~np.logical_or.reduce([hollow_mask(shape, fit) > 0 for fit in calibration.hollows.values()])
+        self._off_hollows = ~in_hollows(shape, calibration.hollows.values())
         self._light = LightModel(empty, surface)
         self._hands = HandFinder(empty, surface, calibration.px_per_mm, calibration.hollows.values())
         self._cutter = PatchCutter(calibration)
@@ -372,9 +372,7 @@ def _near(mask: np.ndarray | None, point: tuple[float, float], reach: int) -> bo
 def _bare_wood(shape: tuple[int, int], calibration: Calibration) -> np.ndarray:
     """Rectified pixels of bare wood: not a hollow (with a margin), not a marker, not the board's edge."""
     ppm = calibration.px_per_mm
-    wood = np.ones(shape, bool)
-    for fit in calibration.hollows.values():
-        wood &= hollow_mask(shape, fit, 1.12) == 0
+    wood = ~in_hollows(shape, calibration.hollows.values(), 1.12)
     wood &= ~sticker_mask(shape, calibration.profile, ppm)
     edge = int(EDGE_MM * ppm)
     wood[:edge], wood[-edge:], wood[:, :edge], wood[:, -edge:] = False, False, False, False

@@ -355,9 +355,11 @@ def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot) -> tuple[tuple[flo
 
     lamp = _lamp(scene)
     placed: list[tuple[float, float]] = []
-    for _ in range(200 * shot.strays):
-        if len(placed) == shot.strays:
-            break
+    tries = 0
+    while len(placed) < shot.strays:
+        tries += 1
+        if tries > 200 * shot.strays:
+            raise ValueError(f"no room on the bare wood of {profile.name} for {shot.strays} stray seeds")
         hollow = profile.hollows[int(rng.integers(len(profile.hollows)))]
         t = rng.uniform(0, 2 * math.pi)
         reach = 1 + (seed_r + rng.uniform(3, 12)) / min(hollow.axes)
@@ -365,8 +367,6 @@ def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot) -> tuple[tuple[flo
         if clear(x, y) and all(math.hypot(x - px, y - py) > 3 * seed_r for px, py in placed):
             _draw_seed(board, scene.seed_kind, (x, y), bool(rng.random() < 0.5), 0, lamp, rng)
             placed.append((x, y))
-    else:
-        raise ValueError(f"no room on the bare wood of {profile.name} for {shot.strays} stray seeds")
     return tuple(placed)
 
 
