@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from rules import PitReading, Reading
+from rules.reading import STILL_BOARD
 
 FLOOR = 1e-4  # smallest probability any source may give a count
 
@@ -113,8 +114,9 @@ class Fusion:
             parts = [(self._weight(name, r), r.pits.get(label)) for name, r in live]
             parts = [(w, p) for w, p in parts if p is not None and w > 0]
             pits[label] = pool(parts) if parts else None
-        return Reading(pits, source="+".join(name for name, _ in live), time=now, status="ok",
-                       notes={"sources": [name for name, _ in live], "dropped": dropped})
+        notes = {"sources": [name for name, _ in live], "dropped": dropped}
+        notes.update((STILL_BOARD, r.notes[STILL_BOARD]) for _, r in live if STILL_BOARD in r.notes)  # the camera's
+        return Reading(pits, source="+".join(name for name, _ in live), time=now, status="ok", notes=notes)
 
     def _catching_up(self, live: list[tuple[str, Reading]], now: float) -> bool:
         """True while the live sources disagree on some pit's most likely count, for at most
@@ -170,7 +172,9 @@ class StableGate:
     Why: a hand sowing seeds changes the board many times a second; the
     referee should judge the board once, when the players have let go of it.
     The same board is passed only once (until it changes again or
-    :meth:`reset` asks for a fresh judgement).
+    :meth:`reset` asks for a fresh judgement). A board the camera saw move and
+    settle again is a new board, though it reads the same: one chip taken from
+    an outbox of twenty may not change the most likely counts.
     """
 
     def __init__(self, settle_seconds: float) -> None:
@@ -186,8 +190,9 @@ class StableGate:
         if reading is None or not _mostly_seen(reading):
             self._candidate = None
             return None
-        key = tuple(sorted((label, None if p is None else (p.most_likely, p.most_likely_white))
-                           for label, p in reading.pits.items()))
+        still = reading.notes.get(STILL_BOARD, {}).get("at")  # the camera saw the board move and settle again
+        key = (still, *sorted((label, None if p is None else (p.most_likely, p.most_likely_white))
+                              for label, p in reading.pits.items()))
         if key != self._candidate:
             self._candidate, self._since = key, now
             return None

@@ -28,6 +28,7 @@ from rules.game import score_of
 from .hub import Hub
 from .recorder import AcceptedMove, Recorder
 from .records import game_of, last_move_path
+from .settled import SettledBoard
 from .verdicts import VerdictView, judge_reading, view_of
 
 log = logging.getLogger(__name__)
@@ -97,6 +98,7 @@ class Session:
         self.game_listeners: list[Callable[[Game], None]] = []  # told of every new or resumed game
         self.fixed_board: tuple[str, ...] | None = None  # pits of the one physical board (pitwatch run)
         self._sensors_changed, self._shown_at = False, 0.0
+        self._settled = SettledBoard()  # the camera's still board the position shows, if known
 
     # -- games -------------------------------------------------------------------
     def resume_or_start(self, variant: str, options: dict[str, Any], south: str, north: str) -> bool:
@@ -145,6 +147,7 @@ class Session:
 
     def _install(self, game: Game, game_id: int, names: tuple[str, str]) -> None:
         self.game, self.game_id, self.names = game, game_id, names
+        self._settled.settle(None)
         self._match = match_history(self.recorder, game_id)
         self._board = _Board(sources=self._board.sources, sensors=self._board.sensors)
         for listener in self.game_listeners:
@@ -161,13 +164,14 @@ class Session:
             self._board.reading = reading.most_likely_counts()
             if game.is_over:
                 return self._board.verdict
-            verdict = judge_reading(self._judge, game, reading)
+            verdict = judge_reading(self._judge, game, self._settled.pinned(reading, game.position))
             self._board.judge_ms = (time.time() - stable_at) * 1000
             view = view_of(verdict, game)
             if view.kind in ("move", "takeback"):
                 self._commit(view, reading, snapshot)
             else:
                 self._record_only(view, reading)
+                self._settled.settle(reading if view.kind == "unchanged" else None)
             self._show()
             return view.json
 
@@ -328,6 +332,7 @@ class Session:
         except Exception:
             self._rollback(game, played, undone)
             raise
+        self._settled.settle(reading)  # by the players' hand (no Reading): no still board is known to match
         self._board.verdict = view.json
         self._board.choices, self._board.choice_reading = [], None
         self._board.differing = []

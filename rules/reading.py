@@ -23,6 +23,10 @@ from typing import Any, Mapping, Sequence
 from .errors import RulesError
 
 
+STILL_BOARD = "still_board"  # a notes key: which pits kept their look since the source's previous still board
+# (the camera's stillness gate writes it, the session weighs it: docs/reading.md)
+
+
 class BadReading(RulesError):
     """A Reading whose JSON or probabilities are malformed."""
 

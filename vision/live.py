@@ -6,18 +6,25 @@ reading taken then is noise. :class:`StillnessGate` watches the stream of
 board, a hand, or a lost board resets it; after ``still_frames`` quiet
 frames in a row it emits one Reading (the mean of those frames' per-pit
 probabilities), and then stays silent until the board moves again.
+
+Each Reading it emits also says which pits kept their look since the one
+before (:mod:`vision.unchanged`), in ``notes["still_board"]``: ``at`` (this
+still board's time), ``since`` (the previous one's, or None), ``kept`` and
+``changed`` (pit labels). The session uses it to pin those pits to the counts
+the game knows (:mod:`pitwatch.settled`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
-from rules.reading import PitReading, Reading
+from rules.reading import STILL_BOARD, PitReading, Reading
 
 from .reader import FrameResult
+from .unchanged import compare_looks
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,7 @@ class StillnessGate:
         self._previous: np.ndarray | None = None
         self._quiet: list[Reading] = []
         self._sent = False
+        self._last_still: tuple[float, dict[str, np.ndarray]] | None = None  # the last Reading's time, pit looks
         self.state = GateState("no board", 0, 0.0)
 
     def update(self, result: FrameResult) -> Reading | None:
@@ -75,7 +83,15 @@ class StillnessGate:
             return None
         self._sent = True
         self.state = GateState("still", len(self._quiet), motion)
-        return mean_reading(self._quiet)
+        reading = mean_reading(self._quiet)
+        return replace(reading, notes={**reading.notes, STILL_BOARD: self._still_board(reading.time, result.views)})
+
+    def _still_board(self, at: float, views: dict[str, np.ndarray]) -> dict:
+        """This still board's note: which pits kept their look since the last one (see the module)."""
+        since, before = self._last_still if self._last_still is not None else (None, {})
+        kept, changed = compare_looks(before, views)
+        self._last_still = (at, views)
+        return {"at": at, "since": since, "kept": kept, "changed": changed}
 
     def _reset(self, state: str, motion: float) -> None:
         self._quiet = []

@@ -87,24 +87,20 @@ class PatchCutter:
     def _remap(self, image: np.ndarray, kind: str) -> np.ndarray:
         return cv2.remap(image, *self._maps[kind], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
-    def cut(self, board: np.ndarray, log_gain: np.ndarray, emptied: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """Per kind of hollow, the network input of every such pit (float32, N x 6 x H x W, in
-        the order of :attr:`labels`): ``board`` (rectified, uint8 BGR) with the light model's
-        ``log_gain`` (per cell, :meth:`LightModel.log_gain`) divided out, beside the empty board.
+    def relit(self, board: np.ndarray, log_gain: np.ndarray, emptied: np.ndarray | None = None) -> dict[str, np.ndarray]:
+        """Per kind of hollow, its windows stacked (uint8 BGR, N*H x W, in the order of
+        :attr:`labels`): ``board`` (rectified, uint8 BGR) with the light model's ``log_gain`` (per
+        cell, :meth:`LightModel.log_gain`) divided out, as under the empty board's light; the
+        board is smoothed once for every kind. :meth:`stack` makes them the network's input.
         ``emptied`` (bool, rectified board): where the windows are to show the empty board
         instead, a seed lying on the wood beside a hollow, which is in no pit."""
-        relit = self.relit(board, log_gain)
+        smoothed = _smoothed(board, self._scale)
+        relit = {kind: self._relit(smoothed, log_gain, kind) for kind in self.labels}
         if emptied is not None:
             for kind, windows in relit.items():
                 inside = self._remap(emptied.view(np.uint8), kind) > 0
                 windows[inside] = self._empty[kind][inside]
-        return {kind: self.stack(windows, kind) for kind, windows in relit.items()}
-
-    def relit(self, board: np.ndarray, log_gain: np.ndarray) -> dict[str, np.ndarray]:
-        """Per kind of hollow, its windows stacked (uint8 BGR, N*H x W) under the empty board's
-        light; the board is smoothed once for every kind."""
-        smoothed = _smoothed(board, self._scale)
-        return {kind: self._relit(smoothed, log_gain, kind) for kind in self.labels}
+        return relit
 
     def _relit(self, smoothed: np.ndarray, log_gain: np.ndarray, kind: str) -> np.ndarray:
         now = self._remap(smoothed, kind).astype(np.float32)

@@ -33,6 +33,8 @@ from .rectify import LightModel, visible_mask, warp_to_board
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
 STRAY_GLARE_MM = 10.0  # a seed on the wood this close to a lamp's reflection is its halo
 EDGE_MM = 8.0  # the board's edge band is not bare wood: its bevel, bent by the lens where no homography follows it
+HOLD_PX = 1.0  # markers in view this close to where the last homography was found: the board has not moved
+HELD_FEW_PX = 3.0  # ...and with only one or two in view, this close (no homography can be found from them)
 DARK_PATCH_MM = 20.0  # dark counts as unlit in patches this wide: a covered lens, not a marker's black or a seed's shadow
 
 
@@ -101,6 +103,8 @@ class FrameResult:
     image_to_board: np.ndarray | None = None  # homography image px -> board mm
     hand_mask: np.ndarray | None = None  # rectified bool mask of the hand, if any
     strays: list[tuple[float, float]] = field(default_factory=list)  # seeds on the bare wood (image px)
+    views: dict[str, np.ndarray] = field(default_factory=dict)  # each pit counted, as the counter saw it
+    # (uint8 BGR window, light divided out): which kept its look, :mod:`vision.unchanged`
 
     def draw(self, frame: np.ndarray) -> np.ndarray:
         """A copy of ``frame`` with every pit outlined (green: p >= 0.9, orange: less sure,
@@ -211,18 +215,19 @@ class BoardReader:
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
     def _held(self, homography: np.ndarray | None, found: dict[int, np.ndarray]) -> np.ndarray | None:
-        """With only one or two markers in view (a hand over the others), keep the last
-        homography if the markers still seen have not moved: the board is where it was."""
+        """The board's homography: the one found last while every marker in view is where it was
+        then (within ``HOLD_PX``; ``HELD_FEW_PX`` with only one or two in view, a hand over the
+        others), else the one found now. A marker at the edge of being seen (blur, dim light)
+        comes and goes from frame to frame, and three markers place the board a little apart
+        from four: the stillness gate took that jump for motion and waited for ever."""
+        if self._last_homography is not None and found and (homography is None or len(found) <= len(self._last_markers)):
+            reach = HOLD_PX if homography is not None else HELD_FEW_PX
+            if all(marker_id in self._last_markers and float(np.abs(self._last_markers[marker_id] - corners).max()) <= reach
+                   for marker_id, corners in found.items()):
+                return self._last_homography
         if homography is not None:
             self._last_homography, self._last_markers = homography, found
-            return homography
-        if self._last_homography is None or not found:
-            return None
-        for marker_id, corners in found.items():
-            before = self._last_markers.get(marker_id)
-            if before is None or float(np.abs(before - corners).max()) > 3.0:
-                return None
-        return self._last_homography
+        return homography
 
     def _unseen(self, message: str, when: float, markers: tuple[int, ...] = ()) -> FrameResult:
         reading = Reading({label: None for label in self.labels}, "vision", when, message)
@@ -245,8 +250,9 @@ class BoardReader:
         hand = cover.hand
         in_view = {label for label, pit in self.pits.items()
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))}
+        views: dict[str, np.ndarray] = {}
         if known is None:
-            pits = self._count(view, in_view, None if cover.stray_mask is None else cover.stray_mask & self._off_hollows)
+            pits, views = self._count(view, in_view, None if cover.stray_mask is None else cover.stray_mask & self._off_hollows)
         else:
             pits = {label: known.pits.get(label) if label in in_view else None for label in self.labels}
         unseen = tuple(label for label, pit in pits.items() if pit is None)
@@ -269,7 +275,7 @@ class BoardReader:
         reading = Reading(pits, "vision", when, message)
         status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays))
         return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography, hand,
-                           self._to_image(view.homography, lying))
+                           self._to_image(view.homography, lying), views)
 
     def _beside(self, point: tuple[float, float]) -> str:
         """The pit (or store) a seed lying on the wood at ``point`` (rectified px) is beside."""
@@ -282,22 +288,27 @@ class BoardReader:
             return f"{piece} on the wood by {beside[0]}: put it where it belongs"
         return f"{len(beside)} {piece}s on the wood by {', '.join(dict.fromkeys(beside))}: put them where they belong"
 
-    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None) -> dict[str, PitReading | None]:
+    def _count(self, view: BoardView, in_view: set[str],
+               strays: np.ndarray | None) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
         """The seed counter's reading of every pit in view (None for the others), widened as
-        calibration found this board needs; seeds lying on the wood (``strays``, a mask) are
-        shown to it as the empty wood, or a pit's window that reaches one would count it."""
+        calibration found this board needs, and each such pit's window as the counter saw it;
+        seeds lying on the wood (``strays``, a mask) are shown to it as the empty wood, or a
+        pit's window that reaches one would count it."""
         pits: dict[str, PitReading | None] = {label: None for label in self.labels}
+        views: dict[str, np.ndarray] = {}
         counter = self._counter or shared_counter()
         temperature = self.calibration.temperature
-        windows = self._cutter.cut(view.board, view.log_gain, strays)
-        for kind, labels in self._cutter.labels.items():
+        for kind, relit in self._cutter.relit(view.board, view.log_gain, strays).items():
+            labels = self._cutter.labels[kind]
             chosen = [k for k, label in enumerate(labels) if label in in_view]
             if not chosen:
                 continue
-            for k, read in zip(chosen, counter.read(kind, windows[kind][chosen])):
+            height = relit.shape[0] // len(labels)
+            for k, read in zip(chosen, counter.read(kind, self._cutter.stack(relit, kind)[chosen])):
                 white = tuple(widened(read.whites, temperature).tolist()) if self.profile.chips else None
                 pits[labels[k]] = PitReading(tuple(widened(read.counts, temperature).tolist()), white)
-        return pits
+                views[labels[k]] = relit[k * height:(k + 1) * height]
+        return pits, views
 
     def _visible(self, shape: tuple[int, ...], homography: np.ndarray, brightness: np.ndarray) -> np.ndarray | None:
         """The rectified pixels in view and lit, or None when the whole board is (the usual case).

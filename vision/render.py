@@ -81,6 +81,8 @@ class Shot:
     glare: float = 0.0  # a lamp's reflection in the varnish, added to the wood's albedo (0..1) under the seeds: above 1 it clips
     strays: int = 0  # seeds lying on the bare wood beside a hollow: they rolled out while sowing
     seed: int = 0  # randomness of seed placement, the hand's pose and the noise
+    piles: Mapping[str, int] | None = None  # per hollow, its own placement randomness instead of ``seed``'s:
+    # a pile given the same number keeps its seeds where they lay and, with more seeds, adds them on top
     exposure: int | None = None  # the sensor noise's own randomness (None: from ``seed``): the next
     # frame of a still board is the same shot with another exposure
 
@@ -293,8 +295,13 @@ def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, flo
 
 
 def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
-                rng: np.random.Generator) -> dict[str, list[tuple[float, float]]]:
-    """Draw every hollow's seeds on the board texture; their centres (board mm) per hollow."""
+                rng: np.random.Generator, piles: Mapping[str, int] | None = None) -> dict[str, list[tuple[float, float]]]:
+    """Draw every hollow's seeds on the board texture; their centres (board mm) per hollow.
+
+    With ``piles`` each hollow's seeds come from that hollow's own number: where each seed
+    lies, and how it looks, depends only on the seeds before it, so the same number with more
+    seeds adds them on top of a pile that stays as it was (the white chips are the last ones
+    dropped)."""
     lamp = _lamp(scene)
     seed_r = max(_SEED_AXES[scene.seed_kind])
     centres: dict[str, list[tuple[float, float]]] = {}
@@ -302,11 +309,17 @@ def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], whit
         n = counts.get(hollow.label, 0)
         whites = (white or {}).get(hollow.label, 0)
         is_white = [k < whites for k in range(n)]
-        rng.shuffle(is_white)
-        placed = _place_seeds(n, hollow.centre, hollow.axes, seed_r, rng)
+        if piles is None:
+            rng.shuffle(is_white)
+            placed = _place_seeds(n, hollow.centre, hollow.axes, seed_r, rng)
+            looks = [rng] * n
+        else:
+            is_white.reverse()
+            placed = _place_seeds(n, hollow.centre, hollow.axes, seed_r, np.random.default_rng([piles[hollow.label], 0]))
+            looks = [np.random.default_rng([piles[hollow.label], 1, k]) for k in range(n)]
         centres[hollow.label] = [(x, y) for x, y, _ in placed]
         for k, (x, y, level) in enumerate(placed):
-            _draw_seed(board, scene.seed_kind, (x, y), is_white[k], level, lamp, rng)
+            _draw_seed(board, scene.seed_kind, (x, y), is_white[k], level, lamp, looks[k])
     return centres
 
 
@@ -550,7 +563,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     profile = scene.profile
     board = _empty_board(scene).copy()
     glared = _glare(board, scene, shot) if shot.glare > 0 else frozenset()
-    seeds = _draw_seeds(board, scene, counts, white, rng)
+    seeds = _draw_seeds(board, scene, counts, white, rng, shot.piles)
     strays = _draw_strays(board, scene, shot) if shot.strays else ()
 
     map_xy, map_fraction, inside, table_shade = _view(scene, shot.nudge)

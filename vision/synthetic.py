@@ -61,6 +61,8 @@ class SyntheticCamera(FrameSource):
         self.scene: Scene = random_scene(self.profile.name, self._rng)
         self._index = 0
         self._closed = False
+        self._last_counts: dict[str, int] = {}
+        self._lifts: dict[str, int] = {}  # per hollow, how often it lost seeds: its pile's generation
 
     def _counts(self) -> Counts:
         value = self.counts_fn()
@@ -73,11 +75,22 @@ class SyntheticCamera(FrameSource):
         return dict(value), None
 
     def _shot(self, counts: Counts, hand: bool) -> Shot:
-        # seeds lie still while the counts do not change: placement follows the counts
+        # seeds lie still while the counts do not change (the strays and the hand follow the counts)
         placement = zlib.crc32(repr(sorted(counts[0].items())).encode() + repr(counts[1]).encode())
         drift = self._rng
         return Shot(gain=float(drift.uniform(0.95, 1.03)), tint=(1.0, 1.0, 1.0), noise=2.0, jpeg=85, hand=hand,
-                    strays=self.strays, seed=placement if not hand else placement ^ int(drift.integers(1 << 20)))
+                    strays=self.strays, seed=placement if not hand else placement ^ int(drift.integers(1 << 20)),
+                    piles=self._piles_of(counts[0]))
+
+    def _piles_of(self, counts: Mapping[str, int]) -> dict[str, int]:
+        """Each hollow's pile: it stays while its count does and gains seeds on top as it grows;
+        a pit that lost seeds was lifted (or robbed of a chip), and its seeds lie anew."""
+        labels = self.profile.layout.labels
+        for label in labels:
+            if counts.get(label, 0) < self._last_counts.get(label, 0):
+                self._lifts[label] = self._lifts.get(label, 0) + 1
+        self._last_counts = dict(counts)
+        return {label: zlib.crc32(f"{self.name}:{label}:{self._lifts.get(label, 0)}".encode()) for label in labels}
 
     def frame_of(self, counts: Mapping[str, int], white: Mapping[str, int] | None = None, hand: bool = False) -> np.ndarray:
         """One rendered frame of this scene showing ``counts`` (used for calibration and tests)."""

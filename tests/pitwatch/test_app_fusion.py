@@ -130,3 +130,21 @@ def test_a_busy_source_holds_judgement_until_it_settles_or_gives_up():
     fused = f.fused(1.8)  # the camera never settled: dropped, the sensors go on
     assert fused.notes["sources"] == ["sensors"]
     assert fused.notes["dropped"]["camera"].startswith("board never still (moving)")
+
+
+def test_the_cameras_note_of_untouched_pits_is_passed_on_and_a_board_settled_again_is_judged_again():
+    """One chip taken from a full outbox may leave every most likely count as it was: the camera
+    saw the board move and settle again, so the board is judged again all the same."""
+    f = Fusion(LABELS, {"camera": 1.0, "sensors": 1.0})
+    gate = StableGate(0.5)
+    passed = []
+    for at, now in ((1.0, 0.0), (2.0, 10.0)):
+        note = {"at": at, "since": at - 1, "kept": ["A"], "changed": ["B"]}
+        f.update("camera", reading("camera", PitReading.exact(1), PitReading.exact(2), still_board=note), now)
+        f.update("sensors", reading("sensors", PitReading.exact(1), PitReading.exact(2)), now)
+        for later in (0.0, 1.0, 2.0):
+            fused = gate.offer(f.fused(now + later), now + later)
+            if fused is not None:
+                passed.append(fused)
+    assert [r.notes["still_board"]["at"] for r in passed] == [1.0, 2.0]
+    assert passed[0].notes["still_board"]["kept"] == ["A"] and passed[0].notes["sources"] == ["camera", "sensors"]

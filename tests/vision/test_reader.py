@@ -248,6 +248,27 @@ def test_covered_marker_keeps_reading(kalah_setup):
     assert result.reading.pits["C"].most_likely == 2
 
 
+def test_a_marker_that_comes_and_goes_does_not_move_the_board(kalah_setup):
+    """A marker at the edge of being seen (blur, dim light, the frame's edge) is found in one frame
+    and missed in the next; three markers place the board a little apart from four, and the
+    stillness gate took that jump for motion: a still board never gave a Reading (a 4 x 8 board
+    of the camera referee benchmark). While the markers in view stay put, so does the board."""
+    scene, calibration = kalah_setup
+    reader = BoardReader(calibration)
+    shot = Shot(noise=3.0, jpeg=80, seed=4, exposure=1)
+    corners = project(scene, np.array(calibration.profile.marker_corners(1)))
+    (x0, y0), (x1, y1) = corners.min(axis=0).astype(int) - 8, corners.max(axis=0).astype(int) + 8
+    results = []
+    for k in range(4):
+        frame = render(scene, {"C": 2, "d": 5}, None, replace(shot, exposure=k)).image
+        if k % 2:
+            frame[y0:y1, x0:x1] = (40, 80, 120)  # near-right not seen in every other frame
+        results.append(reader.read(frame))
+    assert [r.status.markers_seen for r in results] == [(0, 1, 2, 3), (0, 2, 3), (0, 1, 2, 3), (0, 2, 3)]
+    assert all(np.array_equal(r.image_to_board, results[0].image_to_board) for r in results)
+    assert all(r.reading.pits["d"].most_likely == 5 for r in results)
+
+
 def test_half_a_board_reads_what_is_in_view(kalah_setup):
     scene, calibration = kalah_setup
     reader = BoardReader(calibration)

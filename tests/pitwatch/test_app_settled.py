@@ -1,0 +1,96 @@
+"""Pits the camera saw untouched since the last still board, pinned to the counts the game knows."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import rules
+from pitwatch.session import Session
+from pitwatch.settled import CHANGED_IF_SAME, KEPT_IF_MOVED, KEPT_IF_MOVED_CHIPS, SettledBoard
+from rules import PitReading, Reading, pit_reading
+
+
+def still(at: float, since: float | None, kept=(), changed=()) -> dict:
+    return {"still_board": {"at": at, "since": since, "kept": list(kept), "changed": list(changed)}}
+
+
+def test_a_kept_pit_is_pinned_to_the_position_and_a_changed_one_leans_away_from_it():
+    position = rules.variant("kalah").start()  # every pit 4, stores 0
+    settled = SettledBoard()
+    unsure = pit_reading([0, 0, 0, 0.5, 0.5])  # 3 or 4
+    first = Reading({"A": PitReading.exact(4)}, "camera", notes=still(1.0, None))
+    settled.settle(first)
+    later = Reading({"A": unsure, "B": unsure}, "camera", notes=still(2.0, 1.0, kept=["A"], changed=["B"]))
+    pinned = settled.pinned(later, position)
+    assert pinned.pits["A"].counts[3] == pytest.approx(KEPT_IF_MOVED / (1 + KEPT_IF_MOVED))
+    assert pinned.pits["B"].counts[4] == pytest.approx(CHANGED_IF_SAME / (1 + CHANGED_IF_SAME))
+    assert pinned.notes == later.notes and pinned.source == later.source
+
+
+def test_nothing_is_pinned_unless_the_position_shows_the_board_compared_with():
+    position = rules.variant("kalah").start()
+    unsure = pit_reading([0, 0, 0, 0.5, 0.5])
+    later = Reading({"A": unsure}, "camera", notes=still(2.0, 1.0, kept=["A"]))
+    settled = SettledBoard()
+    assert settled.pinned(later, position) is later  # never settled
+    settled.settle(Reading({}, "camera", notes=still(1.5, None)))
+    assert settled.pinned(later, position) is later  # compared with another still board
+    settled.settle(Reading({}, "camera", notes=still(1.0, None)))
+    assert settled.pinned(later, position) is not later
+    settled.settle(None)  # the game changed by the players' hand
+    assert settled.pinned(later, position) is later
+    assert settled.pinned(Reading({"A": unsure}, "sensors"), position).pits == {"A": unsure}  # no note
+
+
+def test_a_kept_pile_keeps_its_white_chips_a_changed_one_may_not():
+    """Flat chips may land square on one another: a kept look is weaker evidence on this board."""
+    variant = rules.variant("pass-it-on")
+    position = variant.start()  # A: 3 chips, 1 white
+    settled = SettledBoard()
+    settled.settle(Reading({}, "camera", notes=still(1.0, None)))
+    unsure = pit_reading([0, 0, 0, 1], [0.5, 0.5])
+    pinned = settled.pinned(Reading({"A": unsure, "a": unsure}, "camera", notes=still(2.0, 1.0, kept=["A"], changed=["a"])), position)
+    assert pinned.pits["A"].white[1] == pytest.approx(1 / (1 + KEPT_IF_MOVED_CHIPS))
+    assert pinned.pits["a"].white == unsure.white
+
+
+def forced_pass() -> tuple[rules.Position, rules.Move, rules.Position]:
+    """A Pass It On position, a move from it, and the position after it, where the next player must pass."""
+    variant = rules.variant("pass-it-on")
+    rng, position = random.Random(0), variant.start()
+    while True:
+        move = rng.choice(variant.legal_moves(position))
+        after = variant.play(position, move, events=False)[0]
+        if not move.is_pass and all(m.is_pass for m in variant.legal_moves(after)):
+            return position, move, after
+        position = after
+
+
+@pytest.mark.parametrize("looks", [True, False])
+def test_a_penalty_chip_taken_from_a_heap_the_camera_cannot_count_is_told_by_the_untouched_outbox(recorder, looks):
+    """South must pass and takes a yellow chip from South's outbox. The camera is sure of every
+    section, fairly sure South's outbox lost a chip, and cannot tell 4 from 5 in North's: alone,
+    that is a question for the players (North's outbox could have been robbed instead). Seen
+    untouched, North's outbox holds what it held, and the pass is committed."""
+    before, move, position = forced_pass()
+    session = Session(recorder)
+    session.new_game("pass-it-on", {}, "Ann", "Bob", start=before)
+    shown = Reading.of_position(position, "camera+sensors")
+    assert session.submit(Reading(shown.pits, "camera", notes=still(1.0, None)))["kind"] == "move"
+    labels = position.variant.layout.labels
+    after, _ = position.variant.play(position, position.variant.parse_move(position, "pass:S:y"))
+    s, n = labels.index("S"), labels.index("N")
+    pits = dict(Reading.of_position(after).pits)
+    probabilities = [0.0] * (after.pits[s] + 2)
+    probabilities[after.pits[s]], probabilities[after.pits[s] + 1] = 0.97, 0.03
+    pits["S"] = pit_reading(probabilities, [0, 1] if after.white[s] else [1])
+    pits["N"] = pit_reading([0.0] * (after.pits[n] - 1) + [0.5, 0.5], [1, 0] if not after.white[n] else [0, 1])
+    notes = still(2.0, 1.0, kept=[label for label in labels if label != "S"], changed=["S"]) if looks else still(2.0, 1.0)
+    verdict = session.submit(Reading(pits, "camera", notes=notes))
+    if looks:
+        assert verdict["kind"] == "move" and verdict["moves"] == ["pass:S:y"], verdict
+        assert session.game.position == after
+    else:
+        assert verdict["kind"] == "ambiguous", verdict
