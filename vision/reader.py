@@ -215,15 +215,19 @@ class BoardReader:
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
     def _held(self, homography: np.ndarray | None, found: dict[int, np.ndarray]) -> np.ndarray | None:
-        """The board's homography: the one found last while every marker in view is where it was
-        then (within ``HOLD_PX``; ``HELD_FEW_PX`` with only one or two in view, a hand over the
-        others), else the one found now. A marker at the edge of being seen (blur, dim light)
-        comes and goes from frame to frame, and three markers place the board a little apart
-        from four: the stillness gate took that jump for motion and waited for ever."""
+        """The board's homography: the one found last while the board has not moved since, else
+        the one found now. The board has not moved while all but one of the markers in view, and
+        at least two, are within ``HOLD_PX`` of where they were when it was found: a board is
+        rigid, and one marker alone cannot move. So a marker at the edge of being seen (blur,
+        dim light) that comes and goes, or one measured a few pixels apart in a noisy frame, no
+        longer shifts the board: the stillness gate took such a jump for motion and waited for
+        ever. With only one or two markers in view (a hand over the others) there is no
+        homography to find, and the last one is kept while those are within ``HELD_FEW_PX``."""
         if self._last_homography is not None and found and (homography is None or len(found) <= len(self._last_markers)):
             reach = HOLD_PX if homography is not None else HELD_FEW_PX
-            if all(marker_id in self._last_markers and float(np.abs(self._last_markers[marker_id] - corners).max()) <= reach
-                   for marker_id, corners in found.items()):
+            still = sum(marker_id in self._last_markers and float(np.abs(self._last_markers[marker_id] - corners).max()) <= reach
+                        for marker_id, corners in found.items())
+            if (still == len(found)) if homography is None else (still >= max(2, len(found) - 1)):
                 return self._last_homography
         if homography is not None:
             self._last_homography, self._last_markers = homography, found
