@@ -17,7 +17,7 @@ pipeline's own parts: the reader, the stillness gate (reset by the players'
 hands, then the board's first frame after the move and ``--still-frames`` more), the
 fusion (camera only), the stable-board gate, and the referee with the pits the
 camera saw untouched pinned as the session pins them (``pitwatch.settled``;
-``--no-looks`` leaves them out, as before that existed). The game then goes on
+``--no-looks`` leaves them out, everything else as it is). The game then goes on
 as the players would take it on:
 
 - committed, right: the referee commits the board that was played;
