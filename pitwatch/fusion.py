@@ -172,9 +172,11 @@ class StableGate:
     Why: a hand sowing seeds changes the board many times a second; the
     referee should judge the board once, when the players have let go of it.
     The same board is passed only once (until it changes again or
-    :meth:`reset` asks for a fresh judgement). A board the camera saw move and
-    settle again is a new board, though it reads the same: one chip taken from
-    an outbox of twenty may not change the most likely counts.
+    :meth:`reset` asks for a fresh judgement). A board on which the camera saw
+    seeds move (a pit that changed its look since its last still board) is a new
+    board, though it reads the same: one chip taken from an outbox of twenty may
+    not change the most likely counts. A hand that came and went, touching
+    nothing, leaves the same board.
     """
 
     def __init__(self, settle_seconds: float) -> None:
@@ -182,6 +184,7 @@ class StableGate:
         self._candidate: tuple | None = None
         self._since = 0.0
         self._passed: tuple | None = None
+        self._seeds_moved_at: float | None = None  # the camera's last still board on which seeds had moved
 
     def reset(self) -> None:
         self._passed = None
@@ -190,9 +193,11 @@ class StableGate:
         if reading is None or not _mostly_seen(reading):
             self._candidate = None
             return None
-        still = reading.notes.get(STILL_BOARD, {}).get("at")  # the camera saw the board move and settle again
-        key = (still, *sorted((label, None if p is None else (p.most_likely, p.most_likely_white))
-                              for label, p in reading.pits.items()))
+        still = reading.notes.get(STILL_BOARD, {})
+        if still.get("changed"):
+            self._seeds_moved_at = still["at"]
+        key = (self._seeds_moved_at, *sorted((label, None if p is None else (p.most_likely, p.most_likely_white))
+                                             for label, p in reading.pits.items()))
         if key != self._candidate:
             self._candidate, self._since = key, now
             return None

@@ -132,14 +132,15 @@ def test_a_busy_source_holds_judgement_until_it_settles_or_gives_up():
     assert fused.notes["dropped"]["camera"].startswith("board never still (moving)")
 
 
-def test_the_cameras_note_of_untouched_pits_is_passed_on_and_a_board_settled_again_is_judged_again():
+def test_the_cameras_note_of_untouched_pits_is_passed_on_and_a_board_whose_seeds_moved_is_judged_again():
     """One chip taken from a full outbox may leave every most likely count as it was: the camera
-    saw the board move and settle again, so the board is judged again all the same."""
+    saw seeds move, so the board is judged again all the same; after a hand that touched
+    nothing (every pit kept its look) it is not."""
     f = Fusion(LABELS, {"camera": 1.0, "sensors": 1.0})
     gate = StableGate(0.5)
     passed = []
-    for at, now in ((1.0, 0.0), (2.0, 10.0)):
-        note = {"at": at, "since": at - 1, "kept": ["A"], "changed": ["B"]}
+    for at, now, changed in ((1.0, 0.0, ["B"]), (2.0, 10.0, ["B"]), (3.0, 20.0, [])):
+        note = {"at": at, "since": at - 1, "kept": ["A"], "changed": changed}
         f.update("camera", reading("camera", PitReading.exact(1), PitReading.exact(2), still_board=note), now)
         f.update("sensors", reading("sensors", PitReading.exact(1), PitReading.exact(2)), now)
         for later in (0.0, 1.0, 2.0):
