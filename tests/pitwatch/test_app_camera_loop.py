@@ -25,8 +25,14 @@ from vision.synthetic import SyntheticCamera
 
 
 @pytest.fixture
-def loop(tmp_path, monkeypatch):
+def loop(live):
     """(camera loop, synthetic camera, game, number of times the seed counter has run)."""
+    return live[:4]
+
+
+@pytest.fixture
+def live(tmp_path, monkeypatch):
+    """(camera loop, synthetic camera, game, windows counted, the runtime judging the fused Readings)."""
     windows_counted = []
     original = SeedCounter.read
 
@@ -43,7 +49,7 @@ def loop(tmp_path, monkeypatch):
     runtime.start_session()
     fusion = runtime.use_fusion({"camera": 1.0})
     camera, _ = live_camera(synthetic.read, load_calibration(path), path, config, fusion, runtime.frames)
-    yield camera, synthetic, game, windows_counted
+    yield camera, synthetic, game, windows_counted, runtime
     runtime.stop()
 
 
@@ -127,3 +133,31 @@ def test_a_camera_giving_no_picture_says_why(tmp_path):
         camera.step()
         assert camera.status == "black frame: is the lens covered or the camera off?"
         assert fusion.fused(time.monotonic()) is None
+
+
+def test_the_pits_the_camera_saw_untouched_reach_the_session(live):
+    """The camera loop's Readings say which pits kept their look, through the fusion and the
+    stable gate to the session, which commits the move and records it."""
+    camera, synthetic, game, _, runtime = live
+    for _ in range(2):
+        camera.step()
+    now = time.monotonic()
+    runtime.judge_once(now)
+    runtime.judge_once(now + 1)
+    assert runtime.session.state()["verdict"]["kind"] == "unchanged"
+
+    game.play("C")  # C lifted, D E F and South's store sown
+    synthetic.hand = True
+    camera.step()
+    synthetic.hand = False
+    for _ in range(3):
+        camera.step()
+    note = camera.fusion.fused(time.monotonic()).notes["still_board"]
+    assert sorted(note["changed"]) == ["C", "D", "E", "F", "S"]
+    assert sorted(note["kept"]) == sorted(set(game.variant.layout.labels) - {"C", "D", "E", "F", "S"})
+    now = time.monotonic()
+    runtime.judge_once(now)
+    runtime.judge_once(now + 1)
+    assert [m.text for m in runtime.session.game.moves] == ["C"]
+    recorded = runtime.recorder.moves(runtime.session.game_id)[-1]
+    assert recorded.text == "C"
