@@ -378,7 +378,8 @@ class _Judgement:
         if len(named) > MAX_NAMED or sum(e.posterior for e in named) < CONFIDENT \
                 or sum(e.share for e in named) < CONFIDENT:
             return Verdict("unreadable", f"the reading is too uncertain: {len(ranked)} explanations share "
-                           f"the evidence, the best has only {best.posterior:.0%}", best,
+                           f"the evidence, the best has {best.share:.0%} of it ({best.posterior:.0%} with the "
+                           f"rules' priors)", best,
                            tuple(named[:MAX_NAMED]), best.posterior, margin, self.referee.depth, exhaustive,
                            notes=notes)
         words = "; ".join(e.describe() for e in named)

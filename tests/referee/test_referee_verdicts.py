@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -107,6 +108,7 @@ def test_unreadable() -> None:
     flat = {label: rules.pit_reading([1.0] * 49) for label in KALAH.layout.labels}
     verdict = judge([START], rules.Reading(flat, "vision"))
     assert verdict.kind == "unreadable" and "too uncertain" in verdict.reason
+    assert re.search(r"the best has \d+% of it \(\d+% with the rules. priors\)", verdict.reason), verdict.reason
 
 
 def test_in_progress_partial_sowing() -> None:
