@@ -332,7 +332,7 @@ class Session:
         except Exception:
             self._rollback(game, played, undone)
             raise
-        self._settled.settle(reading)  # by the players' hand (no Reading): no still board is known to match
+        self._settled.settle(reading)  # the board committed; None for the players' own change: no still board known
         self._board.verdict = view.json
         self._board.choices, self._board.choice_reading = [], None
         self._board.differing = []

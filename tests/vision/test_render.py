@@ -46,6 +46,19 @@ def test_counts_change_the_picture_only_inside_their_hollow():
     assert 300 < changed.sum() < 40_000  # a heap of 20 is visible but stays in one hollow
 
 
+def test_a_pile_keeps_its_seeds_where_they_lay_and_new_ones_land_on_top():
+    """With ``piles``, a hollow's seeds depend on its own number alone: another pit's count
+    leaves them be, and one seed more is drawn over the pile as it was."""
+    scene = random_scene("2x6", np.random.default_rng(2), "bean")
+    shot = Shot(seed=5, piles={label: 40 + k for k, label in enumerate(scene.profile.layout.labels)})
+    before = render(scene, {"C": 12, "D": 3}, None, shot)
+    after = render(scene, {"C": 13, "D": 7}, None, replace(shot, seed=6))
+    assert after.seeds["C"][:12] == before.seeds["C"] and len(after.seeds["C"]) == 13
+    assert after.seeds["D"][:3] == before.seeds["D"]
+    regrown = render(scene, {"C": 12, "D": 3}, None, replace(shot, piles={**shot.piles, "C": 99}))
+    assert regrown.seeds["C"] != before.seeds["C"] and regrown.seeds["D"] == before.seeds["D"]
+
+
 def test_hand_hides_pits_and_is_reported():
     rng = np.random.default_rng(4)
     scene = random_scene("4x8", rng)
