@@ -32,7 +32,7 @@ from rules.reading import STILL_BOARD
 
 KEPT_IF_MOVED = 0.02  # seeds: a pile given or robbed of one kept its look 0.1-0.4 % of the time (looks_bench.py)
 KEPT_IF_MOVED_CHIPS = 0.1  # flat chips: 1.3-4.8 % (a chip may land square on another, and then barely shows)
-CHANGED_IF_SAME = 0.2  # an untouched pile looked changed 4 to 35 % of the time (noise, JPEG, a nudge)
+CHANGED_IF_SAME = 0.2  # an untouched pile looked changed 3 to 35 % of the time (noise, JPEG, a nudge)
 
 
 class SettledBoard:
