@@ -10,8 +10,9 @@ probabilities), and then stays silent until the board moves again.
 Each Reading it emits also says which pits kept their look since the one
 before (:mod:`vision.unchanged`), in ``notes["still_board"]``: ``at`` (this
 still board's time), ``since`` (the previous one's, or None), ``kept`` and
-``changed`` (pit labels). The session uses it to pin those pits to the counts
-the game knows (:mod:`pitwatch.settled`).
+``changed`` (pit labels). A board on which nothing moved is the previous one
+still (the same ``at``). The session uses the note to pin those pits to the
+counts the game knows (:mod:`pitwatch.settled`).
 """
 
 from __future__ import annotations
@@ -87,9 +88,13 @@ class StillnessGate:
         return replace(reading, notes={**reading.notes, STILL_BOARD: self._still_board(reading.time, result.views)})
 
     def _still_board(self, at: float, views: dict[str, np.ndarray]) -> dict:
-        """This still board's note: which pits kept their look since the last one (see the module)."""
+        """This still board's note: which pits kept their look since the last one (see the module).
+        A board on which nothing moved (a hand came and went) is the last one still: it keeps its
+        ``at``, so that the next board is compared with the one the game was last known to show."""
         since, before = self._last_still if self._last_still is not None else (None, {})
         kept, changed = compare_looks(before, views)
+        if since is not None and not changed and len(kept) == len(views):
+            return {"at": since, "since": since, "kept": kept, "changed": []}
         self._last_still = (at, views)
         return {"at": at, "since": since, "kept": kept, "changed": changed}
 

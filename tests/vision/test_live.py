@@ -57,6 +57,14 @@ def test_each_reading_says_which_pits_kept_their_look_since_the_last():
     first = [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(2)) if r is not None]
     assert first[0].notes["still_board"] == {"at": first[0].time, "since": None, "kept": [], "changed": []}
 
+    camera.hand = True  # a hand comes and goes, touching nothing: the same still board
+    gate.update(reader.read(camera.read().image))
+    camera.hand = False
+    hover = [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(3)) if r is not None]
+    still = hover[0].notes["still_board"]
+    assert (still["at"], still["since"], still["changed"]) == (first[0].time, first[0].time, [])
+    assert sorted(still["kept"]) == sorted(variant.layout.labels)
+
     position["now"], _ = variant.play(position["now"], variant.parse_move(position["now"], "C"))  # C lifted, D E F S sown
     camera.hand = True
     gate.update(reader.read(camera.read().image))
