@@ -172,11 +172,11 @@ class StableGate:
     Why: a hand sowing seeds changes the board many times a second; the
     referee should judge the board once, when the players have let go of it.
     The same board is passed only once (until it changes again or
-    :meth:`reset` asks for a fresh judgement). A board on which the camera saw
-    seeds move (a pit that changed its look since its last still board) is a new
+    :meth:`reset` asks for a fresh judgement). A new still board of the camera's
+    (``notes["still_board"]["at"]``: seeds moved since its last one) is a new
     board, though it reads the same: one chip taken from an outbox of twenty may
-    not change the most likely counts. A hand that came and went, touching
-    nothing, leaves the same board.
+    not change the most likely counts. After a hand that came and went, touching
+    nothing, the camera gives its last still board again (:mod:`vision.live`).
     """
 
     def __init__(self, settle_seconds: float) -> None:
@@ -184,7 +184,6 @@ class StableGate:
         self._candidate: tuple | None = None
         self._since = 0.0
         self._passed: tuple | None = None
-        self._seeds_moved_at: float | None = None  # the camera's last still board on which seeds had moved
 
     def reset(self) -> None:
         self._passed = None
@@ -193,11 +192,9 @@ class StableGate:
         if reading is None or not _mostly_seen(reading):
             self._candidate = None
             return None
-        still = reading.notes.get(STILL_BOARD, {})
-        if still.get("changed"):
-            self._seeds_moved_at = still["at"]
-        key = (self._seeds_moved_at, *sorted((label, None if p is None else (p.most_likely, p.most_likely_white))
-                                             for label, p in reading.pits.items()))
+        still = reading.notes.get(STILL_BOARD, {}).get("at")
+        key = (still, *sorted((label, None if p is None else (p.most_likely, p.most_likely_white))
+                              for label, p in reading.pits.items()))
         if key != self._candidate:
             self._candidate, self._since = key, now
             return None

@@ -51,14 +51,14 @@ class SettledBoard:
         note: dict[str, Any] = reading.notes.get(STILL_BOARD, {})
         if self._at is None or note.get("since") != self._at:
             return reading
-        labels = position.variant.layout.labels
+        layout = position.variant.layout
         pits = dict(reading.pits)
         kept_if_moved = KEPT_IF_MOVED if position.white is None else KEPT_IF_MOVED_CHIPS
         for noted, others, whites_too in ((note.get("kept", ()), kept_if_moved, True),
                                           (note.get("changed", ()), 1 / CHANGED_IF_SAME, False)):
             for label in noted:
-                if pits.get(label) is not None and label in labels:
-                    k = labels.index(label)
+                if pits.get(label) is not None and label in layout.labels:
+                    k = layout.index_of(label)
                     white = None if position.white is None or not whites_too else position.white[k]
                     pits[label] = _weighed(pits[label], position.pits[k], white, others)
         return Reading(pits, reading.source, reading.time, reading.status, reading.notes)

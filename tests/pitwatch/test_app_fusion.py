@@ -135,12 +135,12 @@ def test_a_busy_source_holds_judgement_until_it_settles_or_gives_up():
 def test_the_cameras_note_of_untouched_pits_is_passed_on_and_a_board_whose_seeds_moved_is_judged_again():
     """One chip taken from a full outbox may leave every most likely count as it was: the camera
     saw seeds move, so the board is judged again all the same; after a hand that touched
-    nothing (every pit kept its look) it is not."""
+    nothing the camera gives its last still board again (vision.live), and it is not."""
     f = Fusion(LABELS, {"camera": 1.0, "sensors": 1.0})
     gate = StableGate(0.5)
     passed = []
-    for at, now, changed in ((1.0, 0.0, ["B"]), (2.0, 10.0, ["B"]), (3.0, 20.0, [])):
-        note = {"at": at, "since": at - 1, "kept": ["A"], "changed": changed}
+    for at, since, now, changed in ((1.0, 0.0, 0.0, ["B"]), (2.0, 1.0, 10.0, ["B"]), (2.0, 2.0, 20.0, [])):
+        note = {"at": at, "since": since, "kept": ["A"], "changed": changed}
         f.update("camera", reading("camera", PitReading.exact(1), PitReading.exact(2), still_board=note), now)
         f.update("sensors", reading("sensors", PitReading.exact(1), PitReading.exact(2)), now)
         for later in (0.0, 1.0, 2.0):
