@@ -34,7 +34,8 @@ class GateState:
 
     state: str
     quiet_frames: int
-    motion: float
+    motion: float  # share of the board that changed since the previous frame
+    spot_mm2: float = 0.0  # the largest spot of it that changed
 
 
 class StillnessGate:
@@ -42,12 +43,19 @@ class StillnessGate:
 
     Motion is the fraction of the (downsized, brightness-normalised) rectified
     board that changed by more than ``CHANGE`` since the previous frame; above
-    ``motion_threshold`` the board is moving. Normalising first keeps a light
-    flickering over the whole board from counting as motion, while one seed
-    dropped into a pit still does.
+    ``motion_threshold`` the board is moving. So is a board on which one spot
+    of at least ``SEED_SPOT_MM2`` changed: one seed dropped into a pit or
+    taken from one changes only 0.01-0.2 % of a board, mostly below
+    ``motion_threshold``, and a move of one seed made with the hand out of
+    view (or the demo's virtual board, which moves no hand) would otherwise
+    never be read. Normalising first keeps a light flickering over the whole
+    board from counting as motion.
     """
 
     CHANGE = 0.08
+    SCALE_MM = 2.5  # the downsized board's smoothing (Gaussian sigma): sensor noise and JPEG average out
+    SEED_SPOT_MM2 = 8.0  # a sixth of the smallest seed's top: one seed dropped into a blurred frame changed
+    # 11 mm2, the next exposure of a still board none (benchmarks/stillness_bench.py; docs/vision.md, section 5)
 
     def __init__(self, still_frames: int = 5, motion_threshold: float = 0.002) -> None:
         if still_frames < 1:
@@ -64,28 +72,35 @@ class StillnessGate:
         """Feed one frame's result; returns a Reading when the board has just become still."""
         if not result.status.board_found or result.board is None:
             return self._reset("no board", 0.0)
-        small = cv2.resize(cv2.cvtColor(result.board, cv2.COLOR_BGR2GRAY), None, fx=0.25, fy=0.25, interpolation=cv2.INTER_AREA)
-        small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), 1.0)
-        small = small / max(float(small.mean()), 1e-3)
-        motion = 0.0
-        if self._previous is not None and self._previous.shape == small.shape:
-            motion = float(np.count_nonzero(cv2.absdiff(small, self._previous) > self.CHANGE)) / small.size
-        self._previous = small
+        motion, spot_mm2 = self._change(result.board, result.px_per_mm)
         if result.status.hand or result.status.pits_unseen:
-            return self._reset("hand", motion)
-        if motion > self.motion_threshold:
-            return self._reset("moving", motion)
+            return self._reset("hand", motion, spot_mm2)
+        if motion > self.motion_threshold or spot_mm2 >= self.SEED_SPOT_MM2:
+            return self._reset("moving", motion, spot_mm2)
         if self._sent:
-            self.state = GateState("still", len(self._quiet), motion)
+            self.state = GateState("still", len(self._quiet), motion, spot_mm2)
             return None
         self._quiet.append(result.reading)
         if len(self._quiet) < self.still_frames:
-            self.state = GateState("settling", len(self._quiet), motion)
+            self.state = GateState("settling", len(self._quiet), motion, spot_mm2)
             return None
         self._sent = True
-        self.state = GateState("still", len(self._quiet), motion)
+        self.state = GateState("still", len(self._quiet), motion, spot_mm2)
         reading = mean_reading(self._quiet)
         return replace(reading, notes={**reading.notes, STILL_BOARD: self._still_board(reading.time, result.views)})
+
+    def _change(self, board: np.ndarray, px_per_mm: float) -> tuple[float, float]:
+        """(share of the board, largest spot in mm2) that changed since the previous frame."""
+        px_per_mm /= 2  # the board at half size
+        small = cv2.resize(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), self.SCALE_MM * px_per_mm)
+        small = small / max(float(small.mean()), 1e-3)
+        previous, self._previous = self._previous, small
+        if previous is None or previous.shape != small.shape:
+            return 0.0, 0.0
+        changed = (cv2.absdiff(small, previous) > self.CHANGE).astype(np.uint8)
+        motion = float(np.count_nonzero(changed)) / small.size
+        return motion, (_largest_spot(changed) / px_per_mm ** 2 if motion else 0.0)
 
     def _still_board(self, at: float, views: dict[str, np.ndarray]) -> dict:
         """This still board's note: which pits kept their look since the last one (see the module).
@@ -98,11 +113,17 @@ class StillnessGate:
         self._last_still = (at, views)
         return {"at": at, "since": since, "kept": kept, "changed": changed}
 
-    def _reset(self, state: str, motion: float) -> None:
+    def _reset(self, state: str, motion: float, spot_mm2: float = 0.0) -> None:
         self._quiet = []
         self._sent = False
-        self.state = GateState(state, 0, motion)
+        self.state = GateState(state, 0, motion, spot_mm2)
         return None
+
+
+def _largest_spot(mask: np.ndarray) -> int:
+    """The area (px) of the largest 8-connected spot of ``mask``."""
+    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    return int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
 
 
 def mean_reading(readings: list[Reading]) -> Reading:

@@ -105,6 +105,7 @@ class FrameResult:
     strays: list[tuple[float, float]] = field(default_factory=list)  # seeds on the bare wood (image px)
     views: dict[str, np.ndarray] = field(default_factory=dict)  # each pit counted, as the counter saw it
     # (uint8 BGR window, light divided out): which kept its look, :mod:`vision.unchanged`
+    px_per_mm: float = 1.5  # the scale of ``board``: the calibration's (1.5 unless calibrated otherwise)
 
     def draw(self, frame: np.ndarray) -> np.ndarray:
         """A copy of ``frame`` with every pit outlined (green: p >= 0.9, orange: less sure,
@@ -279,7 +280,7 @@ class BoardReader:
         reading = Reading(pits, "vision", when, message)
         status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays))
         return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography, hand,
-                           self._to_image(view.homography, lying), views)
+                           self._to_image(view.homography, lying), views, self.calibration.px_per_mm)
 
     def _beside(self, point: tuple[float, float]) -> str:
         """The pit (or store) a seed lying on the wood at ``point`` (rectified px) is beside."""

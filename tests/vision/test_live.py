@@ -1,10 +1,14 @@
 """Live: the synthetic camera, and a Reading only once the board is still with nothing over it."""
 
+from dataclasses import replace
+
 import numpy as np
+import pytest
 
 from vision.camera import open_source
 from vision.live import StillnessGate
 from vision.reader import BoardReader
+from vision.render import Shot, render
 from vision.synthetic import SyntheticCamera
 
 import rules
@@ -74,3 +78,29 @@ def test_each_reading_says_which_pits_kept_their_look_since_the_last():
     assert note["since"] == first[0].time and note["at"] == second[0].time > first[0].time
     assert sorted(note["changed"]) == ["C", "D", "E", "F", "S"]
     assert sorted(note["kept"]) == sorted(set(variant.layout.labels) - {"C", "D", "E", "F", "S"})
+
+
+@pytest.mark.parametrize("board, kind", [("kalah", "pebble"), ("oware", "glass"), ("pass-it-on", None)])
+def test_one_seed_moved_with_no_hand_in_view_is_motion_and_a_still_board_is_not(setup_of, board, kind):
+    """One seed dropped into a pit or taken from one changes 0.05-0.1 % of a board: far below the
+    share of the board that makes motion, but a spot of a seed's size (a move with the hand out of
+    view, or the demo's virtual board, would otherwise never be read). Webcam-like frames."""
+    scene, calibration = setup_of(board, 5, kind)
+    labels = [h.label for h in scene.profile.hollows if not h.is_store]
+    counts = {h.label: 5 for h in scene.profile.hollows}
+    counts.update({labels[0]: 1, labels[3]: 0})
+    white = {label: 0 for label in counts} if scene.profile.chips else None
+    table = Shot(gain=0.85, tint=(1.05, 0.97, 0.92), gradient=(0.2, -0.15), blur=1.0, noise=4.0, jpeg=70, seed=3,
+                 piles={label: 7 + k for k, label in enumerate(counts)})
+    reader = BoardReader(calibration)
+
+    def motion_after(before: dict, after: dict, gain: float = 1.0) -> str:
+        gate = StillnessGate(still_frames=5)
+        for k, shown in enumerate((before, after)):
+            gate.update(reader.read(render(scene, shown, white, replace(table, exposure=k, gain=table.gain * gain)).image))
+        return gate.state.state
+
+    assert motion_after(counts, counts, gain=1.01) == "settling"  # a new exposure, the light a little brighter
+    assert motion_after(counts, {**counts, labels[0]: 0}) == "moving"  # the only seed of a pit taken
+    assert motion_after(counts, {**counts, labels[3]: 1}) == "moving"  # one seed dropped into an empty pit
+    assert motion_after(counts, {**counts, labels[2]: 6}) == "moving"  # and onto a heap of five
