@@ -55,7 +55,7 @@ class Fusion:
         self.weights = dict(weights)
         self.stale_after = stale_after
         self._sources = {name: _Source() for name in self.weights}
-        self._disagree_since: float | None = None
+        self._disagree_since: dict[str, float] = {}  # pit label -> since when the live sources disagree on it
         self._lock = threading.Lock()
 
     def reset(self, labels: Sequence[str]) -> None:
@@ -63,6 +63,7 @@ class Fusion:
         with self._lock:
             self.labels = tuple(labels)
             self._sources = {name: _Source() for name in self.weights}
+            self._disagree_since = {}
 
     def update(self, source: str, reading: Reading | None, now: float, status: str = "ok") -> None:
         """Record ``source``'s newest Reading, or (``reading=None``) why it has none."""
@@ -122,21 +123,18 @@ class Fusion:
         """True while the live sources disagree on some pit's most likely count, for at most
         ``stale_after`` seconds: one of them has not seen the latest change yet (the sensors
         report within 50 ms, the camera only after the board has been still for a few frames).
-        A disagreement that lasts is left to the pooling, which weighs each source's confidence."""
-        disagree = False
+        A disagreement that lasts is left to the pooling, which weighs each source's confidence.
+        Each pit's disagreement is timed on its own: a heap the camera keeps misreading must not
+        stop fusion from waiting for it after the next move, whose pits disagree anew."""
+        disagreeing = set()
         if len(live) > 1:
             for label in self.labels:
                 seen = {r.pits[label].most_likely for _, r in live if r.pits.get(label) is not None}
                 if len(seen) > 1:
-                    disagree = True
-                    break
+                    disagreeing.add(label)
         with self._lock:
-            if not disagree:
-                self._disagree_since = None
-                return False
-            if self._disagree_since is None:
-                self._disagree_since = now
-            return now - self._disagree_since < self.stale_after
+            self._disagree_since = {label: self._disagree_since.get(label, now) for label in disagreeing}
+            return any(now - since < self.stale_after for since in self._disagree_since.values())
 
     def _weight(self, name: str, reading: Reading) -> float:
         confidence = reading.notes.get("confidence", 1.0) if reading.notes else 1.0

@@ -95,6 +95,24 @@ def test_nothing_is_judged_while_one_source_has_not_caught_up():
     assert f.fused(0.7).most_likely_counts() == {"A": 0, "B": 5}
 
 
+def test_a_heap_the_camera_keeps_misreading_does_not_stop_fusion_waiting_for_it_after_the_next_move():
+    """The camera reads a store of 21 as 20 for good; after the next move the sensors report at once
+    and the camera only once the board is still: its last board must not be pooled with the new one."""
+    f = Fusion(LABELS, {"camera": 1.0, "sensors": 1.0}, stale_after=1.0)
+
+    def fused(camera: tuple[int, int], sensors: tuple[int, int], now: float) -> Reading | None:
+        f.update("camera", reading("camera", *map(PitReading.exact, camera)), now)  # each source reports again and again
+        f.update("sensors", reading("sensors", *map(PitReading.exact, sensors)), now)
+        return f.fused(now)
+
+    assert fused((3, 20), (3, 21), 0.0) is None and fused((3, 20), (3, 21), 0.5) is None
+    assert fused((3, 20), (3, 21), 1.1) is not None  # a lasting disagreement: pooled
+    assert fused((3, 20), (0, 24), 5.0) is None  # a move the camera has not seen yet: pit A disagrees anew
+    assert fused((3, 20), (0, 24), 5.9) is None
+    caught_up = fused((0, 23), (0, 24), 6.0)  # B's disagreement is the old one
+    assert caught_up is not None and caught_up.most_likely_counts()["A"] == 0
+
+
 @pytest.mark.parametrize("settle", [0.2, 0.5])
 def test_gate_passes_a_board_once_it_has_held_still(settle):
     gate = StableGate(settle)
