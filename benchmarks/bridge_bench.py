@@ -42,9 +42,9 @@ machine shows in the p99s: the load average is printed with the figures.
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -201,8 +201,11 @@ def load() -> str:
 
 
 def main() -> None:
-    samples = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    mcu = sys.argv[2] if len(sys.argv) > 2 else "atmega328p"
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("samples", type=int, nargs="?", default=200, help="round trips and readings timed")
+    parser.add_argument("mcu", nargs="?", default="atmega328p", help="the emulated chip (a firmware image of the build)")
+    args = parser.parse_args()
+    samples, mcu = args.samples, args.mcu
     load_before, began = load(), time.strftime("%H:%M:%S")
     with tempfile.TemporaryDirectory() as tmp:
         built = build(Path(tmp))

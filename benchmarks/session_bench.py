@@ -36,7 +36,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
+sys.path[:0] = [str(Path(__file__).resolve().parent.parent / "tests" / folder) for folder in ("web", "shared")]
 from pitwatch_browser import chromium  # noqa: E402  (the tests' headless Chromium set-up)
 
 from pitwatch import config as cfg  # noqa: E402
