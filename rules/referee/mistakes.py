@@ -42,6 +42,7 @@ CATALOGUE: dict[str, str] = {
     "opponent_side": "played from the opponent's side",
     "yellow_last": "a non-white last chip into an empty section",
     "unknown": "seeds moved in a way no catalogued mistake explains (or a misread)",
+    "not_set_up": "the board is not laid out as the game's start",
 }
 MIN_GAIN = 2.0  # log-likelihood lead over the nearest legal result needed to name a mistake
 SAME = 1e-9     # mistakes whose boards explain the Reading within this (log) are equally likely

@@ -111,17 +111,20 @@ class Referee:
         if evidence.unseen_fraction > MAX_UNSEEN:
             unseen = ", ".join(reading.unseen) or "pits missing from the reading"
             return Verdict("unreadable", f"too much of the board is unseen ({unseen})")
-        # a Game knows of ends no position shows (a draw agreed on the dashboard)
+        # a Game knows of ends no position shows (a draw agreed on the dashboard), and whether it has begun
         over = bool(getattr(game_or_positions, "is_over", False))
-        return _Judgement(self, positions, evidence, over).run()
+        begun = bool(getattr(game_or_positions, "moves", True))
+        return _Judgement(self, positions, evidence, over, begun).run()
 
 
 class _Judgement:
     """One verdict in the making: the explanations scored so far and the stages of the search."""
 
-    def __init__(self, referee: Referee, positions: list[Position], evidence: Evidence, over: bool) -> None:
+    def __init__(self, referee: Referee, positions: list[Position], evidence: Evidence, over: bool,
+                 begun: bool = True) -> None:
         self.referee = referee
         self.over = over
+        self.begun = begun  # False: a Game in which no move has been played yet
         self.positions = positions
         self.current = positions[-1]
         self.evidence = evidence
@@ -479,6 +482,10 @@ class _Judgement:
         in_hand = self.seeds_in_hand(successors)
         if in_hand is not None and mistake.code == "unknown":
             return in_hand
+        start = next((e for e in legal if e.kind == "unchanged"), None)
+        if (mistake.code == "unknown" and not self.begun and not self.over and start is not None
+                and len(legal[0].moves) != 1):
+            return self.not_set_up(start, exhaustive)
         return self.illegal(legal, mistake, exhaustive)
 
     def seeds_in_hand(self, successors: Sequence[tuple[Move, Position]]) -> Verdict | None:
@@ -492,6 +499,20 @@ class _Judgement:
         return Verdict("in_progress", f"the board holds fewer seeds than any legal result ({least}): "
                        "seeds are still in a hand; wait", confidence=p_short, margin=math.inf,
                        depth=self.referee.depth)
+
+    def not_set_up(self, start: Explanation, exhaustive: bool) -> Verdict:
+        """No move played yet in the game, and the board is nearest to no one move from its start:
+        the players are still laying the start out (a new game begun with the last one's board on
+        the table). The pits to put right are the ones that differ from the start, not from a
+        legal result some moves away. (A first move gone wrong is nearest to one move: illegal as
+        ever, with that move named.)"""
+        differences = tuple(self.evidence.differences(*start.seen_board))
+        pits = tuple(d.pit for d in differences)
+        mistake = Mistake("not_set_up", f"{mistakes.CATALOGUE['not_set_up']}; pits that differ: {', '.join(pits)}",
+                          None, pits, start.log_likelihood)
+        where = "; ".join(d.words() for d in differences)
+        return Verdict("illegal", f"the board is not laid out as the game's start yet: {where}", start, (start,),
+                       start.posterior, math.inf, self.referee.depth, exhaustive, differences=differences, mistake=mistake)
 
     def illegal(self, legal: list[Explanation], mistake: Mistake, exhaustive: bool) -> Verdict:
         """Nothing legal fits: the nearest legal result, the pits that differ, the likely mistake."""

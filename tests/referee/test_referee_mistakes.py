@@ -513,6 +513,36 @@ def test_a_seed_from_nowhere_is_no_catalogued_mistake() -> None:
     assert "d" in verdict.mistake.words and "B" in verdict.reason
 
 
+@pytest.mark.parametrize("name", ["kalah", "ethiopian", "bao-la-kujifunza"])  # every seed stays on the board
+def test_a_new_game_with_the_last_game_s_board_still_on_the_table_is_not_set_up(name: str) -> None:
+    """Before the first move of a game, a board that no one move explains is the start still
+    being laid out: the pits that differ from the start are named, not a legal result some moves
+    away. A first move gone wrong, or the same board later in a game, is judged as ever (and a
+    board short of seeds, as after an Oware game, says seeds are in a hand, as ever)."""
+    variant = rules.variant(name)
+    last_game = random_game(variant, random.Random(f"last {name}"), 40)[-1]
+    new_game = rules.Game(variant)
+    verdict = judge(new_game, reading(variant, last_game.pits, last_game.white))
+    start = variant.start()
+    differing = [label for label, now, then in zip(variant.layout.labels, last_game.pits, start.pits) if now != then]
+    assert verdict.kind == "illegal" and verdict.mistake.code == "not_set_up", verdict.reason
+    assert [d.pit for d in verdict.differences] == differing and list(verdict.mistake.pits) == differing
+    assert verdict.reason.startswith("the board is not laid out as the game's start yet: ")
+    assert verdict.best.kind == "unchanged"
+
+    played = rules.Game(variant)
+    played.play(variant.legal_moves(start)[0])
+    assert judge(played, reading(variant, last_game.pits, last_game.white)).mistake.code != "not_set_up"
+
+
+def test_a_first_move_gone_wrong_is_not_a_board_still_being_set_up() -> None:
+    kalah = rules.variant("kalah")
+    pits = list(kalah.play(kalah.start(), kalah.parse_move(kalah.start(), "B"))[0].pits)
+    pits[kalah.layout.index_of("d")] += 1
+    verdict = judge(rules.Game(kalah), reading(kalah, pits))
+    assert verdict.kind == "illegal" and verdict.mistake.code == "unknown" and "B" in verdict.reason
+
+
 @pytest.mark.parametrize("name", ["nigerian", "oware", "pass-it-on"])
 def test_two_mistakes_that_leave_one_board_are_named_together(name: str) -> None:
     """The opponent's own move, where it neither laps nor captures, leaves the board that his
