@@ -31,7 +31,8 @@ Public API (stable; everything else is internal)::
   ``.reading``, ``.status``, ``.overlay`` (PitOverlay: label, outline in image px,
   count, probability, white), ``.draw(frame)``.
 - ``StillnessGate(still_frames=5, motion_threshold=0.002).update(result) -> Reading | None``
-  and ``.state`` (GateState: "moving", "hand", "no board", "settling", "still").
+  and ``.state`` (GateState: "moving", "hand", "no board", "settling", "still"; the share
+  of the board and the largest spot, in mm2, that changed since the previous frame).
 - ``load_calibration(path)``, ``save_calibration(calibration, path)``,
   ``calibrate(variant_or_board, empty_image, start_image, corners=None)``,
   ``CalibrationError`` (from ``calibration``).
