@@ -62,7 +62,8 @@ class StillnessGate:
             raise ValueError(f"still_frames must be at least 1, not {still_frames}")
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
-        self._previous: np.ndarray | None = None
+        self._previous: tuple[np.ndarray | None, np.ndarray | None] = (None, None)  # the last frame's board, placement
+        self._shift = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))  # a pixel either way, at half size
         self._quiet: list[Reading] = []
         self._sent = False
         self._last_still: tuple[float, dict[str, np.ndarray]] | None = None  # the last Reading's time, pit looks
@@ -72,7 +73,7 @@ class StillnessGate:
         """Feed one frame's result; returns a Reading when the board has just become still."""
         if not result.status.board_found or result.board is None:
             return self._reset("no board", 0.0)
-        motion, spot_mm2 = self._change(result.board, result.px_per_mm)
+        motion, spot_mm2 = self._change(result)
         if result.status.hand or result.status.pits_unseen:
             return self._reset("hand", motion, spot_mm2)
         if motion > self.motion_threshold or spot_mm2 >= self.SEED_SPOT_MM2:
@@ -89,16 +90,27 @@ class StillnessGate:
         reading = mean_reading(self._quiet)
         return replace(reading, notes={**reading.notes, STILL_BOARD: self._still_board(reading.time, result.views)})
 
-    def _change(self, board: np.ndarray, px_per_mm: float) -> tuple[float, float]:
-        """(share of the board, largest spot in mm2) that changed since the previous frame."""
-        px_per_mm /= 2  # the board at half size
-        small = cv2.resize(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    def _change(self, result: FrameResult) -> tuple[float, float]:
+        """(share of the board, largest spot in mm2) that changed since the previous frame.
+
+        None when the reader only placed the board better (a marker found again, the others
+        where they were): it moved in the picture, not on the table. Where the reader placed
+        the board anew (its markers measured a pixel or two apart in a noisy frame, or a real
+        nudge), a change is only what lies outside the previous frame's values within a pixel:
+        every edge shifts a little, while a seed's change lies inside its edges and a nudge of
+        the board shifts them further."""
+        px_per_mm = result.px_per_mm / 2  # the board at half size
+        small = cv2.resize(cv2.cvtColor(result.board, cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), self.SCALE_MM * px_per_mm)
         small = small / max(float(small.mean()), 1e-3)
-        previous, self._previous = self._previous, small
-        if previous is None or previous.shape != small.shape:
+        (previous, placement), self._previous = self._previous, (small, result.image_to_board)
+        if previous is None or previous.shape != small.shape or result.refined:
             return 0.0, 0.0
-        changed = (cv2.absdiff(small, previous) > self.CHANGE).astype(np.uint8)
+        if np.array_equal(placement, result.image_to_board):
+            changed = (cv2.absdiff(small, previous) > self.CHANGE).astype(np.uint8)
+        else:
+            low, high = cv2.erode(previous, self._shift), cv2.dilate(previous, self._shift)
+            changed = (cv2.max(low - small, small - high) > self.CHANGE).astype(np.uint8)
         motion = float(np.count_nonzero(changed)) / small.size
         return motion, (_largest_spot(changed) / px_per_mm ** 2 if motion else 0.0)
 

@@ -90,6 +90,7 @@ class BoardView:
     seen: np.ndarray | None  # rectified pixels in view and lit; None when all of them are
     log_gain: np.ndarray  # today's light against the empty board's, per cell (LightModel.log_gain)
     glare: np.ndarray | None = None  # rectified pixels a lamp's reflection washes out (bool); None: none
+    refined: bool = False  # the board did not move, its placement was refined (a marker found again)
 
 
 @dataclass
@@ -106,6 +107,7 @@ class FrameResult:
     views: dict[str, np.ndarray] = field(default_factory=dict)  # each pit counted, as the counter saw it
     # (uint8 BGR window, light divided out): which kept its look, :mod:`vision.unchanged`
     px_per_mm: float = 1.5  # the scale of ``board``: the calibration's (1.5 unless calibrated otherwise)
+    refined: bool = False  # ``board`` is placed a little better than the frame before's, which did not move
 
     def draw(self, frame: np.ndarray) -> np.ndarray:
         """A copy of ``frame`` with every pit outlined (green: p >= 0.9, orange: less sure,
@@ -196,7 +198,7 @@ class BoardReader:
             raise FrameUnreadable(BLACK_FRAME)
         try:
             homography, found = locate_board(gray, self.calibration, self._tracker)
-            homography = self._held(homography, found)
+            homography, refined = self._held(homography, found)
             markers = tuple(sorted(found))
             if homography is None:
                 missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
@@ -211,11 +213,11 @@ class BoardReader:
             if glare is not None:  # nothing shows there, least of all today's light
                 seen = ~glare if seen is None else seen & ~glare
                 log_gain = self._light.log_gain(board, seen)
-            return BoardView(board, homography, markers, seen, log_gain, glare)
+            return BoardView(board, homography, markers, seen, log_gain, glare, refined)
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
-    def _held(self, homography: np.ndarray | None, found: dict[int, np.ndarray]) -> np.ndarray | None:
+    def _held(self, homography: np.ndarray | None, found: dict[int, np.ndarray]) -> tuple[np.ndarray | None, bool]:
         """The board's homography: the one found last while the board has not moved since, else
         the one found now. The board has not moved while all but one of the markers in view, and
         at least two, are within ``HOLD_PX`` of where they were when it was found: a board is
@@ -223,16 +225,25 @@ class BoardReader:
         dim light) that comes and goes, or one measured a few pixels apart in a noisy frame, no
         longer shifts the board: the stillness gate took such a jump for motion and waited for
         ever. With only one or two markers in view (a hand over the others) there is no
-        homography to find, and the last one is kept while those are within ``HELD_FEW_PX``."""
-        if self._last_homography is not None and found and (homography is None or len(found) <= len(self._last_markers)):
+        homography to find, and the last one is kept while those are within ``HELD_FEW_PX``.
+
+        Also says whether the homography found now only refines the last one: more markers are
+        in view than when that was found, and those stayed within ``HOLD_PX`` (a marker found
+        again). The board did not move, but its placement improves, by up to a few pixels: the
+        stillness gate is not to take that for motion."""
+        refined = False
+        if self._last_homography is not None and found:
             reach = HOLD_PX if homography is not None else HELD_FEW_PX
             still = sum(marker_id in self._last_markers and float(np.abs(self._last_markers[marker_id] - corners).max()) <= reach
                         for marker_id, corners in found.items())
-            if (still == len(found)) if homography is None else (still >= max(2, len(found) - 1)):
-                return self._last_homography
+            if homography is None or len(found) <= len(self._last_markers):
+                if (still == len(found)) if homography is None else (still >= max(2, len(found) - 1)):
+                    return self._last_homography, False
+            else:
+                refined = still == len(self._last_markers)
         if homography is not None:
             self._last_homography, self._last_markers = homography, found
-        return homography
+        return homography, refined
 
     def _unseen(self, message: str, when: float, markers: tuple[int, ...] = ()) -> FrameResult:
         reading = Reading({label: None for label in self.labels}, "vision", when, message)
@@ -280,7 +291,7 @@ class BoardReader:
         reading = Reading(pits, "vision", when, message)
         status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays))
         return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography, hand,
-                           self._to_image(view.homography, lying), views, self.calibration.px_per_mm)
+                           self._to_image(view.homography, lying), views, self.calibration.px_per_mm, view.refined)
 
     def _beside(self, point: tuple[float, float]) -> str:
         """The pit (or store) a seed lying on the wood at ``point`` (rectified px) is beside."""
