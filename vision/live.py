@@ -93,12 +93,12 @@ class StillnessGate:
     def _change(self, result: FrameResult) -> tuple[float, float]:
         """(share of the board, largest spot in mm2) that changed since the previous frame.
 
-        None when the reader only placed the board better (a marker found again, the others
+        Nothing when the reader only placed the board better (a marker found again, the others
         where they were): it moved in the picture, not on the table. Where the reader placed
-        the board anew (its markers measured a pixel or two apart in a noisy frame, or a real
-        nudge), a change is only what lies outside the previous frame's values within a pixel:
-        every edge shifts a little, while a seed's change lies inside its edges and a nudge of
-        the board shifts them further."""
+        the board anew (its markers measured a pixel or two apart in a noisy frame, or the
+        board nudged, which the markers follow), a change is only what lies outside the
+        previous frame's values within a pixel: every edge shifts a little, while a seed's
+        change lies inside its edges."""
         px_per_mm = result.px_per_mm / 2  # the board at half size
         small = cv2.resize(cv2.cvtColor(result.board, cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), self.SCALE_MM * px_per_mm)
