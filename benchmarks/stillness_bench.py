@@ -21,9 +21,10 @@ sees them one after the other:
 - ``dropped, heap``: one seed dropped onto a heap (it lands on top);
 - ``taken, store``: the top seed (chip) taken from the fullest store or outbox.
 
-Prints, per case, how often the gate saw motion and the spots of change it
-measured (mm2; its threshold is ``StillnessGate.SEED_SPOT_MM2``), and every
-case it got wrong.
+Prints, per case, how often the gate saw motion, the spots of change it
+measured (mm2; its threshold is ``StillnessGate.SEED_SPOT_MM2``) and the share
+of the board that changed (its other threshold, ``motion_threshold``: 0.2 %),
+and every case it got wrong.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def changes(counts: dict[str, int], pits: list[str], stores: list[str], rng: np.
 
 def run(setups: int, seed: int, easy: bool) -> dict:
     seen: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # case -> [motion seen, cases]
-    spots: dict[str, list[float]] = defaultdict(list)
+    states: dict[str, list[GateState]] = defaultdict(list)  # case -> the gate's state after each pair
     misses: list[str] = []
     for b, board in enumerate(PROFILE_LAYOUTS):
         profile = board_profile(board)
@@ -103,12 +104,12 @@ def run(setups: int, seed: int, easy: bool) -> dict:
                 moving = state.state == "moving"
                 seen[case][0] += moving
                 seen[case][1] += 1
-                spots[case].append(state.spot_mm2)
+                states[case].append(state)
                 if moving == (case == "still"):
                     misses.append(f"{case}: {board} set-up {s}, {scene.seed_kind}, blur {shot.blur:.1f} px, noise {shot.noise:.1f}, "
                                   f"JPEG {shot.jpeg}: spot {state.spot_mm2:.0f} mm2, {100 * state.motion:.2f} % of the board; "
                                   f"markers {len(first.status.markers_seen)} then {len(after.status.markers_seen)}")
-    return {"seen": dict(seen), "spots": dict(spots), "misses": misses}
+    return {"seen": dict(seen), "states": dict(states), "misses": misses}
 
 
 def main() -> None:
@@ -124,10 +125,12 @@ def main() -> None:
         hits, total = result["seen"].get(case, (0, 0))
         if not total:
             continue
-        spot = result["spots"][case]
+        spot = [state.spot_mm2 for state in result["states"][case]]
+        share = [100 * state.motion for state in result["states"][case]]
         low, high = np.percentile(spot, [5, 95])
         print(f"  {case:16s} seen as motion {hits:3d} of {total:3d}; spot of change: smallest {min(spot):.0f} mm2, "
-              f"5 % {low:.0f}, 95 % {high:.0f}, largest {max(spot):.0f}")
+              f"5 % {low:.0f}, 95 % {high:.0f}, largest {max(spot):.0f}; share of the board changed "
+              f"{min(share):.2f}-{max(share):.2f} %")
     for miss in result["misses"]:
         print("  missed:", miss)
 

@@ -45,7 +45,7 @@ class StillnessGate:
     board that changed by more than ``CHANGE`` since the previous frame; above
     ``motion_threshold`` the board is moving. So is a board on which one spot
     of at least ``SEED_SPOT_MM2`` changed: one seed dropped into a pit or
-    taken from one changes only 0.01-0.2 % of a board, mostly below
+    taken from one changes 0.01-0.4 % of a board, most often less than
     ``motion_threshold``, and a move of one seed made with the hand out of
     view (or the demo's virtual board, which moves no hand) would otherwise
     never be read. Normalising first keeps a light flickering over the whole

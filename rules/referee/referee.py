@@ -121,7 +121,7 @@ class _Judgement:
     """One verdict in the making: the explanations scored so far and the stages of the search."""
 
     def __init__(self, referee: Referee, positions: list[Position], evidence: Evidence, over: bool,
-                 begun: bool = True) -> None:
+                 begun: bool) -> None:
         self.referee = referee
         self.over = over
         self.begun = begun  # False: a Game in which no move has been played yet
