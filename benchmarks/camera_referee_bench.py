@@ -176,7 +176,8 @@ def referee_game(name: str, setup: int, args: argparse.Namespace) -> tuple[Count
             wrong = ", ".join(f"{label} {n} as {m}" for label, n, m in zip(variant.layout.labels, truth.pits, read) if n != m)
             looks = reading.notes.get(STILL_BOARD, {})
             misses.append(f"{name} set-up {setup} ply {ply}: {kind} ({verdict.kind}: {verdict.reason}); misread: "
-                          f"{wrong or 'none'}; kept {looks.get('kept')}, changed {looks.get('changed')}")
+                          f"{wrong or 'none'}; kept {looks.get('kept')}, changed {looks.get('changed')}, "
+                          f"of which moved {looks.get('moved')}")
     return outcomes, exact, misses
 
 

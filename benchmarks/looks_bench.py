@@ -9,11 +9,13 @@ uneven light), the light drifts by up to 5 %, the board is nudged by up to
 3 mm one time in three, the exposure is new, and the seeds lie as they lay
 (the renderer's ``Shot.piles``), except that in some pits one seed was sown
 on top and in others the top one was taken off. Every pit the reader counts
-in both frames is compared (``vision.unchanged.kept_look``).
+in both frames is compared (``vision.unchanged.compared_look``).
 
-Prints, per kind of pit: untouched pits that kept their look (the cue's
-reach: the rest only withhold evidence) and touched ones that kept it (false
-evidence: ``pitwatch.settled.KEPT_IF_MOVED`` must stay above this rate).
+Prints, per kind of pit, how untouched and touched pits looked: kept their
+look, changed with no seed-sized spot, or moved (a seed-sized spot changed).
+``pitwatch.settled.LOOKS`` weighs each look by these rates: an untouched pile
+that looked moved, or a touched one that kept its look, is false evidence, and
+the weights must stay well clear of how often it happens.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import numpy as np
 from calibration.calibfile import CalibrationError
 from vision.reader import BoardReader
 from vision.render import random_counts, random_shot, render
-from vision.unchanged import kept_look
+from vision.unchanged import CHANGED, KEPT, MOVED, compared_look
 from vision_bench import calibrated_scene
 
 BOARDS = ("kalah", "oware", "pass-it-on", "bao-kenya", "bao-la-kujifunza")
@@ -68,8 +70,9 @@ def compare_setup(board: str, setup: int, args: argparse.Namespace, tally: Count
         for label in set(before.views) & set(now.views):
             kind = f"{'store' if store_of[label] else 'pit'}{', chips' if scene.profile.chips else ''}"
             state = "untouched" if after[label] == counts[label] else "touched"
+            look = compared_look(before.views[label], now.views[label])
             tally[(kind, state, "pits")] += 1
-            tally[(kind, state, "kept")] += kept_look(before.views[label], now.views[label])
+            tally[(kind, state, look)] += 1
 
 
 def main() -> None:
@@ -87,13 +90,14 @@ def main() -> None:
                 compare_setup(board, setup, args, tally)
             except CalibrationError as error:
                 print(f"{board} set-up {setup}: not calibrated ({error})")
-    print(f"{'kind of pit':18}{'untouched: kept their look':>30}{'touched: kept their look':>28}")
+    looks = (KEPT, f"{CHANGED}, no seed spot", MOVED)
+    print(f"{'kind of pit':28}" + "".join(f"{look:>24}" for look in looks))
     for kind in sorted({key[0] for key in tally}):
-        cells = []
         for state in ("untouched", "touched"):
-            pits, kept = tally[(kind, state, "pits")], tally[(kind, state, "kept")]
-            cells.append(f"{kept} of {pits} ({100 * kept / pits:.1f} %)" if pits else "-")
-        print(f"{kind:18}{cells[0]:>30}{cells[1]:>28}")
+            pits = tally[(kind, state, "pits")]
+            cells = [f"{tally[(kind, state, look)]} of {pits} ({100 * tally[(kind, state, look)] / pits:.1f} %)"
+                     if pits else "-" for look in (KEPT, CHANGED, MOVED)]
+            print(f"{f'{kind}, {state}':28}" + "".join(f"{cell:>24}" for cell in cells))
     print(f"conditions: {'easy' if args.easy else 'hard'}")
 
 

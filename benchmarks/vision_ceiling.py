@@ -1,18 +1,21 @@
 """How much of every seed the renderer lets a camera see: the ceiling of any pit reader.
 
-    .venv/bin/python benchmarks/vision_ceiling.py [--pits 300] [--seed 5]
+    .venv/bin/python benchmarks/vision_ceiling.py [--pits 300] [--seed 5] [--shows 1 4 10]
 
 Seeds dropped into a hollow spread out, touch, then pile on top of each
 other. A seed whose top is hidden under later seeds leaves nothing in the
 picture to count, and one that shows a sliver of a few square millimetres
-(a few pixels at the camera's 1.5-2 px/mm, blurred and compressed) is barely
-there. For hollows of every seed kind holding 5 to 40 seeds, placed exactly
-as the renderer places them (``vision.render._place_seeds``, the same
-seed sizes and outlines), this prints how often some seed of the hollow shows
-less than 4, 10 or 20 mm2 of its top, and the best exact and within-one
-accuracy that a reader counting every seed showing at least 1 mm2 perfectly
-could reach on the benchmark's heap-size bins (each count equally likely).
-It asserts nothing; it says which accuracy targets the pictures allow.
+(a few pixels at the camera's 1.5-2 px/mm, and at the counter's 1 px/mm,
+blurred and compressed) is barely there. For hollows of every seed kind
+holding 5 to 40 seeds, placed exactly as the renderer places them
+(``vision.render._place_seeds``, the same seed sizes and outlines), in a
+playing hollow and in a store of a two-row board, this prints how often some
+seed of the hollow shows less than 4, 10 or 20 mm2 of its top, and the best
+exact and within-one accuracy on the benchmark's heap-size bins (each count
+equally likely) of a reader that counts perfectly every seed showing at
+least ``--shows`` mm2 of its top (and sees nothing of the others): 1 mm2 is
+what no reader can beat; 10 mm2 is ten pixels of the counter's window. It
+asserts nothing; it says which accuracy targets the pictures allow.
 """
 
 from __future__ import annotations
@@ -27,21 +30,23 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.profiles import HOLLOW_AXES_MM  # noqa: E402
+from calibration.profiles import HOLLOW_AXES_MM, board_profile  # noqa: E402
 from vision.render import _SEED_AXES, TEXTURE_PX_PER_MM, _place_seeds  # noqa: E402
 
 KINDS = ("bean", "glass", "pebble", "chip")
 SLIVERS_MM2 = (4, 10, 20)
 BINS = ((5, 9), (10, 19), (20, 40))
+STORE_AXES_MM = next(h.axes for h in board_profile("2x6+stores").hollows if h.is_store)
+HOLLOWS = (("playing hollow", HOLLOW_AXES_MM), ("store", STORE_AXES_MM))
 
 
-def shown_areas(count: int, kind: str, rng: np.random.Generator) -> np.ndarray:
-    """mm2 of each seed's top left in view once all ``count`` seeds lie in a playing hollow."""
+def shown_areas(count: int, kind: str, axes_mm: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
+    """mm2 of each seed's top left in view once all ``count`` seeds lie in a hollow of semi-axes ``axes_mm``."""
     s = TEXTURE_PX_PER_MM
     axes = _SEED_AXES[kind]
-    seeds = _place_seeds(count, (0.0, 0.0), HOLLOW_AXES_MM, max(axes), rng)
-    half = HOLLOW_AXES_MM[0] + 10
-    yy, xx = np.mgrid[-half:half:1 / s, -half:half:1 / s].astype(np.float32)
+    seeds = _place_seeds(count, (0.0, 0.0), axes_mm, max(axes), rng)
+    across, along = axes_mm[0] + 10, axes_mm[1] + 10
+    yy, xx = np.mgrid[-along:along:1 / s, -across:across:1 / s].astype(np.float32)
     on_top = np.full(xx.shape, -1, np.int32)
     for k, (x, y, _) in enumerate(seeds):  # later seeds lie over earlier ones, as the renderer draws them
         scale = rng.uniform(0.9, 1.1)
@@ -53,37 +58,47 @@ def shown_areas(count: int, kind: str, rng: np.random.Generator) -> np.ndarray:
     return np.bincount(on_top[on_top >= 0], minlength=count) / (s * s)
 
 
+def best_reader(showing: dict[int, Counter], low: int, high: int) -> tuple[float, float]:
+    """Exact and within-one accuracy over counts ``low``-``high`` of the best guess from how many seeds show."""
+    by_shown: dict[int, Counter] = defaultdict(Counter)  # seeds showing -> true count -> hollows
+    for count in range(low, high + 1):
+        for shown, n in showing[count].items():
+            by_shown[shown][count] += n
+    total = sum(sum(c.values()) for c in by_shown.values())
+    exact = sum(max(c.values()) for c in by_shown.values()) / total
+    within = sum(max(c[g - 1] + c[g] + c[g + 1] for g in range(low, high + 1)) for c in by_shown.values()) / total
+    return exact, within
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pits", type=int, default=300, help="hollows per seed kind and count")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--shows", type=float, nargs="+", default=[1.0, 4.0, 10.0],
+                        help="mm2 of its top a seed must show for the ideal reader to count it")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    print(f"{args.pits} hollows per seed kind and count, counts 5-40, a playing hollow of "
-          f"{2 * HOLLOW_AXES_MM[0]:.0f} x {2 * HOLLOW_AXES_MM[1]:.0f} mm")
-    for kind in KINDS:
-        sliver = defaultdict(lambda: [0] * len(SLIVERS_MM2))  # count -> hollows with a seed under each threshold
-        showing: dict[int, Counter] = defaultdict(Counter)  # count -> how many seeds show >= 1 mm2
-        for count in range(BINS[0][0], BINS[-1][1] + 1):
-            for _ in range(args.pits):
-                areas = shown_areas(count, kind, rng)
-                for i, mm2 in enumerate(SLIVERS_MM2):
-                    sliver[count][i] += int(areas.min() < mm2)
-                showing[count][int((areas >= 1.0).sum())] += 1
-        print(f"{kind}:")
-        for count in (9, 12, 15, 19, 20, 25, 30):
-            shares = ", ".join(f"< {mm2} mm2 {100 * n / args.pits:3.0f} %" for mm2, n in zip(SLIVERS_MM2, sliver[count]))
-            print(f"  {count:2d} seeds: a seed shows {shares}")
-        for low, high in BINS:
-            by_shown: dict[int, Counter] = defaultdict(Counter)
-            for count in range(low, high + 1):
-                for shown, n in showing[count].items():
-                    by_shown[shown][count] += n
-            total = sum(sum(c.values()) for c in by_shown.values())
-            exact = sum(max(c.values()) for c in by_shown.values()) / total
-            within = sum(max(c[g - 1] + c[g] + c[g + 1] for g in range(low, high + 1)) for c in by_shown.values()) / total
-            print(f"  {low}-{high} seeds: best exact {100 * exact:5.1f} %, best within one {100 * within:5.1f} % "
-                  "(counting every seed that shows 1 mm2)")
+    for where, axes_mm in HOLLOWS:
+        print(f"{args.pits} hollows per seed kind and count, counts 5-40, a {where} of "
+              f"{2 * axes_mm[0]:.0f} x {2 * axes_mm[1]:.0f} mm")
+        for kind in KINDS:
+            sliver = defaultdict(lambda: [0] * len(SLIVERS_MM2))  # count -> hollows with a seed under each size
+            showing = {mm2: defaultdict(Counter) for mm2 in args.shows}  # -> count -> seeds showing that much -> n
+            for count in range(BINS[0][0], BINS[-1][1] + 1):
+                for _ in range(args.pits):
+                    areas = shown_areas(count, kind, axes_mm, rng)
+                    for i, mm2 in enumerate(SLIVERS_MM2):
+                        sliver[count][i] += int(areas.min() < mm2)
+                    for mm2 in args.shows:
+                        showing[mm2][count][int((areas >= mm2).sum())] += 1
+            print(f"{kind}:")
+            for count in (9, 12, 15, 19, 20, 25, 30, 40):
+                shares = ", ".join(f"< {mm2} mm2 {100 * n / args.pits:3.0f} %" for mm2, n in zip(SLIVERS_MM2, sliver[count]))
+                print(f"  {count:2d} seeds: a seed shows {shares}")
+            for low, high in BINS:
+                bests = "; ".join("{:g} mm2: {:5.1f} % ({:5.1f} %)".format(mm2, *(100 * a for a in best_reader(showing[mm2], low, high)))
+                                  for mm2 in args.shows)
+                print(f"  {low}-{high} seeds, best exact (within one) counting every seed that shows {bests}")
 
 
 if __name__ == "__main__":

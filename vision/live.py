@@ -10,7 +10,8 @@ probabilities), and then stays silent until the board moves again.
 Each Reading it emits also says which pits kept their look since the one
 before (:mod:`vision.unchanged`), in ``notes["still_board"]``: ``at`` (this
 still board's time), ``since`` (the previous one's, or None), ``kept`` and
-``changed`` (pit labels). A board on which nothing moved is the previous one
+``changed`` (pit labels), and ``moved``: the changed pits where a spot the size
+of a seed changed. A board on which nothing moved is the previous one
 still (the same ``at``). The session uses the note to pin those pits to the
 counts the game knows (:mod:`pitwatch.settled`).
 """
@@ -25,7 +26,7 @@ import numpy as np
 from rules.reading import STILL_BOARD, PitReading, Reading
 
 from .reader import FrameResult
-from .unchanged import compare_looks
+from .unchanged import KEPT, MOVED, compare_looks, largest_spot
 
 
 @dataclass(frozen=True)
@@ -112,30 +113,26 @@ class StillnessGate:
             low, high = cv2.erode(previous, self._shift), cv2.dilate(previous, self._shift)
             changed = (cv2.max(low - small, small - high) > self.CHANGE).astype(np.uint8)
         motion = float(np.count_nonzero(changed)) / small.size
-        return motion, (_largest_spot(changed) / px_per_mm ** 2 if motion else 0.0)
+        return motion, (largest_spot(changed) / px_per_mm ** 2 if motion else 0.0)
 
     def _still_board(self, at: float, views: dict[str, np.ndarray]) -> dict:
         """This still board's note: which pits kept their look since the last one (see the module).
         A board on which nothing moved (a hand came and went) is the last one still: it keeps its
         ``at``, so that the next board is compared with the one the game was last known to show."""
         since, before = self._last_still if self._last_still is not None else (None, {})
-        kept, changed = compare_looks(before, views)
-        if since is not None and not changed and len(kept) == len(views):
-            return {"at": since, "since": since, "kept": kept, "changed": []}
+        looks = compare_looks(before, views)
+        kept = [label for label, look in looks.items() if look == KEPT]
+        if since is not None and len(kept) == len(views):
+            return {"at": since, "since": since, "kept": kept, "changed": [], "moved": []}
         self._last_still = (at, views)
-        return {"at": at, "since": since, "kept": kept, "changed": changed}
+        return {"at": at, "since": since, "kept": kept, "changed": [label for label, look in looks.items() if look != KEPT],
+                "moved": [label for label, look in looks.items() if look == MOVED]}
 
     def _reset(self, state: str, motion: float, spot_mm2: float = 0.0) -> None:
         self._quiet = []
         self._sent = False
         self.state = GateState(state, 0, motion, spot_mm2)
         return None
-
-
-def _largest_spot(mask: np.ndarray) -> int:
-    """The area (px) of the largest 8-connected spot of ``mask``."""
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    return int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
 
 
 def mean_reading(readings: list[Reading]) -> Reading:

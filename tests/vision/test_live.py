@@ -60,14 +60,14 @@ def test_gate_resets_on_lost_board_and_refuses_bad_settings():
 def test_each_reading_says_which_pits_kept_their_look_since_the_last():
     variant, position, camera, reader, gate = kalah_table(4, still_frames=2)
     first = [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(2)) if r is not None]
-    assert first[0].notes["still_board"] == {"at": first[0].time, "since": None, "kept": [], "changed": []}
+    assert first[0].notes["still_board"] == {"at": first[0].time, "since": None, "kept": [], "changed": [], "moved": []}
 
     camera.hand = True  # a hand comes and goes, touching nothing: the same still board
     gate.update(reader.read(camera.read().image))
     camera.hand = False
     hover = [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(3)) if r is not None]
     still = hover[0].notes["still_board"]
-    assert (still["at"], still["since"], still["changed"]) == (first[0].time, first[0].time, [])
+    assert (still["at"], still["since"], still["changed"], still["moved"]) == (first[0].time, first[0].time, [], [])
     assert sorted(still["kept"]) == sorted(variant.layout.labels)
 
     position["now"], _ = variant.play(position["now"], variant.parse_move(position["now"], "C"))  # C lifted, D E F S sown
@@ -77,7 +77,7 @@ def test_each_reading_says_which_pits_kept_their_look_since_the_last():
     second = [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(3)) if r is not None]
     note = second[0].notes["still_board"]
     assert note["since"] == first[0].time and note["at"] == second[0].time > first[0].time
-    assert sorted(note["changed"]) == ["C", "D", "E", "F", "S"]
+    assert sorted(note["changed"]) == sorted(note["moved"]) == ["C", "D", "E", "F", "S"]  # seeds lifted or dropped
     assert sorted(note["kept"]) == sorted(set(variant.layout.labels) - {"C", "D", "E", "F", "S"})
 
 
