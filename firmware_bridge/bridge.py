@@ -142,8 +142,8 @@ class BridgeStatus:
     device: p.Info | None = None
     bad_frames: int = 0  # frames from the device rejected by framing or checksum
     device_bad_frames: int = 0  # frames the device rejected (from its ERROR reports)
-    retries: int = 0
-    failed_commands: int = 0
+    retries: int = 0  # commands sent again, unanswered: in every session, the handshakes' too
+    failed_commands: int = 0  # commands given up after every attempt: in every session, the handshakes' too
     reconnects: int = 0  # back-offs: each lost link and each failed attempt to (re)open the port
 
     @property
@@ -418,10 +418,10 @@ class Bridge:
             info = self._hello(session)
             self._configure(session)
         except (LinkLost, CommandRejected) as error:
-            session.close()
+            self._end(session)
             raise LinkLost(str(error)) from None
         except BaseException:
-            session.close()
+            self._end(session)
             raise
         self._update(State.CONNECTED, f"connected to {port}: firmware {'.'.join(map(str, info.firmware))}, "
                      f"{self.pit_count or info.pit_count} pits", run=stopping, port=port, device=info)
@@ -487,10 +487,15 @@ class Bridge:
         except CommandFailed as error:
             raise LinkLost(f"{session.port}: {error}") from None
         finally:
-            self._count_retries(session)
-            self._earlier_retries += session.link.retries
-            self._earlier_failures += session.link.failed
-            session.close()
+            self._end(session)
+
+    def _end(self, session: _Session) -> None:
+        """Close ``session``, its retries and failed commands kept in the bridge's totals: a
+        command given up while configuring the board counts as much as one given up later."""
+        self._count_retries(session)
+        self._earlier_retries += session.link.retries
+        self._earlier_failures += session.link.failed
+        session.close()
 
     def _count_retries(self, session: _Session) -> None:
         self._update(retries=self._earlier_retries + session.link.retries,

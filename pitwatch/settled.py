@@ -17,12 +17,12 @@ times as likely as any other, as measured by ``benchmarks/looks_bench.py`` on
 rendered frames (docs/vision.md, section 5), with a margin:
 - kept: a pile given or robbed of one seed kept its look 0.1-0.4 % of the time,
   so the position's count is 50 times as likely; Pass It On's flat chips in a
-  section may land square on one another (1.3-4.8 %): 10 times. Not one of the
+  section may land square on one another (0.8-4.8 %): 10 times. Not one of the
   outboxes given or robbed of a chip kept its look: 50 times;
 - moved: an untouched pile of seeds showed such a spot 0.06 % of the time (3 in
   4,698), so what is left is a pile touched and left as many (a relay sowing that
   lifts a pit and later drops as many back, a hand that brushes a pile): 0.02
-  times. One untouched outbox of chips in about 125 showed one (its chips' sharp
+  times. One untouched outbox of chips in 117 showed one (its chips' sharp
   edges): 0.05 times there;
 - changed, with no seed-sized spot: what noise, JPEG and a nudged board do to
   untouched piles, and a seed sown flat on a pile of its like to touched ones,

@@ -11,7 +11,7 @@ that kept their look hold what they held then, which the game knows exactly
 (the session pins them: :mod:`pitwatch.settled`).
 
 "Unchanged" is strong evidence: a pile given one seed on top, or robbed of
-its top one, kept its look in 0.1-0.4 % of such pits with seeds and 1.3-4.8 %
+its top one, kept its look in 0.1-0.4 % of such pits with seeds and 0.8-4.8 %
 with Pass It On's flat chips, which may land square on one another
 (``benchmarks/looks_bench.py``; docs/vision.md, section 5). So is "moved": a
 spot the size of a seed's top (``SEED_SPOT_PX``) changed, which a seed added,

@@ -50,6 +50,24 @@ def test_a_silent_board_is_pinged_and_a_dead_one_is_given_up():
         board.close()
 
 
+def test_a_command_given_up_while_configuring_the_board_is_counted():
+    """The board answers HELLO, then hangs: the SET_PITS that configures it is given up, and the
+    bridge backs off to connect again. The status counts the command given up, though it was lost
+    with the handshake's session (found by the soak test, which compares the count with the wire)."""
+    board = UnclockedBoard()
+    board.answers_left = 1  # the INFO that answers HELLO
+    statuses = []
+    bridge = Bridge(board.port, pit_count=14, on_status=statuses.append).start()
+    try:
+        assert wait_until(lambda: any(s.state == State.DISCONNECTED for s in statuses), 5), bridge.status
+        lost = next(s for s in statuses if s.state == State.DISCONNECTED)
+        assert "SET_PITS not acknowledged after 4 attempts" in lost.message, lost.message
+        assert (lost.failed_commands, lost.retries) == (1, 3), lost
+    finally:
+        bridge.stop()
+        board.close()
+
+
 def attempts(statuses: list[tuple[float, State, str]], after: float = 0.0) -> list[float]:
     """When the bridge went looking for the board (each attempt to open the port)."""
     return [at for at, state, _ in statuses if state == State.SEARCHING and at > after]

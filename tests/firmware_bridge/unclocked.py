@@ -4,7 +4,7 @@
 test says so, so a test can make frame orders happen every run that the
 clocked boards (``EmulatedBoard``, the firmware) make only by timing, or keep
 the line silent. ``answering = False`` makes it a board that hangs: bytes in,
-nothing out.
+nothing out; ``answers_left = n`` one that hangs after n more frames out.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class UnclockedBoard:
         self.lock = threading.Lock()
         self.core = DeviceCore(self._write, pit_count)
         self.answering = True
+        self.answers_left: int | None = None  # frames to send before hanging (None: no limit)
         self.commands: list[tuple[float, int]] = []  # (time.monotonic(), message type) of each good frame in
         self._commands = p.FrameReader(lambda frame: self.commands.append((time.monotonic(), frame.type)),
                                        lambda error: None)
@@ -38,8 +39,10 @@ class UnclockedBoard:
         self._thread.start()
 
     def _write(self, frame: bytes) -> None:
-        if self.answering:
+        if self.answering and self.answers_left != 0:
             os.write(self._master, frame)
+            if self.answers_left is not None:
+                self.answers_left -= 1
 
     def _serve(self) -> None:
         while self._running:
