@@ -5,7 +5,8 @@
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
 (light drift, a nudged board, blur, noise, JPEG, a hand in about 30 %) with
-random counts are read. Prints exact-count accuracy per heap size, within-one
+random counts are read. Prints exact-count accuracy per heap size (heaps of 10 and
+more also in pits and in stores apart), within-one
 accuracy, white-chip accuracy, whole-board accuracy, how often the truth lies
 in the reported 95 % set, hand handling (and, on two more frames per set-up
 each, hands the colour of the board's wood, a soft shadow over part of the
@@ -216,6 +217,7 @@ def score(stats: dict, rendered, result) -> None:
     if rendered.covered:  # seen as a hand, the frame gives no Reading (the stillness gate waits)
         tally(stats, "frames with a hand over pits seen as such", result.status.hand)
     board_exact = True
+    stores = {h.label for h in rendered.scene.profile.hollows if h.is_store}
     for label, truth in rendered.counts.items():
         pit = result.reading.pits[label]
         covered = label in rendered.covered
@@ -235,6 +237,10 @@ def score(stats: dict, rendered, result) -> None:
             tally(stats, f"exact 0-9, seed kind {rendered.scene.seed_kind}", guess == truth)
             tally(stats, "exact 0-9, " + ("a hand elsewhere on the board" if rendered.covered else "no hand"), guess == truth)
         tally(stats, f"within one {where}", abs(guess - truth) <= 1)
+        if not covered and truth >= 10:  # heaps by hollow: a store's seeds spread out, a pit's pile up
+            hollow = "store" if label in stores else "pit"
+            tally(stats, f"exact {where}, {hollow}", guess == truth)
+            tally(stats, f"within one {where}, {hollow}", abs(guess - truth) <= 1)
         tally(stats, "truth in 95% set", truth in pit.credible_set(0.95))
         if not covered:
             tally(stats, "exact all seen", guess == truth)
@@ -264,6 +270,8 @@ def main() -> None:
     for failure in out["failures"]:
         print(f"  calibration failed: {failure}")
     order = ["board found"] + [f"{kind} {name}" for _, _, name in BINS for kind in ("exact", "within one")]
+    order += [f"{kind} {name}, {hollow}" for _, _, name in BINS[3:] for hollow in ("pit", "store")
+              for kind in ("exact", "within one")]
     order += ["exact all seen", "truth in 95% set", "white chips exact", "whole board exact (no hand)",
               "pits read with no hand", "frames with a hand over pits seen as such", "covered pits reported unseen", "uncovered pits read while a hand is over the board",
               "exact covered", "frames with a wood-coloured hand over pits seen as such",

@@ -17,15 +17,20 @@ from calibration.profiles import board_profile, start_counts
 from vision.render import Scene, random_scene, random_shot, render
 
 
-@functools.lru_cache(maxsize=None)
-def calibrated(board: str, seed: int = 7, kind: str | None = None) -> tuple[Scene, Calibration]:
-    """A random set-up of ``board`` and its calibration from an easy empty and start frame."""
-    rng = np.random.default_rng([seed, len(board)])
+def calibrated_from(board: str, rng: np.random.Generator, kind: str | None = None) -> tuple[Scene, Calibration]:
+    """A set-up of ``board`` drawn from ``rng`` and its calibration from an easy empty and start
+    frame, as ``benchmarks/vision_bench.py`` calibrates its set-ups (``rng`` goes on from there)."""
     scene = random_scene(board, rng, kind)
     empty = render(scene, {h.label: 0 for h in board_profile(board).hollows}, None, random_shot(rng, hard=False, hand=False))
     counts, white = start_counts(board)
     start = render(scene, counts, white, random_shot(rng, hard=False, hand=False))
     return scene, calibrate(board, empty.image, start.image)
+
+
+@functools.lru_cache(maxsize=None)
+def calibrated(board: str, seed: int = 7, kind: str | None = None) -> tuple[Scene, Calibration]:
+    """A random set-up of ``board`` and its calibration from an easy empty and start frame."""
+    return calibrated_from(board, np.random.default_rng([seed, len(board)]), kind)
 
 
 @pytest.fixture(scope="session")
@@ -37,3 +42,9 @@ def kalah_setup() -> tuple[Scene, Calibration]:
 def setup_of():
     """``setup_of(board, seed=7, kind=None)`` -> (scene, calibration), cached."""
     return calibrated
+
+
+@pytest.fixture(scope="session")
+def setup_from():
+    """``setup_from(board, rng, kind=None)`` -> (scene, calibration): a set-up drawn from ``rng``."""
+    return calibrated_from

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.calibrate import calibrate, calibrate_empty
+from calibration.calibrate import calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts
 from vision.counter import SeedCounter
 from vision.hand import HandFinder
@@ -237,28 +237,24 @@ SHADOWED_FRAMES = [
 ]
 
 
-def benchmark_frame(setup: tuple[int, str, int], shot: Shot, counts: dict, white: dict | None):
+def benchmark_frame(setup_from, setup: tuple[int, str, int], shot: Shot, counts: dict, white: dict | None):
     """A frame of ``vision_bench.py`` read as the benchmark reads it: set-up ``(seed, board,
     number)`` calibrated from its easy empty and start frames, then ``shot`` of ``counts``."""
     seed, board, number = setup
-    rng = np.random.default_rng([seed, list(PROFILE_LAYOUTS).index(board), number])
-    scene = random_scene(board, rng)
-    empty = render(scene, {h.label: 0 for h in scene.profile.hollows}, None, random_shot(rng, hard=False, hand=False))
-    start_count, start_white = start_counts(board)
-    start = render(scene, start_count, start_white, random_shot(rng, hard=False, hand=False))
-    return BoardReader(calibrate(board, empty.image, start.image)).read(render(scene, counts, white, shot).image)
+    scene, calibration = setup_from(board, np.random.default_rng([seed, list(PROFILE_LAYOUTS).index(board), number]))
+    return BoardReader(calibration).read(render(scene, counts, white, shot).image)
 
 
 @pytest.mark.parametrize("setup, shot, counts, white", SHADOWED_FRAMES, ids=["kalah", "pass-it-on"])
-def test_patches_of_light_the_model_missed_are_not_seeds_on_the_wood(setup, shot, counts, white):
+def test_patches_of_light_the_model_missed_are_not_seeds_on_the_wood(setup_from, setup, shot, counts, white):
     """A patch of another brightness than the wood's, too small for a hand, is a seed lying there
     only if it changed enough for its size (``STRAY_CHANGE``): where the light model misses the
     light under a shadow, patches of a seed's size change a little above the noise."""
-    result = benchmark_frame(setup, shot, counts, white)
+    result = benchmark_frame(setup_from, setup, shot, counts, white)
     assert result.status.board_found and not result.status.strays, result.status.message
 
 
-def test_the_halo_of_a_lamp_s_reflection_is_not_a_seed_on_the_wood():
+def test_the_halo_of_a_lamp_s_reflection_is_not_a_seed_on_the_wood(setup_from):
     """A frame of vision_bench.py (seed 3, Pass It On set-up 0): a lamp's reflection near pit A
     washes out the wood around what the camera clipped, and without ``STRAY_GLARE_MM`` that halo
     was named a chip on the wood by A. Pits near the reflection are unseen, and nothing lies there."""
@@ -267,22 +263,19 @@ def test_the_halo_of_a_lamp_s_reflection_is_not_a_seed_on_the_wood():
                 blur=1.4221137114170945, blur_angle=2.0343072789409065, noise=4.020848676077372, jpeg=50, glare=3.0, seed=366519234)
     counts = {"A": 7, "B": 1, "C": 0, "D": 0, "E": 5, "N": 5, "a": 0, "b": 2, "c": 1, "d": 10, "e": 13, "S": 3}
     white = {label: int(label in ("B", "N")) for label in counts}
-    result = benchmark_frame((3, "2x5+outboxes", 0), shot, counts, white)
+    result = benchmark_frame(setup_from, (3, "2x5+outboxes", 0), shot, counts, white)
     assert result.status.board_found and "A" in result.status.pits_unseen, result.status.message
     assert not result.status.strays, result.status.message
 
 
-def test_a_nudged_board_s_edge_bent_by_the_lens_is_not_a_hand():
+def test_a_nudged_board_s_edge_bent_by_the_lens_is_not_a_hand(setup_from):
     """Found by a probe: the lens bends the board's near edge away from the straight line the
     markers' homography draws, and a nudge moves it a pixel against the empty board, so its
     bevel showed as a long thin change on the wood, taken for a hand: no Reading while the
     board stayed there. The edge band (``EDGE_MM``) is not bare wood."""
     rng = np.random.default_rng([61, 5, 2])
-    scene = random_scene("4x8", rng)
-    empty = render(scene, {h.label: 0 for h in scene.profile.hollows}, None, random_shot(rng, hard=False, hand=False))
-    counts, white = start_counts("4x8")
-    start = render(scene, counts, white, random_shot(rng, hard=False, hand=False))
-    reader = BoardReader(calibrate("4x8", empty.image, start.image))
+    scene, calibration = setup_from("4x8", rng)
+    reader = BoardReader(calibration)
     counts, white = random_counts(scene.profile, rng)
     result = reader.read(render(scene, counts, white, random_shot(rng, hard=False, hand=False)).image)
     assert not result.status.hand and not result.status.pits_unseen, result.status.message
