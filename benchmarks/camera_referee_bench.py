@@ -9,8 +9,10 @@ one random game of up to ``--plies`` moves, shown as a table shows it: the
 set-up's camera, lens and lamp stay (hard conditions by default: blur, noise,
 JPEG, uneven light, drawn once per set-up), the light drifts a little from move
 to move, the board is nudged by up to 3 mm after one move in five, and seeds
-lie where they fell: a pit keeps its pile until it is lifted or captured, and
-seeds sown into it land on top (the renderer's ``Shot.piles``).
+lie where they fell: a pit keeps its pile until it is lifted or captured, seeds
+sown into it land on top, and a penalty chip taken from an outbox is the topmost
+of its colour, the other chips left as they lay (the renderer's ``Shot.piles``
+and ``Shot.stacks``).
 
 After every move that changes the board, its frames go through the live
 pipeline's own parts: the reader, the stillness gate (reset by the players'
@@ -55,7 +57,7 @@ from rules.referee import Referee
 from rules.referee.explain import board_of
 from vision.live import StillnessGate
 from vision.reader import BoardReader, FrameResult, FrameStatus
-from vision.render import Shot, random_shot, render
+from vision.render import Shot, Stack, random_shot, render, restacked, stack_of
 from vision_bench import calibrated_scene
 
 OUTCOMES = ("committed, right", "committed, wrong", "asked, truth offered", "asked, truth not offered",
@@ -108,6 +110,7 @@ class Table:
         self.reader = BoardReader(calibration)
         self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False)
         self.piles = {label: int(self.rng.integers(1 << 30)) for label in calibration.profile.layout.labels}
+        self.stacks: dict[str, Stack] = {}  # which of its pile's seeds each pit holds (none yet: a fresh pile)
         self.still_frames = args.still_frames
 
     def moved(self, events: list[dict]) -> None:
@@ -115,6 +118,7 @@ class Table:
         for event in events:
             if event["type"] in UNPILED and event.get("pit") in self.piles:
                 self.piles[event["pit"]] = int(self.rng.integers(1 << 30))
+                self.stacks.pop(event["pit"], None)
         if self.rng.random() < NUDGED:
             dx, dy, turn = self.conditions.nudge
             self.conditions = replace(self.conditions, nudge=(dx + float(self.rng.uniform(-NUDGE_MM, NUDGE_MM)),
@@ -123,8 +127,10 @@ class Table:
     def frames(self, position: rules.Position) -> list:
         """The reader's results for the board settling after a move: one frame, then the still ones."""
         counts, white = counts_of(position)
+        self.stacks = {label: restacked(self.stacks[label], n, (white or {}).get(label, 0)) if label in self.stacks
+                       else stack_of(n, (white or {}).get(label, 0)) for label, n in counts.items()}
         shot: Shot = replace(self.conditions, gain=self.conditions.gain * float(self.rng.uniform(0.97, 1.03)),
-                             piles=dict(self.piles), seed=int(self.rng.integers(1 << 30)))
+                             piles=dict(self.piles), stacks=dict(self.stacks), seed=int(self.rng.integers(1 << 30)))
         return [self.reader.read(render(self.scene, counts, white, replace(shot, exposure=shot.seed + k)).image)
                 for k in range(1 + self.still_frames)]
 

@@ -39,6 +39,7 @@ it is.
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple, Sequence
 
 from rules import PitReading, Position, Reading
@@ -57,7 +58,32 @@ LOOKS = {  # (chips, store) -> weights
     (False, False): LookWeights(kept=50.0, changed=0.3, moved=0.02),  # a playing pit of seeds
     (False, True): LookWeights(kept=50.0, changed=1.0, moved=0.02),  # a store of seeds
     (True, False): LookWeights(kept=10.0, changed=1.0, moved=0.02),  # a Pass It On section
-    (True, True): LookWeights(kept=50.0, changed=5.0, moved=0.05),  # a Pass It On outbox
+    (True, True): LookWeights(kept=50.0, changed=8.0, moved=0.01),  # a Pass It On outbox
+}
+
+
+class SeedArea(NamedTuple):
+    """What the area a moved pit changed (mm2) says of how many seeds were sown on it or taken
+    from it: n seeds change about n times what one does, spread log-normally."""
+
+    sown: float  # the median area one seed sown changes
+    taken: float  # ...one seed taken
+    sown_spread: float  # the log-normal's sigma for seeds sown: wider, since two may land on one another
+    taken_spread: float  # ...for seeds taken
+    floor: float  # every number of seeds keeps this weight, however far its area (the outliers)
+
+    def weight(self, moved_mm2: float, seeds: int, sown: bool) -> float:
+        """How likely ``moved_mm2`` is for ``seeds`` seeds sown (or taken), relative to the likeliest."""
+        one, spread = (self.sown, self.sown_spread) if sown else (self.taken, self.taken_spread)
+        z = (math.log(max(moved_mm2, 1.0)) - math.log(seeds * one)) / spread
+        return math.exp(-z * z / 2) + self.floor
+
+
+SEED_AREAS = {  # (chips, store) -> areas
+    (False, False): SeedArea(sown=79.0, taken=47.0, sown_spread=0.45, taken_spread=0.45, floor=0.05),  # a playing pit of seeds
+    (False, True): SeedArea(sown=86.0, taken=47.0, sown_spread=0.45, taken_spread=0.45, floor=0.05),  # a store of seeds
+    (True, False): SeedArea(sown=113.0, taken=81.0, sown_spread=0.55, taken_spread=0.4, floor=0.05),  # a Pass It On section
+    (True, True): SeedArea(sown=142.0, taken=82.0, sown_spread=0.4, taken_spread=0.25, floor=0.01),  # a Pass It On outbox
 }
 
 
@@ -79,27 +105,38 @@ class SettledBoard:
             return reading
         layout = position.variant.layout
         chips = position.white is not None
-        moved = list(note.get("moved", ()))
+        moved: dict[str, float] = dict(note.get("moved", {}))
         looks = [(label, "kept") for label in note.get("kept", ())] + [(label, "moved") for label in moved]
         looks += [(label, "changed") for label in note.get("changed", ()) if label not in moved]
         pits = dict(reading.pits)
         for label, look in looks:
-            if pits.get(label) is not None and label in layout.labels:
+            pit = pits.get(label)
+            if pit is not None and label in layout.labels:
                 k = layout.index_of(label)
-                same = getattr(LOOKS[chips, layout.pits[k].is_store], look)
+                kind = chips, layout.pits[k].is_store
+                same = getattr(LOOKS[kind], look)
+                weights = count_weights(len(pit.counts), position.pits[k], same, moved.get(label), SEED_AREAS[kind])
                 white = None if position.white is None or look != "kept" else position.white[k]
-                pits[label] = _weighed(pits[label], position.pits[k], white, 1 / same)
+                pits[label] = PitReading(_weighed(pit.counts, weights), pit.white if pit.white is None or white is None
+                                         else _weighed(pit.white, [same if w == white else 1.0 for w in range(len(pit.white))]))
         return Reading(pits, reading.source, reading.time, reading.status, reading.notes)
 
 
-def _weighed(pit: PitReading, count: int, white: int | None, others: float) -> PitReading:
-    """``pit`` with every count but ``count`` (and, given ``white``, every white count but it)
-    ``others`` times as likely."""
-    return PitReading(_scaled(pit.counts, count, others), pit.white if pit.white is None or white is None
-                      else _scaled(pit.white, white, others))
+def count_weights(size: int, count: int, same: float, moved_mm2: float | None, area: SeedArea) -> list[float]:
+    """How likely a pit's look makes each count from 0 to ``size - 1``: the position's ``count``
+    ``same`` times as likely as another; and, where a spot moved, the area that changed says how
+    many seeds were sown on the pit or taken from it (``area``), the position's count staying
+    ``same`` times as likely as the likeliest other."""
+    if moved_mm2 is None:
+        return [same if k == count else 1.0 for k in range(size)]
+    weights = [area.weight(moved_mm2, abs(k - count), k > count) if k != count else 0.0 for k in range(size)]
+    if count < size:
+        weights[count] = same * max(weights, default=1.0)
+    return weights
 
 
-def _scaled(probabilities: Sequence[float], keep: int, others: float) -> tuple[float, ...]:
-    raw = [p if k == keep else p * others for k, p in enumerate(probabilities)]
+def _weighed(probabilities: Sequence[float], weights: Sequence[float]) -> tuple[float, ...]:
+    """``probabilities`` times ``weights``, normalised (as they were if nothing is left)."""
+    raw = [p * w for p, w in zip(probabilities, weights)]
     total = sum(raw)
     return tuple(p / total for p in raw) if total > 0 else tuple(probabilities)

@@ -11,7 +11,8 @@ Each Reading it emits also says which pits kept their look since the one
 before (:mod:`vision.unchanged`), in ``notes["still_board"]``: ``at`` (this
 still board's time), ``since`` (the previous one's, or None), ``kept`` and
 ``changed`` (pit labels), and ``moved``: the changed pits where a spot the size
-of a seed changed. A board on which nothing moved is the previous one
+of a seed changed, each with the area that changed (mm2: about twice as much for
+two seeds added or taken as for one). A board on which nothing moved is the previous one
 still (the same ``at``). The session uses the note to pin those pits to the
 counts the game knows (:mod:`pitwatch.settled`).
 """
@@ -121,12 +122,13 @@ class StillnessGate:
         ``at``, so that the next board is compared with the one the game was last known to show."""
         since, before = self._last_still if self._last_still is not None else (None, {})
         looks = compare_looks(before, views)
-        kept = [label for label, look in looks.items() if look == KEPT]
+        kept = [label for label, look in looks.items() if look.name == KEPT]
         if since is not None and len(kept) == len(views):
-            return {"at": since, "since": since, "kept": kept, "changed": [], "moved": []}
+            return {"at": since, "since": since, "kept": kept, "changed": [], "moved": {}}
         self._last_still = (at, views)
-        return {"at": at, "since": since, "kept": kept, "changed": [label for label, look in looks.items() if look != KEPT],
-                "moved": [label for label, look in looks.items() if look == MOVED]}
+        return {"at": at, "since": since, "kept": kept,
+                "changed": [label for label, look in looks.items() if look.name != KEPT],
+                "moved": {label: look.moved_mm2 for label, look in looks.items() if look.name == MOVED}}
 
     def _reset(self, state: str, motion: float, spot_mm2: float = 0.0) -> None:
         self._quiet = []

@@ -35,6 +35,7 @@ FRAME_SIZE = (1280, 720)
 _BAND_ROWS = 90  # see _bands
 
 # Seed looks: semi-axes in mm and base colours (BGR, 0..1).
+Stack = tuple[tuple[int, bool], ...]  # a hollow's seeds, bottom first: (place in its pile's order, white chip)
 _SEED_AXES = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "chip": (6.0, 6.0)}
 _GLASS_COLOURS = ((0.75, 0.35, 0.15), (0.25, 0.6, 0.2), (0.15, 0.45, 0.8), (0.7, 0.7, 0.65), (0.35, 0.2, 0.6))
 _CHIP_COLOURS = {"yellow": (0.15, 0.78, 0.92), "white": (0.9, 0.9, 0.88)}
@@ -83,6 +84,8 @@ class Shot:
     seed: int = 0  # randomness of seed placement, the hand's pose and the noise
     piles: Mapping[str, int] | None = None  # per hollow, its own placement randomness instead of ``seed``'s:
     # a pile given the same number keeps its seeds where they lay and, with more seeds, adds them on top
+    stacks: Mapping[str, Stack] | None = None  # with ``piles``, which of a pile's seeds lie in a hollow (default:
+    # the first ``count``, the white chips the last ones dropped): a chip taken leaves the others where they lay
     exposure: int | None = None  # the sensor noise's own randomness (None: from ``seed``): the next
     # frame of a still board is the same shot with another exposure
 
@@ -295,32 +298,62 @@ def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, flo
 
 
 def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
-                rng: np.random.Generator, piles: Mapping[str, int] | None = None) -> dict[str, list[tuple[float, float]]]:
+                rng: np.random.Generator, piles: Mapping[str, int] | None = None,
+                stacks: Mapping[str, Stack] | None = None) -> dict[str, list[tuple[float, float]]]:
     """Draw every hollow's seeds on the board texture; their centres (board mm) per hollow.
 
     With ``piles`` each hollow's seeds come from that hollow's own number: where each seed
     lies, and how it looks, depends only on the seeds before it, so the same number with more
-    seeds adds them on top of a pile that stays as it was (the white chips are the last ones
-    dropped)."""
+    seeds adds them on top of a pile that stays as it was. Which of them lie there, and which
+    are white chips, is the hollow's stack (``stacks``; by default the first ``count`` of the
+    pile, the white chips the last ones dropped: :func:`stack_of`)."""
     lamp = _lamp(scene)
     seed_r = max(_SEED_AXES[scene.seed_kind])
     centres: dict[str, list[tuple[float, float]]] = {}
     for hollow in scene.profile.hollows:
         n = counts.get(hollow.label, 0)
         whites = (white or {}).get(hollow.label, 0)
-        is_white = [k < whites for k in range(n)]
         if piles is None:
+            is_white = [k < whites for k in range(n)]
             rng.shuffle(is_white)
             placed = _place_seeds(n, hollow.centre, hollow.axes, seed_r, rng)
-            looks = [rng] * n
+            drawn = [(place, is_white[k], rng) for k, place in enumerate(placed)]
         else:
-            is_white.reverse()
-            placed = _place_seeds(n, hollow.centre, hollow.axes, seed_r, np.random.default_rng([piles[hollow.label], 0]))
-            looks = [np.random.default_rng([piles[hollow.label], 1, k]) for k in range(n)]
-        centres[hollow.label] = [(x, y) for x, y, _ in placed]
-        for k, (x, y, level) in enumerate(placed):
-            _draw_seed(board, scene.seed_kind, (x, y), is_white[k], level, lamp, looks[k])
+            stack = (stacks or {}).get(hollow.label, stack_of(n, whites))
+            if (len(stack), sum(w for _, w in stack)) != (n, whites):
+                raise ValueError(f"{hollow.label}: its stack holds {len(stack)} seeds, {sum(w for _, w in stack)} white, "
+                                 f"not {n} and {whites}")
+            pile = piles[hollow.label]
+            placed = _place_seeds(1 + max((k for k, _ in stack), default=-1), hollow.centre, hollow.axes, seed_r,
+                                  np.random.default_rng([pile, 0]))
+            drawn = [(placed[k], is_white, np.random.default_rng([pile, 1, k])) for k, is_white in stack]
+        centres[hollow.label] = [(x, y) for (x, y, _), _, _ in drawn]
+        for (x, y, level), is_white, look in drawn:
+            _draw_seed(board, scene.seed_kind, (x, y), is_white, level, lamp, look)
     return centres
+
+
+def stack_of(count: int, white: int = 0) -> Stack:
+    """A fresh pile's stack: ``count`` seeds, the last ``white`` of them dropped white chips."""
+    return tuple((k, k >= count - white) for k in range(count))
+
+
+def restacked(stack: Stack, count: int, white: int = 0) -> Stack:
+    """``stack`` once it holds ``count`` seeds, ``white`` of them white chips, as hands change a
+    pile they do not lift: chips sown land on top (yellow ones, then white ones), and a chip taken
+    is the topmost of its colour, the others left where they lay (a penalty chip taken from an
+    outbox does not turn another chip white)."""
+    chips = list(stack)
+    add = {True: white - sum(w for _, w in chips), False: count - white - sum(not w for _, w in chips)}
+    for colour, change in add.items():
+        for _ in range(-change):
+            chips.pop(max(i for i, (_, w) in enumerate(chips) if w == colour))
+    top = max((k for k, _ in stack), default=-1)
+    for colour in (False, True):
+        for _ in range(max(add[colour], 0)):
+            top += 1
+            chips.append((top, colour))
+    return tuple(chips)
 
 
 def _draw_seed(board: np.ndarray, kind: str, centre: tuple[float, float], white: bool, level: int,
@@ -563,7 +596,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     profile = scene.profile
     board = _empty_board(scene).copy()
     glared = _glare(board, scene, shot) if shot.glare > 0 else frozenset()
-    seeds = _draw_seeds(board, scene, counts, white, rng, shot.piles)
+    seeds = _draw_seeds(board, scene, counts, white, rng, shot.piles, shot.stacks)
     strays = _draw_strays(board, scene, shot) if shot.strays else ()
 
     map_xy, map_fraction, inside, table_shade = _view(scene, shot.nudge)

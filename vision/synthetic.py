@@ -25,7 +25,7 @@ from calibration.calibrate import calibrate
 from calibration.profiles import board_profile, start_counts
 
 from .camera import Frame, FrameSource, SourceError
-from .render import Scene, Shot, random_scene, render
+from .render import Scene, Shot, Stack, random_scene, render, restacked, stack_of
 
 Counts = tuple[dict[str, int], dict[str, int] | None]
 
@@ -61,8 +61,8 @@ class SyntheticCamera(FrameSource):
         self.scene: Scene = random_scene(self.profile.name, self._rng)
         self._index = 0
         self._closed = False
-        self._last_counts: dict[str, int] = {}
-        self._lifts: dict[str, int] = {}  # per hollow, how often it lost seeds: its pile's generation
+        self._stacks: dict[str, Stack] = {}  # per hollow, which of its pile's seeds lie there
+        self._lifts: dict[str, int] = {}  # per hollow, how often it was lifted: its pile's generation
 
     def _counts(self) -> Counts:
         value = self.counts_fn()
@@ -78,19 +78,25 @@ class SyntheticCamera(FrameSource):
         # seeds lie still while the counts do not change (the strays and the hand follow the counts)
         placement = zlib.crc32(repr(sorted(counts[0].items())).encode() + repr(counts[1]).encode())
         drift = self._rng
+        self._restack(*counts)
         return Shot(gain=float(drift.uniform(0.95, 1.03)), tint=(1.0, 1.0, 1.0), noise=2.0, jpeg=85, hand=hand,
                     strays=self.strays, seed=placement if not hand else placement ^ int(drift.integers(1 << 20)),
-                    piles=self._piles_of(counts[0]))
+                    piles={label: zlib.crc32(f"{self.name}:{label}:{self._lifts.get(label, 0)}".encode())
+                           for label in self.profile.layout.labels},
+                    stacks=dict(self._stacks))
 
-    def _piles_of(self, counts: Mapping[str, int]) -> dict[str, int]:
-        """Each hollow's pile: it stays while its count does and gains seeds on top as it grows;
-        a pit that lost seeds was lifted (or robbed of a chip), and its seeds lie anew."""
-        labels = self.profile.layout.labels
-        for label in labels:
-            if counts.get(label, 0) < self._last_counts.get(label, 0):
-                self._lifts[label] = self._lifts.get(label, 0) + 1
-        self._last_counts = dict(counts)
-        return {label: zlib.crc32(f"{self.name}:{label}:{self._lifts.get(label, 0)}".encode()) for label in labels}
+    def _restack(self, counts: Mapping[str, int], white: Mapping[str, int] | None) -> None:
+        """Each hollow's pile stays while its count does and gains seeds on top as it grows. A
+        Pass It On pit one chip short was robbed of a penalty chip (the topmost of its colour, the
+        others left as they lay); a pit that lost seeds otherwise was lifted: its seeds lie anew."""
+        for label in self.profile.layout.labels:
+            n, w = counts.get(label, 0), (white or {}).get(label, 0)
+            last = self._stacks.get(label)
+            if last is not None and (n >= len(last) or (self.profile.chips and n == len(last) - 1)):
+                self._stacks[label] = restacked(last, n, w)
+            else:
+                self._lifts[label] = self._lifts.get(label, 0) + (last is not None)
+                self._stacks[label] = stack_of(n, w)
 
     def frame_of(self, counts: Mapping[str, int], white: Mapping[str, int] | None = None, hand: bool = False) -> np.ndarray:
         """One rendered frame of this scene showing ``counts`` (used for calibration and tests)."""

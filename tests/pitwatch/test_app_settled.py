@@ -14,8 +14,9 @@ SEED_PIT, SEED_STORE, SECTION, OUTBOX = LOOKS[False, False], LOOKS[False, True],
 from rules import PitReading, Reading, pit_reading
 
 
-def still(at: float, since: float | None, kept=(), changed=(), moved=()) -> dict:
-    return {"still_board": {"at": at, "since": since, "kept": list(kept), "changed": list(changed), "moved": list(moved)}}
+def still(at: float, since: float | None, kept=(), changed=(), moved=None) -> dict:
+    """A camera note: ``moved`` maps each moved pit to the area (mm2) that changed."""
+    return {"still_board": {"at": at, "since": since, "kept": list(kept), "changed": list(changed), "moved": dict(moved or {})}}
 
 
 def test_a_kept_pit_is_pinned_to_the_position_and_a_changed_one_leans_away_from_it():
@@ -40,7 +41,7 @@ def test_a_seed_seen_moved_is_strong_evidence_and_a_change_without_one_depends_o
     kalah = rules.variant("kalah").start()  # every pit 4, stores 0
     unsure = pit_reading([0, 0, 0, 0.5, 0.5])  # 3 or 4
     pinned = settled.pinned(Reading({"A": unsure, "B": unsure}, "camera",
-                                    notes=still(2.0, 1.0, changed=["A", "B"], moved=["A"])), kalah)
+                                    notes=still(2.0, 1.0, changed=["A", "B"], moved={"A": 50})), kalah)
     assert pinned.pits["A"].counts[4] == pytest.approx(SEED_PIT.moved / (1 + SEED_PIT.moved))
     assert pinned.pits["B"].counts[4] == pytest.approx(SEED_PIT.changed / (1 + SEED_PIT.changed))
     store = pit_reading([0.5, 0.5])  # 0 or 1
@@ -117,7 +118,7 @@ def test_a_penalty_chip_taken_from_a_heap_the_camera_cannot_count_is_told_by_the
     probabilities[after.pits[s]], probabilities[after.pits[s] + 1] = 0.97, 0.03
     pits["S"] = pit_reading(probabilities, [0, 1] if after.white[s] else [1])
     pits["N"] = pit_reading([0.0] * (after.pits[n] - 1) + [0.5, 0.5], [1, 0] if not after.white[n] else [0, 1])
-    notes = still(2.0, 1.0, kept=[label for label in labels if label != "S"], changed=["S"], moved=["S"]) if looks \
+    notes = still(2.0, 1.0, kept=[label for label in labels if label != "S"], changed=["S"], moved={"S": 85}) if looks \
         else still(2.0, 1.0)
     verdict = session.submit(Reading(pits, "camera", notes=notes))
     if looks:
@@ -144,12 +145,51 @@ def test_an_outbox_that_kept_its_look_was_not_robbed_by_a_quick_penalty(recorder
     counts = [0.0] * (after.pits[s] + 1)
     counts[after.pits[s] - 1], counts[after.pits[s]] = 0.25, 0.75
     pits["S"] = pit_reading(counts, pits["S"].white)
-    touched = [label for k, label in enumerate(labels) if after.pits[k] != before.pits[k]]
-    notes = still(2.0, 1.0, kept=[label for label in labels if label not in touched], changed=touched, moved=touched) \
+    touched = {label: 85 * abs(after.pits[k] - before.pits[k]) for k, label in enumerate(labels) if after.pits[k] != before.pits[k]}
+    notes = still(2.0, 1.0, kept=[label for label in labels if label not in touched], changed=list(touched), moved=touched) \
         if looks else still(2.0, 1.0)
     verdict = session.submit(Reading(pits, "camera", notes=notes))
     if looks:
         assert verdict["kind"] == "move" and verdict["moves"] == [str(move)], verdict
         assert session.game.position == after
+    else:
+        assert verdict["kind"] == "ambiguous", verdict
+
+
+def must_pass_twice() -> rules.Position:
+    """A Pass It On position where the player to move must pass, and after that the other too."""
+    variant = rules.variant("pass-it-on")
+    rng, position = random.Random(2), variant.start()
+    while True:
+        moves = variant.legal_moves(position)
+        if all(m.is_pass for m in moves) and \
+                all(m.is_pass for m in variant.legal_moves(variant.play(position, moves[0], events=False)[0])):
+            return position
+        position = variant.play(position, rng.choice(moves), events=False)[0]
+
+
+@pytest.mark.parametrize("moved_mm2, committed", [(85, True), (165, False), (None, False)])
+def test_the_area_a_moved_outbox_changed_tells_one_penalty_chip_taken_from_two(recorder, moved_mm2, committed):
+    """South must pass, then North. The camera next sees South's outbox one chip short, 85 % sure
+    (15 %: two short, both players having passed from it before the camera saw a still board).
+    A chip taken changes some 80 mm2 of an outbox, two chips twice that (looks_bench.py): a
+    change of 85 mm2 commits the one pass; one of 165 mm2, or no note, leaves the question."""
+    before = must_pass_twice()
+    variant = before.variant
+    session = Session(recorder)
+    session.new_game("pass-it-on", {}, "Ann", "Bob", start=before)
+    shown = Reading.of_position(before)
+    assert session.submit(Reading(shown.pits, "camera", notes=still(1.0, None)))["kind"] == "unchanged"
+    after, _ = variant.play(before, variant.parse_move(before, "pass:S:y"))
+    s = variant.layout.labels.index("S")
+    pits = dict(Reading.of_position(after).pits)
+    counts = [0.0] * (after.pits[s] + 1)
+    counts[after.pits[s] - 1], counts[after.pits[s]] = 0.15, 0.85
+    pits["S"] = pit_reading(counts, pits["S"].white)
+    kept = [label for label in variant.layout.labels if label != "S"]
+    notes = still(2.0, 1.0) if moved_mm2 is None else still(2.0, 1.0, kept=kept, changed=["S"], moved={"S": moved_mm2})
+    verdict = session.submit(Reading(pits, "camera", notes=notes))
+    if committed:
+        assert verdict["kind"] == "move" and verdict["moves"] == ["pass:S:y"], verdict
     else:
         assert verdict["kind"] == "ambiguous", verdict

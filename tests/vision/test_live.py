@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from pitwatch.settled import SEED_AREAS
 from vision.camera import open_source
 from vision.live import StillnessGate
 from vision.reader import BoardReader
@@ -60,14 +61,14 @@ def test_gate_resets_on_lost_board_and_refuses_bad_settings():
 def test_each_reading_says_which_pits_kept_their_look_since_the_last():
     variant, position, camera, reader, gate = kalah_table(4, still_frames=2)
     first = [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(2)) if r is not None]
-    assert first[0].notes["still_board"] == {"at": first[0].time, "since": None, "kept": [], "changed": [], "moved": []}
+    assert first[0].notes["still_board"] == {"at": first[0].time, "since": None, "kept": [], "changed": [], "moved": {}}
 
     camera.hand = True  # a hand comes and goes, touching nothing: the same still board
     gate.update(reader.read(camera.read().image))
     camera.hand = False
     hover = [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(3)) if r is not None]
     still = hover[0].notes["still_board"]
-    assert (still["at"], still["since"], still["changed"], still["moved"]) == (first[0].time, first[0].time, [], [])
+    assert (still["at"], still["since"], still["changed"], still["moved"]) == (first[0].time, first[0].time, [], {})
     assert sorted(still["kept"]) == sorted(variant.layout.labels)
 
     position["now"], _ = variant.play(position["now"], variant.parse_move(position["now"], "C"))  # C lifted, D E F S sown
@@ -78,6 +79,7 @@ def test_each_reading_says_which_pits_kept_their_look_since_the_last():
     note = second[0].notes["still_board"]
     assert note["since"] == first[0].time and note["at"] == second[0].time > first[0].time
     assert sorted(note["changed"]) == sorted(note["moved"]) == ["C", "D", "E", "F", "S"]  # seeds lifted or dropped
+    assert note["moved"]["C"] > max(note["moved"][label] for label in "DEF")  # four seeds lifted, one sown
     assert sorted(note["kept"]) == sorted(set(variant.layout.labels) - {"C", "D", "E", "F", "S"})
 
 
@@ -155,3 +157,23 @@ def test_a_board_placed_a_pixel_apart_is_not_motion_but_a_seed_dropped_is(setup_
     assert not np.array_equal(third.image_to_board, second.image_to_board)
     gate.update(third)
     assert gate.state.state == "moving", gate.state
+
+
+def test_the_demo_camera_takes_a_penalty_chip_off_its_pile_and_leaves_the_others_as_they_lay():
+    """A Pass It On outbox one chip short was robbed of a penalty chip, not lifted: the demo's
+    board keeps the other chips where they lay, so the gate sees one chip's change there (less
+    than two chips' median area), and every other pit kept its look."""
+    labels = rules.variant("pass-it-on").layout.labels
+    counts = {**{label: 3 for label in labels}, "N": 12, "S": 12}
+    white = {**{label: 0 for label in labels}, "A": 1, "S": 2}
+    camera = SyntheticCamera("pass-it-on", lambda: (counts, white), rng_seed=3)
+    reader, gate = BoardReader(camera.calibration()), StillnessGate(still_frames=2)
+    assert [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(2)) if r is not None]
+    counts["S"] = 11  # a yellow chip taken
+    camera.hand = True
+    gate.update(reader.read(camera.read().image))
+    camera.hand = False
+    after = [r for r in (gate.update(reader.read(camera.read().image)) for _ in range(3)) if r is not None]
+    note = after[0].notes["still_board"]
+    assert list(note["moved"]) == ["S"] and note["moved"]["S"] < 2 * SEED_AREAS[True, True].taken, note
+    assert sorted(note["kept"]) == sorted(set(labels) - {"S"})

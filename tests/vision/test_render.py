@@ -5,9 +5,11 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
+import pytest
 
 from calibration.profiles import board_profile
-from vision.render import FRAME_SIZE, Shot, _expose, _light, project, random_counts, random_scene, random_shot, render
+from vision.render import (FRAME_SIZE, Shot, _expose, _light, project, random_counts, random_scene, random_shot, render,
+                           restacked, stack_of)
 
 
 def test_same_seed_same_image_and_truth():
@@ -57,6 +59,30 @@ def test_a_pile_keeps_its_seeds_where_they_lay_and_new_ones_land_on_top():
     assert after.seeds["D"][:3] == before.seeds["D"]
     regrown = render(scene, {"C": 12, "D": 3}, None, replace(shot, piles={**shot.piles, "C": 99}))
     assert regrown.seeds["C"] != before.seeds["C"] and regrown.seeds["D"] == before.seeds["D"]
+
+
+def test_a_chip_taken_from_a_pile_leaves_the_others_where_they_lay_with_their_colours():
+    """``Shot.stacks``: a penalty chip taken is the topmost of its colour; the chips above and
+    beside it stay put and no other chip changes colour (before stacks, taking a yellow chip
+    from a pile topped by a white one turned another chip white)."""
+    assert stack_of(5, 2) == ((0, False), (1, False), (2, False), (3, True), (4, True))
+    taken = restacked(stack_of(5, 2), 4, 2)  # a yellow chip taken
+    assert taken == ((0, False), (1, False), (3, True), (4, True))
+    assert restacked(taken, 6, 3) == (*taken, (5, False), (6, True))  # a yellow and a white sown on top
+    assert restacked(taken, 3, 1) == ((0, False), (1, False), (3, True))  # a white one taken
+
+    scene = random_scene("2x5+outboxes", np.random.default_rng(3))
+    shot = Shot(seed=5, piles={label: 60 + k for k, label in enumerate(scene.profile.layout.labels)})
+    before = render(scene, {"S": 5}, {"S": 2}, replace(shot, stacks={"S": stack_of(5, 2)}))
+    after = render(scene, {"S": 4}, {"S": 2}, replace(shot, stacks={"S": taken}))
+    assert after.seeds["S"] == [centre for k, centre in enumerate(before.seeds["S"]) if k != 2]
+    x, y = before.seeds["S"][2]
+    (cx, cy), (rim_x, rim_y) = project(scene, np.array([(x, y), (x + 6.0, y)]), shot).reshape(-1, 2)  # a chip: 6 mm radius
+    ys, xs = np.nonzero(np.abs(after.image.astype(int) - before.image.astype(int)).max(axis=2) > 40)
+    assert len(xs) and np.hypot(xs - cx, ys - cy).max() < 2 * np.hypot(rim_x - cx, rim_y - cy)  # only where it lay
+
+    with pytest.raises(ValueError, match="S: its stack holds 4 seeds, 2 white, not 5 and 2"):
+        render(scene, {"S": 5}, {"S": 2}, replace(shot, stacks={"S": taken}))
 
 
 def test_hand_hides_pits_and_is_reported():

@@ -48,12 +48,13 @@ def test_untouched_piles_keep_their_look_and_a_seed_added_or_taken_changes_it(se
     before = views(scene, calibration, counts, white, replace(TABLE, piles=piles))
 
     looks = compare_looks(before, views(scene, calibration, counts, white, later(replace(TABLE, piles=piles))))
-    assert looks == {label: KEPT for label in labels}
+    assert {label: look.name for label, look in looks.items()} == {label: KEPT for label in labels}
 
     taken, sown = stores[0], labels[2]  # a chip taken off the top of a full outbox, a seed sown on a heap
     touched = {**counts, taken: counts[taken] - 1, sown: counts[sown] + 1}
     looks = compare_looks(before, views(scene, calibration, touched, white, later(replace(TABLE, piles=piles))))
-    assert looks == {label: MOVED if label in (taken, sown) else KEPT for label in labels}
+    assert {label: look.name for label, look in looks.items()} == {label: MOVED if label in (taken, sown) else KEPT
+                                                                   for label in labels}
 
 
 @pytest.mark.parametrize("board, kind", [("pass-it-on", None), ("kalah", "bean")])
@@ -71,10 +72,11 @@ def test_noise_and_a_nudged_board_change_untouched_piles_but_move_no_seed(setup_
     dx, dy, turn = noisy.nudge
     pushed = replace(later(noisy), nudge=(dx + 3.0, dy + 1.8, turn))
     looks = compare_looks(before, views(scene, calibration, counts, white, pushed))
-    assert CHANGED in looks.values() and MOVED not in looks.values(), looks
+    names = [look.name for look in looks.values()]
+    assert CHANGED in names and MOVED not in names, looks
 
 
 def test_windows_of_other_sizes_are_not_the_same_look():
     window = np.full((46, 52, 3), 120, np.uint8)
-    assert compared_look(window, window.copy()) == KEPT
-    assert compared_look(window, window[:40]) == CHANGED
+    assert compared_look(window, window.copy()).name == KEPT
+    assert compared_look(window, window[:40]).name == CHANGED
