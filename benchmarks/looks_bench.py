@@ -1,16 +1,17 @@
 """Pits that kept their look: how often an untouched pile is seen untouched, and a touched one not.
 
     .venv/bin/python benchmarks/looks_bench.py [--setups 3] [--frames 4] [--seed 11] [--easy]
+        [--boards kalah,pass-it-on]
 
 For several board profiles and seed kinds, ``--setups`` set-ups each show
 ``--frames`` random boards twice, as a table does between two still moments:
 the set-up's camera, lens and lamp stay (hard by default: blur, noise, JPEG,
 uneven light), the light drifts by up to 5 %, the board is nudged by up to
 3 mm one time in three, the exposure is new, and the seeds lie as they lay
-(the renderer's ``Shot.piles`` and ``Shot.stacks``), except that in some pits one or
-two seeds were sown on top and in others the top one or two were taken off (the
-other chips keep their colours). Every pit the reader
-counts in both frames is compared (``vision.unchanged.compared_look``).
+(the renderer's ``Shot.piles`` and ``Shot.stacks``), except that in some pits
+one or two seeds were sown on top and in others the top one or two were taken
+off (the other chips keep their colours). Every pit the reader counts in both
+frames is compared (``vision.unchanged.compared_look``).
 
 Prints, per kind of pit, how untouched and touched pits looked: kept their
 look, changed with no seed-sized spot, or moved (a seed-sized spot changed).
@@ -45,7 +46,6 @@ NUDGED, NUDGE_MM, DRIFT = 1 / 3, 3.0, 0.05
 KIND_NAMES = {(False, False): "pit", (False, True): "store", (True, False): "pit, chips", (True, True): "store, chips"}
 Kind = tuple[bool, bool]  # (chips, store), as pitwatch.settled's tables
 TOUCHES = ((0.2, 1), (0.4, -1), (0.5, 2), (0.6, -2))  # (cumulative share of the non-empty pits, seeds added)
-CHANGES = tuple(change for _, change in TOUCHES)
 
 
 def touched(stacks: dict[str, Stack], rng: np.random.Generator) -> dict[str, Stack]:
@@ -62,6 +62,7 @@ def touched(stacks: dict[str, Stack], rng: np.random.Generator) -> dict[str, Sta
 
 
 def whites(stack: Stack) -> int:
+    """How many of a stack's seeds are white chips."""
     return sum(white for _, white in stack)
 
 

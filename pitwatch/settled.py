@@ -16,19 +16,20 @@ the note into evidence: each look makes the position's count ``LOOKS[kind]``
 times as likely as any other, as measured by ``benchmarks/looks_bench.py`` on
 rendered frames (docs/vision.md, section 5; touched piles given or robbed of one
 seed or two), with a margin:
-- kept: a touched pile of seeds kept its look 0.2-0.3 % of the time, so the
+- kept: a touched pile of seeds kept its look 0-0.3 % of the time, so the
   position's count is 50 times as likely; Pass It On's flat chips in a section
-  may land square on one another (0.4-0.5 %, up to 4.8 % in clean pictures): 10
+  may land square on one another (0.4-0.5 %, 1.9 % in clean pictures): 10
   times. One outbox given or robbed of chips in 456 kept its look: 50 times;
-- moved: an untouched pile of seeds showed such a spot 0.05 % of the time (2 in
-  3,727 playing pits), so what is left is a pile touched and left as many (a relay
+- moved: an untouched pile of seeds showed such a spot 0.08 % of the time (4 in
+  4,921 playing pits), so what is left is a pile touched and left as many (a relay
   sowing that lifts a pit and later drops as many back, a hand that brushes a
   pile): 0.02 times. One untouched outbox of chips in 536 showed one (its chips'
   sharp edges), and 96-100 % of touched ones: 0.01 times there;
 - changed, with no seed-sized spot: what noise, JPEG and a nudged board do to
   untouched piles, and a seed sown flat on a pile of its like to touched ones,
-  in proportions that depend on the pit. A playing pit of seeds was touched 3
-  to 13 times as often as not (0.3 times); an outbox of chips, whose chips show
+  in proportions that depend on the pit. A playing pit of seeds was touched 2
+  to 12 times as often as not (0.5 times; 0.3 until two seeds were measured
+  too); an outbox of chips, whose chips show
   large, some 14 times less often (22 % of untouched outboxes, 1.5 % of touched
   ones: 8 times); a section of chips or a store of seeds about as often: no
   evidence either way.
@@ -64,7 +65,7 @@ class LookWeights(NamedTuple):
 
 
 LOOKS = {  # (chips, store) -> weights
-    (False, False): LookWeights(kept=50.0, changed=0.3, moved=0.02),  # a playing pit of seeds
+    (False, False): LookWeights(kept=50.0, changed=0.5, moved=0.02),  # a playing pit of seeds
     (False, True): LookWeights(kept=50.0, changed=1.0, moved=0.02),  # a store of seeds
     (True, False): LookWeights(kept=10.0, changed=1.0, moved=0.02),  # a Pass It On section
     (True, True): LookWeights(kept=50.0, changed=8.0, moved=0.01),  # a Pass It On outbox

@@ -34,8 +34,9 @@ SEED_KINDS = ("bean", "glass", "pebble")
 FRAME_SIZE = (1280, 720)
 _BAND_ROWS = 90  # see _bands
 
-# Seed looks: semi-axes in mm and base colours (BGR, 0..1).
 Stack = tuple[tuple[int, bool], ...]  # a hollow's seeds, bottom first: (place in its pile's order, white chip)
+
+# Seed looks: semi-axes in mm and base colours (BGR, 0..1).
 _SEED_AXES = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "chip": (6.0, 6.0)}
 _GLASS_COLOURS = ((0.75, 0.35, 0.15), (0.25, 0.6, 0.2), (0.15, 0.45, 0.8), (0.7, 0.7, 0.65), (0.35, 0.2, 0.6))
 _CHIP_COLOURS = {"yellow": (0.15, 0.78, 0.92), "white": (0.9, 0.9, 0.88)}

@@ -10,13 +10,13 @@ compared with the same window at the board's previous still moment; the pits
 that kept their look hold what they held then, which the game knows exactly
 (the session pins them: :mod:`pitwatch.settled`).
 
-"Unchanged" is strong evidence: a pile given one seed on top, or robbed of
-its top one, kept its look in 0.1-0.4 % of such pits with seeds and 0.8-4.8 %
-with Pass It On's flat chips, which may land square on one another
-(``benchmarks/looks_bench.py``; docs/vision.md, section 5). So is "moved": a
-spot the size of a seed's top (``SEED_SPOT_PX``) changed, which a seed added,
-taken or shifted makes in 82-100 % of touched piles and noise or a nudge
-almost never (0.06 % of untouched piles of seeds). A change without such a spot is weak
+"Unchanged" is strong evidence: a pile given one or two seeds on top, or robbed
+of its top one or two, kept its look in 0-0.3 % of such pits with seeds (a store
+once in 93) and 0.4-1.9 % with Pass It On's flat chips, which may land square on
+one another (``benchmarks/looks_bench.py``; docs/vision.md, section 5). So is
+"moved": a spot the size of a seed's top (``SEED_SPOT_PX``) changed, which a seed
+added, taken or shifted makes in 82-100 % of touched piles and noise or a nudge
+almost never (0.08 % of untouched piles of seeds). A change without such a spot is weak
 evidence: noise, JPEG and a board nudged by 3 mm (the lens bends the windows
 apart) change thin rims and scattered pixels of 3 to 35 % of untouched piles,
 and a seed sown flat on a pile of its like changes little more. The comparison
