@@ -126,9 +126,10 @@ class SettledBoard:
                 kind = chips, layout.pits[k].is_store
                 same = getattr(LOOKS[kind], look)
                 weights = count_weights(len(pit.counts), position.pits[k], same, moved.get(label), SEED_AREAS[kind])
-                white = None if position.white is None or look != "kept" else position.white[k]
-                pits[label] = PitReading(_weighed(pit.counts, weights), pit.white if pit.white is None or white is None
-                                         else _weighed(pit.white, [same if w == white else 1.0 for w in range(len(pit.white))]))
+                white = pit.white
+                if white is not None and position.white is not None and look == "kept":  # its white chips kept too
+                    white = _weighed(white, [same if w == position.white[k] else 1.0 for w in range(len(white))])
+                pits[label] = PitReading(_weighed(pit.counts, weights), white)
         return Reading(pits, reading.source, reading.time, reading.status, reading.notes)
 
 
