@@ -45,6 +45,7 @@ BOARDS = ("kalah", "oware", "pass-it-on", "bao-kenya", "bao-la-kujifunza")
 NUDGED, NUDGE_MM, DRIFT = 1 / 3, 3.0, 0.05
 KIND_NAMES = {(False, False): "pit", (False, True): "store", (True, False): "pit, chips", (True, True): "store, chips"}
 Kind = tuple[bool, bool]  # (chips, store), as pitwatch.settled's tables
+Z90 = 1.2816  # the standard normal's 90th percentile: a log-normal's 10th to 90th percentiles span 2 * Z90 sigma
 TOUCHES = ((0.2, 1), (0.4, -1), (0.5, 2), (0.6, -2))  # (cumulative share of the non-empty pits, seeds added)
 
 
@@ -141,7 +142,7 @@ def print_areas(areas: dict[tuple[Kind, int], list[int]]) -> None:
     for kind, change in sorted(areas):
         found = areas[kind, change]
         q10, q50, q90 = np.percentile(found, (10, 50, 90))
-        spread = math.log(max(q90, 1) / max(q10, 1)) / (2 * 1.2816)
+        spread = math.log(max(q90, 1) / max(q10, 1)) / (2 * Z90)
         seeds, other = abs(change), 3 - abs(change)
         odds = [SEED_AREAS[kind].weight(area, seeds, change > 0) / SEED_AREAS[kind].weight(area, other, change > 0)
                 for area in found]

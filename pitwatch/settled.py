@@ -142,7 +142,7 @@ def count_weights(size: int, count: int, same: float, moved_mm2: float | None, a
         return [same if k == count else 1.0 for k in range(size)]
     weights = [area.weight(moved_mm2, abs(k - count), k > count) if k != count else 0.0 for k in range(size)]
     if count < size:
-        weights[count] = same * max(weights, default=1.0)
+        weights[count] = same * max(weights)
     return weights
 
 

@@ -132,8 +132,8 @@ def test_a_penalty_chip_taken_from_a_heap_the_camera_cannot_count_is_told_by_the
 def test_an_outbox_that_kept_its_look_was_not_robbed_by_a_quick_penalty(recorder, looks):
     """After a move the next player, who must pass, may already have taken a penalty chip from
     South's outbox before the camera saw the board, and the camera cannot tell the outbox's 4 from
-    3 (3 to 1). The outbox kept its look: no chip was taken (not one outbox given or robbed of a
-    chip kept its look on the benchmark), and the move alone is committed. Without the note it is
+    3 (3 to 1). The outbox kept its look: no chip was taken (one outbox given or robbed of chips in
+    456 kept its look on the benchmark), and the move alone is committed. Without the note it is
     a question for the players."""
     before, move, after = forced_pass(sparing="S")
     session = Session(recorder)
