@@ -22,6 +22,7 @@ import rules
 from vision.counter import CounterError
 
 from . import config as cfg
+from .errors import said
 from .recorder import Recorder, RecorderError
 
 # flag -> configuration key: the shorthands every live command understands
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except (cfg.ConfigError, RecorderError, rules.RulesError, CounterError, OSError) as exc:
-        print(f"pitwatch {args.command}: {exc}", file=sys.stderr)
+        print(f"pitwatch {args.command}: {said(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -230,7 +231,10 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
             print(text)
         return 0
     if args.games_command == "import":
-        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+        try:
+            text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise rules.RulesError(f"{args.file}: not a game record (not UTF-8 text, byte {exc.start})") from None
         try:
             game_id = records.import_record(recorder, text)
         except json.JSONDecodeError as exc:

@@ -113,6 +113,8 @@ def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, requi
             data = tomllib.loads(file.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{file}: not a configuration file (not UTF-8 text, byte {exc.start})") from None
         except OSError as exc:
             raise ConfigError(f"{file}: cannot read: {exc.strerror}") from None
         _merge(values, data, str(file))

@@ -159,7 +159,7 @@ def check_counter() -> Check:
 
 
 def check_sensors(config: Config) -> Iterator[Check]:
-    from firmware_bridge.bridge import Bridge, serial_ports
+    from firmware_bridge.bridge import Bridge, State, serial_ports
 
     port = config["sensors"]["port"]
     if port == "auto" and not serial_ports():
@@ -177,7 +177,9 @@ def check_sensors(config: Config) -> Iterator[Check]:
             yield Check("microcontroller", True, f"{status.port}: firmware "
                         f"{'.'.join(map(str, device.firmware))}, {device.pit_count} pits")
         else:
-            yield Check("microcontroller", False, f"{status.message}; check the USB cable, the firmware "
+            problem = (f"no Pitwatch board answered within {HANDSHAKE_WAIT:.0f} s (last tried {status.port})"
+                       if status.state == State.SEARCHING else status.message)
+            yield Check("microcontroller", False, f"{problem}; check the USB cable, the firmware "
                                                   "(docs/protocol.md) and sensors.port")
     yield check_sensor_calibration(config)
 

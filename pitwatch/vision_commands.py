@@ -26,6 +26,7 @@ from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult
 
 from .corners import check_outline
+from .errors import said
 
 # Bad input: CalibrationError, SourceError and UnknownBoard are ValueErrors; OSError for files;
 # CounterError for a broken installation (the seed counter's files).
@@ -59,7 +60,7 @@ def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callabl
         try:
             return handler(args)
         except USER_ERRORS as error:
-            print(f"pitwatch {name}: error: {error}", file=sys.stderr)
+            print(f"pitwatch {name}: error: {said(error)}", file=sys.stderr)
             return 2
     return run
 

@@ -85,6 +85,15 @@ def test_bad_input_is_one_line_naming_the_problem(recorded, capsys, tmp_path):
     broken.write_text("{ nope")
     assert main(["games", "--db", str(db), "import", str(broken)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+    picture = tmp_path / "board.jpg"
+    picture.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF")
+    assert main(["games", "--db", str(db), "import", str(picture)]) == 2
+    err = capsys.readouterr().err
+    assert "board.jpg: not a game record (not UTF-8 text, byte 0)" in err and "Traceback" not in err
+    assert main(["games", "--db", str(db), "import", str(tmp_path / "lost.txt")]) == 2
+    assert capsys.readouterr().err == f"pitwatch games: {tmp_path / 'lost.txt'}: No such file or directory\n"
+    assert main(["markers", "-o", str(tmp_path / "no" / "sheet.png")]) == 2
+    assert capsys.readouterr().err == f"pitwatch markers: error: {tmp_path / 'no' / 'sheet.png'}: No such file or directory\n"
     assert main(["games", "--set", "web.prot=1", "list"]) == 2
     assert "unknown key web.prot" in capsys.readouterr().err
     assert main(["games", "--config", str(tmp_path / "missing.toml"), "list"]) == 2
@@ -123,6 +132,23 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
     assert re.search(r"^FIX\s+camera: .*no such file", out, re.M)
     assert re.search(r"^FIX\s+calibration: camera.calibration is not set: run `pitwatch calibrate", out, re.M)
     assert re.search(r"^FIX\s+microcontroller: .*sensors.port", out, re.M)
+
+
+def test_doctor_names_a_port_where_no_board_answers(tmp_path, capsys):
+    """A serial port that opens but where nothing speaks Pitwatch's protocol (a pseudo-terminal
+    nobody reads: a board without the firmware, a wrong port)."""
+    master, silent = os.openpty()
+    try:
+        port = os.ttyname(silent)
+        code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"sensors.port={port}",
+                     "--set", "web.port=0"])
+    finally:
+        os.close(master)
+        os.close(silent)
+    out = capsys.readouterr().out
+    assert code == 1
+    assert re.search(rf"^FIX\s+microcontroller: no Pitwatch board answered within 5 s \(last tried {re.escape(port)}\); "
+                     "check the USB cable", out, re.M), out
 
 
 def state_when(url: str, holds: Callable[[dict], bool], timeout: float = 10.0) -> dict:

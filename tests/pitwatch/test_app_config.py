@@ -55,6 +55,13 @@ def test_bad_overrides_name_the_key(tmp_path, override, message):
         cfg.load(tmp_path / "none.toml", [override])
 
 
+def test_a_binary_file_is_named_not_decoded(tmp_path):
+    picture = tmp_path / "board.jpg"
+    picture.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF")
+    with pytest.raises(cfg.ConfigError, match="board.jpg: not a configuration file \\(not UTF-8 text, byte 0\\)"):
+        cfg.load(picture, required=True)
+
+
 def test_a_named_missing_file_is_an_error(tmp_path):
     with pytest.raises(cfg.ConfigError, match="no such configuration file"):
         cfg.load(tmp_path / "none.toml", required=True)
