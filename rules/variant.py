@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from .errors import BadOption, BadPosition, IllegalMove
 from .layout import PLAYER_NAMES, Layout
@@ -256,10 +256,3 @@ class Variant:
     def _check_invariants(self, pos: Position) -> None:
         """Variant-specific checks on top of conservation; raise ``BadPosition``."""
 
-    # -- helpers for subclasses --------------------------------------------
-    def describe_options(self) -> list[dict]:
-        return [o.to_json() for o in self.OPTIONS]
-
-    def labels_of(self, indices: Sequence[int]) -> list[str]:
-        labels = self.layout.labels
-        return [labels[i] for i in indices]

@@ -35,7 +35,6 @@ class GateState:
     """Where the gate is: "moving", "hand", "no board", "settling" or "still" (reading sent)."""
 
     state: str
-    quiet_frames: int
     motion: float  # share of the board that changed since the previous frame
     spot_mm2: float = 0.0  # the largest spot of it that changed
 
@@ -69,7 +68,7 @@ class StillnessGate:
         self._quiet: list[Reading] = []
         self._sent = False
         self._last_still: tuple[float, dict[str, np.ndarray]] | None = None  # the last Reading's time, pit looks
-        self.state = GateState("no board", 0, 0.0)
+        self.state = GateState("no board", 0.0)
 
     def update(self, result: FrameResult) -> Reading | None:
         """Feed one frame's result; returns a Reading when the board has just become still."""
@@ -81,14 +80,14 @@ class StillnessGate:
         if motion > self.motion_threshold or spot_mm2 >= self.SEED_SPOT_MM2:
             return self._reset("moving", motion, spot_mm2)
         if self._sent:
-            self.state = GateState("still", len(self._quiet), motion, spot_mm2)
+            self.state = GateState("still", motion, spot_mm2)
             return None
         self._quiet.append(result.reading)
         if len(self._quiet) < self.still_frames:
-            self.state = GateState("settling", len(self._quiet), motion, spot_mm2)
+            self.state = GateState("settling", motion, spot_mm2)
             return None
         self._sent = True
-        self.state = GateState("still", len(self._quiet), motion, spot_mm2)
+        self.state = GateState("still", motion, spot_mm2)
         reading = mean_reading(self._quiet)
         return replace(reading, notes={**reading.notes, STILL_BOARD: self._still_board(reading.time, result.views)})
 
@@ -133,7 +132,7 @@ class StillnessGate:
     def _reset(self, state: str, motion: float, spot_mm2: float = 0.0) -> None:
         self._quiet = []
         self._sent = False
-        self.state = GateState(state, 0, motion, spot_mm2)
+        self.state = GateState(state, motion, spot_mm2)
         return None
 
 

@@ -102,7 +102,6 @@ class FrameResult:
     overlay: list[PitOverlay] = field(default_factory=list)
     board: np.ndarray | None = None  # rectified view (uint8 BGR) for motion detection
     image_to_board: np.ndarray | None = None  # homography image px -> board mm
-    hand_mask: np.ndarray | None = None  # rectified bool mask of the hand, if any
     strays: list[tuple[float, float]] = field(default_factory=list)  # seeds on the bare wood (image px)
     views: dict[str, np.ndarray] = field(default_factory=dict)  # each pit counted, as the counter saw it
     # (uint8 BGR window, light divided out): which kept its look, :mod:`vision.unchanged`
@@ -290,7 +289,7 @@ class BoardReader:
             message = "ok"
         reading = Reading(pits, "vision", when, message)
         status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays))
-        return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography, hand,
+        return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography,
                            self._to_image(view.homography, lying), views, self.calibration.px_per_mm, view.refined)
 
     def _beside(self, point: tuple[float, float]) -> str:

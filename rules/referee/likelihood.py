@@ -101,7 +101,6 @@ class Evidence:
         whites = {i: _log_table(p.white, size) for i, p in zip(self.seen, pits) if p.white is not None}
         self._counts = tuple(counts.get(i, nothing) for i in range(len(labels)))
         self._whites = tuple(whites.get(i, nothing) for i in range(len(labels))) if whites else None
-        self.ideal = sum(max(t) for t in counts.values()) + sum(max(t) for t in whites.values())
         # the fewest seeds a fitting board can hold on the seen pits
         self.least_total = sum(next((k for k, x in enumerate(t) if x >= LOG_RULED_OUT), size)
                                for t in counts.values())

@@ -29,7 +29,7 @@ from ..variant import Event, Option, Variant
 SECTIONS = 5
 PITS = 12  # A B C D E N a b c d e S: the track is the canonical order
 OUTBOXES = (11, 5)  # South's outbox S, North's outbox N
-CHIPS, WHITES = 30, 2
+WHITES = 2  # of the 30 chips
 PENALTY_LIMIT = 6
 WHITE, YELLOW = "w", "y"
 
