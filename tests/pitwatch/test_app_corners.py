@@ -19,7 +19,6 @@ from calibration.calibfile import CalibrationError, load_calibration, save_calib
 from network_camera import NumberedCamera
 from pitwatch import config as cfg
 from pitwatch.corners import CornersError, CornersUnavailable, check_outline
-from pitwatch.fusion import Fusion
 from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime
 from vision.camera import Frame
