@@ -1,7 +1,7 @@
 """Whole games refereed by the camera alone: what a club table without pit sensors gets.
 
     .venv/bin/python benchmarks/camera_referee_bench.py [--setups 3] [--plies 60] [--seed 1]
-        [--still-frames 1] [--easy] [--no-looks] [--variants kalah,oware] [--misses]
+        [--still-frames 1] [--easy] [--lamp] [--no-looks] [--variants kalah,oware] [--misses]
 
 For every variant, ``--setups`` set-ups (seed kind, wood, lamp, camera; the
 vision benchmark's, calibrated from an easy empty and start frame) each play
@@ -12,7 +12,9 @@ to move, the board is nudged by up to 3 mm after one move in five, and seeds
 lie where they fell: a pit keeps its pile until it is lifted or captured, seeds
 sown into it land on top, and a penalty chip taken from an outbox is the topmost
 of its colour, the other chips left as they lay (the renderer's ``Shot.piles``
-and ``Shot.stacks``).
+and ``Shot.stacks``). ``--lamp`` adds a lamp switched on after calibration, whose
+reflection in the varnish lies near one hollow for the whole game (the vision
+benchmark's reflection, ``Shot.lamp`` keeping it in place).
 
 After every move that changes the board, its frames go through the live
 pipeline's own parts: the reader, the stillness gate (reset by the players'
@@ -58,10 +60,11 @@ from rules.referee.explain import board_of
 from vision.live import StillnessGate
 from vision.reader import BoardReader, FrameResult, FrameStatus
 from vision.render import Shot, Stack, random_shot, render, restacked, stack_of
-from vision_bench import calibrated_scene
+from vision_bench import GLARE, calibrated_scene
 
 OUTCOMES = ("committed, right", "committed, wrong", "asked, truth offered", "asked, truth not offered",
             "false alarm (illegal)", "waited", "not judged")
+LAMP = 7  # the last word of the lamp's random stream
 NUDGED = 0.2  # share of moves after which the board is found nudged
 NUDGE_MM = 3.0
 UNPILED = {"lift", "lap", "capture", "sweep"}  # events after which a pit's seeds lie anew
@@ -109,6 +112,9 @@ class Table:
         self.scene, calibration = calibrated_scene(name, self.rng)
         self.reader = BoardReader(calibration)
         self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False)
+        if args.lamp:  # drawn from a stream of its own, so that the set-up is the same with or without the lamp
+            lamp = int(np.random.default_rng([args.seed, sorted(rules.VARIANTS).index(name), setup, LAMP]).integers(1 << 30))
+            self.conditions = replace(self.conditions, glare=GLARE, lamp=lamp)
         self.piles = {label: int(self.rng.integers(1 << 30)) for label in calibration.profile.layout.labels}
         self.stacks: dict[str, Stack] = {}  # which of its pile's seeds each pit holds (none yet: a fresh pile)
         self.still_frames = args.still_frames
@@ -204,6 +210,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--still-frames", type=int, default=1, help="still frames the gate averages into a Reading")
     parser.add_argument("--easy", action="store_true", help="easy conditions (little noise and blur) instead of hard ones")
+    parser.add_argument("--lamp", action="store_true", help="a lamp's reflection near one hollow, all game long")
     parser.add_argument("--no-looks", action="store_true", help="judge without the pits the camera saw untouched")
     parser.add_argument("--variants", help="comma-separated variants (default: all)")
     parser.add_argument("--misses", action="store_true", help="list every move not committed right")
@@ -228,7 +235,7 @@ def main() -> None:
         total += outcomes
         total_exact += exact
     print(row("all", total, total_exact))
-    print(f"conditions: {'easy' if args.easy else 'hard'}; {args.still_frames} still frame(s) a Reading; pits seen untouched "
+    print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}; {args.still_frames} still frame(s) a Reading; pits seen untouched "
           f"{'not used' if args.no_looks else 'pinned'}; {time.time() - started:.0f} s, load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}")
     if args.misses:

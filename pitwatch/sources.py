@@ -194,7 +194,7 @@ class CameraSource(Loop):
             self.fusion.update(CAMERA, reading, now)
         elif state == "still" and self._last is not None:
             self.fusion.update(CAMERA, self._last, now)  # still the same still board: keep it fresh
-        elif state in ("moving", "hand", "settling"):  # "hand": or pits unseen (glare, ...): the frame says which
+        elif state in ("moving", "hand", "settling"):  # "hand": or pits out of view: the frame says which
             self.fusion.busy(CAMERA, now, result.status.message if state == "hand" else state)
         else:
             self._last = None

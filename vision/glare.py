@@ -2,7 +2,8 @@
 
 Seeds under a reflection cannot be seen, and read anyway they were read wrong
 and sure of it (docs/vision.md, section 4). So the reader reports the pits a
-reflection touches unseen, naming the glare, and calibration refuses an empty
+reflection touches unseen, naming the glare (the rest of the board is still
+read, and the referee judges from it), and calibration refuses an empty
 board with one on or near a pit: the lamp and the camera stay put, so it would
 wash out the same pits in every frame. On the empty board any such white is a reflection.
 Over seeds it may be a white chip or bead under a bright lamp, so there white
@@ -27,7 +28,8 @@ GLARE = 240  # every channel at least this bright: the sensor's ceiling, less it
 GLARE_PATCH_MM = 3.0  # white in a patch this wide is no bead's highlight...
 GLARE_SEED_MM = 18.0  # ...and over seeds a reflection where it reaches the bare wood or is wider than this
 GLARE_MARGIN_MM = 6.0  # pits this close to a reflection are unseen: its halo washes seeds out beyond what clips
-WHITER = 1.3  # white this much whiter than the whitest seed at calibration is no seed (seeds and light vary)
+WHITER = 1.15  # white this much whiter than the whitest seed at calibration is no seed (seeds and light vary;
+# a false reflection leaves one pit of a Reading unseen, the game goes on: docs/vision.md, section 4)
 STICKER_MARGIN_MM = 6.0  # a printed marker's white border (5 mm) and a millimetre more
 
 

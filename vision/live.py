@@ -3,9 +3,13 @@
 A move on a real board takes a few seconds of hands and seeds in motion; a
 reading taken then is noise. :class:`StillnessGate` watches the stream of
 :class:`~vision.reader.FrameResult` objects: any motion on the rectified
-board, a hand, or a lost board resets it; after ``still_frames`` quiet
-frames in a row it emits one Reading (the mean of those frames' per-pit
-probabilities), and then stays silent until the board moves again.
+board, a hand, a pit out of view or a lost board resets it; after
+``still_frames`` quiet frames in a row it emits one Reading (the mean of those
+frames' per-pit probabilities), and then stays silent until the board moves
+again. Pits a lamp's reflection washes out are not a reset: the reflection
+stays while the lamp does, so the Reading gives them unseen and the referee
+judges the move from the other pits (a reflection had stopped the game until
+the lamp was moved; docs/vision.md, section 5).
 
 Each Reading it emits also says which pits kept their look since the one
 before (:mod:`vision.unchanged`), in ``notes["still_board"]``: ``at`` (this
@@ -75,7 +79,7 @@ class StillnessGate:
         if not result.status.board_found or result.board is None:
             return self._reset("no board", 0.0)
         motion, spot_mm2 = self._change(result)
-        if result.status.hand or result.status.pits_unseen:
+        if result.status.hand or set(result.status.pits_unseen) - set(result.status.glared):
             return self._reset("hand", motion, spot_mm2)
         if motion > self.motion_threshold or spot_mm2 >= self.SEED_SPOT_MM2:
             return self._reset("moving", motion, spot_mm2)

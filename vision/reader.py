@@ -48,6 +48,7 @@ class FrameStatus:
     hand: bool
     message: str  # "ok" or a short reason, e.g. "hand over board", "board not found"
     strays: tuple[str, ...] = ()  # the pit beside each seed lying on the bare wood (rolled out while sowing)
+    glared: tuple[str, ...] = ()  # of the pits unseen, those a lamp's reflection washes out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,6 +58,7 @@ class FrameStatus:
             "pits_unseen": list(self.pits_unseen),
             "hand": self.hand,
             "strays": list(self.strays),
+            "pits_glared": list(self.glared),
             "message": self.message,
         }
 
@@ -288,7 +290,7 @@ class BoardReader:
         else:
             message = "ok"
         reading = Reading(pits, "vision", when, message)
-        status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays))
+        status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays), tuple(glared))
         return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography,
                            self._to_image(view.homography, lying), views, self.calibration.px_per_mm, view.refined)
 

@@ -81,6 +81,8 @@ class Shot:
     skin: tuple[float, float, float] | None = None  # the hand's colour (BGR albedo, 0..1); None: one of SKINS
     shadow: float = 0.0  # darkness (0..1) of a soft shadow over part of the board: someone leaning over it
     glare: float = 0.0  # a lamp's reflection in the varnish, added to the wood's albedo (0..1) under the seeds: above 1 it clips
+    lamp: int | None = None  # where the reflection lies, its own randomness (None: from ``seed``): a lamp that
+    # stays where it is puts its reflection in the same place in every frame
     strays: int = 0  # seeds lying on the bare wood beside a hollow: they rolled out while sowing
     seed: int = 0  # randomness of seed placement, the hand's pose and the noise
     piles: Mapping[str, int] | None = None  # per hollow, its own placement randomness instead of ``seed``'s:
@@ -485,10 +487,10 @@ def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generat
 def _glare(board: np.ndarray, scene: Scene, shot: Shot) -> frozenset[str]:
     """Add a lamp's reflection in the varnish to the board's texture, near one hollow and under
     the seeds (they are matte, or have highlights of their own): a soft elliptical spot, clipped
-    by the sensor where it is brightest. Its own random stream, so every other draw stays the
-    same. Returns the pits where it adds at least ``GLARE_WASH`` (the seeds' truth is kept:
+    by the sensor where it is brightest. Its own random stream (``Shot.lamp``, else one from the
+    shot's seed), so every other draw stays the same. Returns the pits where it adds at least ``GLARE_WASH`` (the seeds' truth is kept:
     the reader is to say it cannot see them, or count them right)."""
-    rng = np.random.default_rng([shot.seed, 2])
+    rng = np.random.default_rng([shot.seed if shot.lamp is None else shot.lamp, 2])
     s = TEXTURE_PX_PER_MM
     hollows = scene.profile.hollows
     cx, cy = np.array(hollows[int(rng.integers(len(hollows)))].centre) + rng.normal(0, 6, 2)

@@ -177,3 +177,34 @@ def test_the_demo_camera_takes_a_penalty_chip_off_its_pile_and_leaves_the_others
     note = after[0].notes["still_board"]
     assert list(note["moved"]) == ["S"] and note["moved"]["S"] < 2 * SEED_AREAS[True, True].taken, note
     assert sorted(note["kept"]) == sorted(set(labels) - {"S"})
+
+
+def test_a_lamp_s_reflection_leaves_its_pits_unseen_and_the_game_going(setup_of):
+    """A lamp switched on after calibration puts its reflection near one pit, and it stays while the
+    lamp does. The reader reports that pit unseen (glare); the gate still sends the still board, the
+    other pits read, so that the referee judges the move from them: it had waited, as for a hand,
+    until the lamp was moved (docs/vision.md, section 5). A pit out of view is still a reset."""
+    scene, calibration = setup_of("nam-nam")
+    reader, gate = BoardReader(calibration), StillnessGate(still_frames=2)
+    counts = {label: (3 * k) % 8 for k, label in enumerate(calibration.profile.layout.labels)}
+    shot = Shot(seed=300, glare=3.0, noise=2.0, jpeg=85)
+    rendered = [render(scene, counts, None, replace(shot, exposure=k)) for k in range(3)]
+    results = [reader.read(r.image) for r in rendered]
+    assert rendered[0].glared and all(r.status.message.startswith("glare on pits") for r in results)
+    assert set(results[0].status.glared) == set(results[0].status.pits_unseen) >= rendered[0].glared
+    emitted = [gate.update(result) for result in results]
+    assert emitted[0] is None and emitted[2] is None
+    reading = emitted[1]
+    assert reading is not None, gate.state
+    assert {label for label, pit in reading.pits.items() if pit is None} == set(results[0].status.glared)
+    assert all(pit.most_likely == counts[label] for label, pit in reading.pits.items() if pit is not None)
+    out_of_view = replace(results[0], status=replace(results[0].status, glared=()))
+    assert gate.update(out_of_view) is None and gate.state.state == "hand"
+
+
+def test_a_lamp_that_stays_puts_its_reflection_in_the_same_place_every_shot(setup_of):
+    scene, _ = setup_of("nam-nam")
+    counts = {h.label: 2 for h in scene.profile.hollows}
+    staying = {render(scene, counts, None, Shot(seed=seed, glare=3.0, lamp=11)).glared for seed in range(4)}
+    moving = {render(scene, counts, None, Shot(seed=seed, glare=3.0)).glared for seed in range(4)}
+    assert len(staying) == 1 and len(moving) > 1
