@@ -101,7 +101,7 @@ def _refuse_glare(empty_board: np.ndarray, profile: BoardProfile, px_per_mm: flo
     every frame (the lamp and the camera stay put): refused, naming them. White on the wood
     away from the pits (paint, an inlay, a harmless reflection) is let pass, and the reader
     leaves it alone."""
-    glare = GlareFinder(profile, px_per_mm, empty_board.shape[:2]).find(empty_board)  # grown by GLARE_MARGIN_MM
+    glare = GlareFinder(profile, px_per_mm, empty_board.shape[:2]).find(empty_board).glare  # grown by GLARE_MARGIN_MM
     if glare is None:
         return
     ys, xs = np.nonzero(glare)

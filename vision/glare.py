@@ -16,6 +16,8 @@ file) a small reflection inside a hollow is not told from a white seed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -30,6 +32,8 @@ GLARE_SEED_MM = 18.0  # ...and over seeds a reflection where it reaches the bare
 GLARE_MARGIN_MM = 6.0  # pits this close to a reflection are unseen: its halo washes seeds out beyond what clips
 WHITER = 1.15  # white this much whiter than the whitest seed at calibration is no seed (seeds and light vary;
 # a false reflection leaves one pit of a Reading unseen, the game goes on: docs/vision.md, section 4)
+DOUBT = 0.15  # a pit with white that may be a reflection: its reading mixed with an even spread by this much
+# (a count of a store's 81 then keeps 0.19 %, more than the referee's 0.1 % that rules a count out)
 STICKER_MARGIN_MM = 6.0  # a printed marker's white border (5 mm) and a millimetre more
 
 
@@ -53,6 +57,14 @@ def whitest_seed(board: np.ndarray, log_gain: np.ndarray, hollows: np.ndarray, p
     return float(cv2.erode(whiteness, _square(GLARE_PATCH_MM * px_per_mm))[hollows].max())
 
 
+def hedged(probabilities: np.ndarray) -> np.ndarray:
+    """A reading of a pit where white clipped that may be a lamp's reflection rather than a seed:
+    the counter, never shown a reflection, reads one as seeds and is sure of it, so every count
+    keeps a share (``DOUBT``) and the referee can still find the move that was played, which the
+    other pits tell, rather than call it illegal (docs/vision.md, section 4)."""
+    return (1 - DOUBT) * probabilities + DOUBT / len(probabilities)
+
+
 def _board_light(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """Where every pixel of a rectified board of ``shape`` lies on the light field's cells
     (:meth:`LightModel.sampler`)."""
@@ -62,6 +74,14 @@ def _board_light(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
 
 def _square(side: float) -> np.ndarray:
     return cv2.getStructuringElement(cv2.MORPH_RECT, (round(side) | 1,) * 2)
+
+
+@dataclass(frozen=True)
+class Reflections:
+    """What :meth:`GlareFinder.find` saw in one frame (bool masks of the rectified board, None: none)."""
+
+    glare: np.ndarray | None  # a lamp's reflection, grown by GLARE_MARGIN_MM: its pits are unseen
+    doubtful: np.ndarray | None  # clipped white inside a hollow that may be a white seed or a reflection
 
 
 class GlareFinder:
@@ -81,24 +101,28 @@ class GlareFinder:
         self._seed = _square(GLARE_SEED_MM * px_per_mm)
         self._margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * GLARE_MARGIN_MM * px_per_mm) | 1,) * 2)
 
-    def find(self, board: np.ndarray, log_gain: np.ndarray | None = None) -> np.ndarray | None:
+    def find(self, board: np.ndarray, log_gain: np.ndarray | None = None) -> Reflections:
         """The reflections on ``board`` (rectified BGR, in the light ``log_gain`` fitted: needed
-        over seeds to compare with the whitest seed) grown by ``GLARE_MARGIN_MM`` (bool), or None."""
+        over seeds to compare with the whitest seed), and the white over seeds that may be one."""
         white = cv2.inRange(board, (GLARE,) * 3, (255,) * 3)
         white *= self._off_paper  # the markers' white paper is no reflection
         if cv2.countNonZero(white) < self._patch.size:
-            return None
+            return Reflections(None, None)
         white = cv2.morphologyEx(white, cv2.MORPH_OPEN, self._patch)
+        doubtful = None
         if self._wood is not None:  # over seeds: what reaches the wood or is wider than a seed
             count, pieces = cv2.connectedComponents(white)
             kept = np.union1d(pieces[self._wood & (white > 0)],
                               pieces[cv2.morphologyEx(white, cv2.MORPH_OPEN, self._seed) > 0])
             if self._whitest is not None and log_gain is not None:
                 kept = np.union1d(kept, self._whiter_than_seeds(pieces, count, log_gain))
-            white = np.isin(pieces, kept[kept > 0]).view(np.uint8)
+            glare = np.isin(pieces, kept[kept > 0])
+            unexplained = (white > 0) & ~glare
+            doubtful = unexplained if cv2.countNonZero(unexplained.view(np.uint8)) else None
+            white = glare.view(np.uint8)
         if not cv2.countNonZero(white):
-            return None
-        return cv2.dilate(white, self._margin) > 0
+            return Reflections(None, doubtful)
+        return Reflections(cv2.dilate(white, self._margin) > 0, doubtful)
 
     def _whiter_than_seeds(self, pieces: np.ndarray, count: int, log_gain: np.ndarray) -> np.ndarray:
         """The white pieces (labels) that, today's light divided out, are whiter than any seed the

@@ -22,7 +22,7 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black
 from .counter import SeedCounter, shared_counter, widened
-from .glare import GlareFinder, sticker_mask
+from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
 from .nudge import NudgeFinder, shifted
@@ -93,6 +93,7 @@ class BoardView:
     log_gain: np.ndarray  # today's light against the empty board's, per cell (LightModel.log_gain)
     glare: np.ndarray | None = None  # rectified pixels a lamp's reflection washes out (bool); None: none
     refined: bool = False  # the board did not move, its placement was refined (a marker found again)
+    doubtful: np.ndarray | None = None  # clipped white in hollows, a white seed or a reflection (bool); None: none
 
 
 @dataclass
@@ -210,11 +211,11 @@ class BoardReader:
                 board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
             seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
             log_gain = self._light.log_gain(board, seen)
-            glare = self._glare.find(board, log_gain)
-            if glare is not None:  # nothing shows there, least of all today's light
+            reflections = self._glare.find(board, log_gain)
+            if (glare := reflections.glare) is not None:  # nothing shows there, least of all today's light
                 seen = ~glare if seen is None else seen & ~glare
                 log_gain = self._light.log_gain(board, seen)
-            return BoardView(board, homography, markers, seen, log_gain, glare, refined)
+            return BoardView(board, homography, markers, seen, log_gain, glare, refined, reflections.doubtful)
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
@@ -308,7 +309,8 @@ class BoardReader:
     def _count(self, view: BoardView, in_view: set[str],
                strays: np.ndarray | None) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
         """The seed counter's reading of every pit in view (None for the others), widened as
-        calibration found this board needs, and each such pit's window as the counter saw it;
+        calibration found this board needs and hedged where white clipped that may be a lamp's
+        reflection (:func:`~vision.glare.hedged`), and each such pit's window as the counter saw it;
         seeds lying on the wood (``strays``, a mask) are shown to it as the empty wood, or a
         pit's window that reaches one would count it."""
         pits: dict[str, PitReading | None] = {label: None for label in self.labels}
@@ -322,8 +324,10 @@ class BoardReader:
                 continue
             height = relit.shape[0] // len(labels)
             for k, read in zip(chosen, counter.read(kind, self._cutter.stack(relit, kind)[chosen])):
-                white = tuple(widened(read.whites, temperature).tolist()) if self.profile.chips else None
-                pits[labels[k]] = PitReading(tuple(widened(read.counts, temperature).tolist()), white)
+                counts, whites = widened(read.counts, temperature), widened(read.whites, temperature)
+                if view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful):
+                    counts, whites = hedged(counts), hedged(whites)
+                pits[labels[k]] = PitReading(tuple(counts.tolist()), tuple(whites.tolist()) if self.profile.chips else None)
                 views[labels[k]] = relit[k * height:(k + 1) * height]
         return pits, views
 
