@@ -298,7 +298,10 @@ def test_a_held_button_shows_in_every_report_and_counts_once(device, raw):
     down = raw.wait_for(lambda m: isinstance(m, p.Report) and m.buttons_down)
     assert down is not None and down.buttons_down == 0b10 and down.presses == (0, 1)
     later = raw.wait_for(lambda m: isinstance(m, p.Report) and m.uptime_ms >= down.uptime_ms + 150)
-    held = [m for m in raw.messages if isinstance(m, p.Report) and down.uptime_ms <= m.uptime_ms <= later.uptime_ms]
+    # the reports from the first that shows it down to the one 150 ms later, in the order they came: the
+    # emulator's uptime counts whole milliseconds, and the report before the press can carry the same one
+    start, end = (next(k for k, m in enumerate(raw.messages) if m is report) for report in (down, later))
+    held = [m for m in raw.messages[start:end + 1] if isinstance(m, p.Report)]
     assert len(held) >= 4 and {(m.buttons_down, m.presses) for m in held} == {(0b10, (0, 1))}
     device.release(Button.UNDO)
     up = raw.wait_for(lambda m: isinstance(m, p.Report) and m.uptime_ms > later.uptime_ms and not m.buttons_down)
