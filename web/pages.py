@@ -3,7 +3,9 @@ games and the replay of one game."""
 
 from __future__ import annotations
 
-from flask import Blueprint, render_template
+from flask import Blueprint, abort, render_template
+
+from pitwatch.recorder import RecorderError
 
 from . import services
 
@@ -34,4 +36,8 @@ def games():
 
 @pages.get("/games/<int:game_id>")
 def replay(game_id: int):
+    try:
+        services().session.recorder.game(game_id)  # a game that was never recorded has no page
+    except RecorderError as exc:
+        abort(404, description=str(exc))
     return _page("replay.html", game_id=game_id)

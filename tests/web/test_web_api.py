@@ -28,6 +28,12 @@ def test_pages_render_with_the_csrf_token_and_no_external_resources(client, csrf
         assert client.get(f"/static/{asset}").status_code == 200
 
 
+def test_the_page_of_a_game_never_recorded_is_not_found(client):
+    page = client.get("/games/999")
+    assert page.status_code == 404
+    assert page.get_data(as_text=True) == "404 Not Found: no recorded game with id 999\n"
+
+
 def test_state_and_variants(client):
     state = client.get("/api/state").get_json()
     assert state["game"]["variant"] == "kalah" and state["game"]["names"] == {"south": "Ann", "north": "Bob"}
