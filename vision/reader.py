@@ -324,10 +324,10 @@ class BoardReader:
                 continue
             height = relit.shape[0] // len(labels)
             for k, read in zip(chosen, counter.read(kind, self._cutter.stack(relit, kind)[chosen])):
-                counts, whites = widened(read.counts, temperature), widened(read.whites, temperature)
+                probabilities = [widened(p, temperature) for p in (read.counts, read.whites)[:1 + self.profile.chips]]
                 if view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful):
-                    counts, whites = hedged(counts), hedged(whites)
-                pits[labels[k]] = PitReading(tuple(counts.tolist()), tuple(whites.tolist()) if self.profile.chips else None)
+                    probabilities = [hedged(p) for p in probabilities]
+                pits[labels[k]] = PitReading(*(tuple(p.tolist()) for p in probabilities))
                 views[labels[k]] = relit[k * height:(k + 1) * height]
         return pits, views
 

@@ -488,8 +488,9 @@ def _glare(board: np.ndarray, scene: Scene, shot: Shot) -> frozenset[str]:
     """Add a lamp's reflection in the varnish to the board's texture, near one hollow and under
     the seeds (they are matte, or have highlights of their own): a soft elliptical spot, clipped
     by the sensor where it is brightest. Its own random stream (``Shot.lamp``, else one from the
-    shot's seed), so every other draw stays the same. Returns the pits where it adds at least ``GLARE_WASH`` (the seeds' truth is kept:
-    the reader is to say it cannot see them, or count them right)."""
+    shot's seed), so every other draw stays the same. Returns the pits where it adds at least
+    ``GLARE_WASH`` (the seeds' truth is kept: the reader is to say it cannot see them, or count
+    them right)."""
     rng = np.random.default_rng([shot.seed if shot.lamp is None else shot.lamp, 2])
     s = TEXTURE_PX_PER_MM
     hollows = scene.profile.hollows

@@ -4,16 +4,22 @@ The floors are set a few points under what the reader reaches on this fixed,
 seeded set; benchmarks/vision_bench.py measures the real figures on more images.
 """
 
+import json
 from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 
+import rules
 from calibration.calibrate import calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts
-from vision.counter import SeedCounter
-from vision.glare import DOUBT
+from rules.reading import PitReading, Reading
+from rules.referee import Referee
+from rules.referee.explain import board_of
+from rules.referee.likelihood import RULED_OUT
+from vision.counter import MODELS, SeedCounter, model_paths
+from vision.glare import DOUBT, hedged
 from vision.hand import HandFinder
 from vision.markers import homography_from_corners
 from vision.nudge import NudgeFinder
@@ -429,6 +435,26 @@ def test_white_that_may_be_a_reflection_keeps_every_count_possible(setup_of):
 
     assert hedged_pits(1.25)  # the chips clip
     assert not hedged_pits(1.0)
+
+
+def test_a_hedged_misread_leaves_the_referee_the_move_the_other_pits_tell():
+    """What the hedge is for: a reflection read as eight seeds more in a pit the move did not
+    touch made the referee call the move illegal; hedged, the move is committed. Every count of
+    a store's window (81) too keeps more than the referee's ``RULED_OUT``."""
+    pit_counts, store_counts = (json.loads(model_paths(MODELS, kind)[1].read_text())["counts"] for kind in ("pit", "store"))
+    start = rules.variant("kalah").start()
+    after, _ = start.variant.play(start, start.variant.parse_move(start, "C"))
+
+    def read(n: int) -> tuple[float, ...]:
+        return tuple(0.999 if k == n else 0.001 / (pit_counts - 1) for k in range(pit_counts))
+
+    pits = {label: PitReading(read(n)) for label, n in zip(after.variant.layout.labels, after.pits)}
+    misread = {**pits, "a": PitReading(read(after.pits[after.variant.layout.index_of("a")] + 8))}
+    assert Referee().judge([start], Reading(misread, "vision")).kind == "illegal"
+    hedged_reading = {**misread, "a": PitReading(tuple(hedged(np.array(misread["a"].counts)).tolist()))}
+    verdict = Referee().judge([start], Reading(hedged_reading, "vision"))
+    assert verdict.kind == "move" and verdict.best.seen_board == board_of(after)
+    assert hedged(np.full(store_counts, 0.0)).min() > RULED_OUT
 
 
 def _accuracy_set(calibrated):
