@@ -1,6 +1,6 @@
 """Vision benchmark: the reader against the renderer's truth, across every board profile.
 
-    .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995]
+    .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995] [--frame 1280x720]
 
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
@@ -20,6 +20,8 @@ noise and JPEG artefacts: markers looked for where they were, as in live use),
 and for that frame once the board's Reading has been given (``known``: located,
 rectified and checked for motion and a hand, not counted again, as the live
 camera loop does while the board stays still).
+``--frame`` renders another camera picture size with the same lenses (a webcam
+left at 640x480, a 1080p one): the same board in fewer or more pixels.
 Times are CPU time of the reading thread (what the frame costs, whatever else
 the machine runs) and, beside them, wall-clock time with the load average.
 """
@@ -43,10 +45,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.calibfile import CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
+from pitwatch.config import ConfigError, picture_size  # noqa: E402
 from vision import counter  # noqa: E402
 from vision.pits import nominal_hollows, rim_gap  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.render import project, random_counts, random_scene, random_shot, render  # noqa: E402
+from vision.render import FRAME_SIZE, project, random_counts, random_scene, random_shot, render  # noqa: E402
 
 WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's wood (not timed)
 SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
@@ -60,9 +63,9 @@ def heap_bin(n: int) -> str:
     return next(name for lo, hi, name in BINS if lo <= n <= hi)
 
 
-def calibrated_scene(board: str, rng: np.random.Generator):
-    """A random set-up and its calibration from an easy empty frame and start frame."""
-    scene = random_scene(board, rng)
+def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE):
+    """A random set-up (a camera of ``frame`` px) and its calibration from an easy empty frame and start frame."""
+    scene = random_scene(board, rng, frame=frame)
     profile = board_profile(board)
     empty = render(scene, {h.label: 0 for h in profile.hollows}, None, random_shot(rng, hard=False, hand=False)).image
     counts, white = start_counts(board)
@@ -70,7 +73,7 @@ def calibrated_scene(board: str, rng: np.random.Generator):
     return scene, calibrate(board, empty, start)
 
 
-def run(scenes: int, frames: int, seed: int) -> dict:
+def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE) -> dict:
     cv2.setNumThreads(1)
     stats: dict = defaultdict(lambda: [0, 0])  # name -> [hits, total]
     times: list[tuple[float, float]] = []  # (CPU, wall) seconds per frame
@@ -83,7 +86,7 @@ def run(scenes: int, frames: int, seed: int) -> dict:
         for s in range(scenes):
             rng = np.random.default_rng([seed, b, s])
             try:
-                scene, calibration = calibrated_scene(board, rng)
+                scene, calibration = calibrated_scene(board, rng, frame)
             except CalibrationError as error:
                 failures.append(f"{board} scene {s}: {error}")
                 continue
@@ -251,6 +254,14 @@ def score(stats: dict, rendered, result) -> None:
         tally(stats, "whole board exact (no hand)", board_exact)
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """``"640x480"`` -> (640, 480), for argparse."""
+    try:
+        return picture_size(text, "--frame")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", type=int, default=5, help="set-ups per board profile")
@@ -259,12 +270,14 @@ def main() -> None:
     parser.add_argument("--sure", type=float, default=counter.SURE,
                         help="read a window again mirrored when the counter is less sure than this "
                              "(0: never, above 1: always; default: the counter's own)")
+    parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
+                        help=f"the camera picture's size (default: {FRAME_SIZE[0]}x{FRAME_SIZE[1]})")
     args = parser.parse_args()
     counter.SURE = args.sure
     started = time.time()
-    out = run(args.scenes, args.frames, args.seed)
+    out = run(args.scenes, args.frames, args.seed, args.frame)
     stats = out["stats"]
-    print(f"{out['images']} rendered 1280x720 frames, {len(PROFILE_LAYOUTS)} board profiles, "
+    print(f"{out['images']} rendered {args.frame[0]}x{args.frame[1]} frames, {len(PROFILE_LAYOUTS)} board profiles, "
           f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure "
           f"({time.time() - started:.0f} s)")
     for failure in out["failures"]:

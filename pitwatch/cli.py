@@ -36,14 +36,8 @@ LIVE_FLAGS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                        help="override one configuration option (repeatable)")
-
-
 def _live(parser: argparse.ArgumentParser, extra: Sequence[tuple[str, str, str]] = ()) -> None:
-    _common(parser)
+    cfg.add_options(parser)
     for flag, key, text in (*LIVE_FLAGS, *extra):
         parser.add_argument(flag, dest=f"opt:{key}", metavar=key.split(".")[1].upper(), help=f"{text} ({key})")
     parser.add_argument("--allow-network", dest="opt:web.allow_network", action="store_const", const="true",
@@ -78,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_vision_commands(sub)
 
     games = sub.add_parser("games", help="recorded games: list, show, export, import; and the variants")
-    _common(games)
+    cfg.add_options(games)
     games.add_argument("--db", dest="opt:recorder.database", metavar="DATABASE", help="SQLite game database")
     gsub = games.add_subparsers(dest="games_command", required=True, metavar="ACTION")
     listing = gsub.add_parser("list", help="recorded games, newest first")
@@ -97,21 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     games.set_defaults(func=cmd_games)
 
     doctor = sub.add_parser("doctor", help="check camera, serial port, calibration and database; say what to fix")
-    _common(doctor)
+    cfg.add_options(doctor)
     doctor.set_defaults(func=cmd_doctor)
 
     config = sub.add_parser("config", help="print the documented default configuration file")
     config.set_defaults(func=lambda args: print(cfg.documented_toml()) or 0)
     return parser
-
-
-def load_config(args: argparse.Namespace) -> cfg.Config:
-    """The configuration file plus ``--set`` plus the named flags (later wins)."""
-    overrides = list(getattr(args, "overrides", []))
-    for name, value in vars(args).items():
-        if name.startswith("opt:") and value is not None:
-            overrides.append(f"{name[4:]}={value}")
-    return cfg.load(getattr(args, "config", None), overrides, required=bool(getattr(args, "config", None)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -174,14 +159,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .runtime import run_live
 
     tune_memory()
-    return run_live(load_config(args))
+    return run_live(cfg.from_arguments(args))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     tune_memory()
-    return run_demo(load_config(args))
+    return run_demo(cfg.from_arguments(args))
 
 
 # -- games ----------------------------------------------------------------------
@@ -192,7 +177,7 @@ def cmd_games(args: argparse.Namespace) -> int:
             for option in rules.options_of(name):
                 print(f"    {option.name} = {json.dumps(option.default)}: {option.description}")
         return 0
-    config = load_config(args)
+    config = cfg.from_arguments(args)
     recorder = Recorder(config.database_path())
     try:
         return _games_action(args, recorder)
@@ -247,7 +232,7 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from .doctor import diagnose
 
-    config = load_config(args)
+    config = cfg.from_arguments(args)
     problems = 0
     for check in diagnose(config):
         mark = "ok  " if check.ok else "FIX "

@@ -10,6 +10,7 @@ Precedence: built-in default < configuration file < ``--set section.key=value``
 
 from __future__ import annotations
 
+import argparse
 import os
 import tomllib
 from dataclasses import dataclass
@@ -42,6 +43,8 @@ SCHEMA: dict[str, dict[str, Setting]] = {
                               "a folder of images, or \"\" for no camera"),
         "calibration": Setting("", "board calibration file written by `pitwatch calibrate`"),
         "still_frames": Setting(5, "frames the board must stay still, with no hand over it, before it is read"),
+        "size": Setting("1280x720", "picture size (WIDTHxHEIGHT) a camera device is asked for: seeds are counted "
+                                    "far worse at 640x480, a little better at 1920x1080 (README, Benchmarks)"),
     },
     "sensors": {
         "port": Setting("auto", "serial port of the microcontroller, \"auto\" to find it, \"\" for none"),
@@ -93,6 +96,28 @@ class Config:
 
     def database_path(self, key: str = "recorder.database") -> Path:
         return Path(os.path.expanduser(self.get(key)))
+
+    @property
+    def camera_size(self) -> tuple[int, int]:
+        """The picture (width, height px) a camera device is asked for (``camera.size``)."""
+        return picture_size(self.get("camera.size"))
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE`` and ``--set SECTION.KEY=VALUE``, which every subcommand takes."""
+    parser.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                        help="override one configuration option (repeatable)")
+
+
+def from_arguments(args: argparse.Namespace) -> Config:
+    """The configuration file plus ``--set`` plus the named flags (``opt:SECTION.KEY`` attributes;
+    later wins)."""
+    overrides = list(getattr(args, "overrides", []))
+    for name, value in vars(args).items():
+        if name.startswith("opt:") and value is not None:
+            overrides.append(f"{name[4:]}={value}")
+    return load(getattr(args, "config", None), overrides, required=bool(getattr(args, "config", None)))
 
 
 def default_path() -> Path:
@@ -188,9 +213,24 @@ def _parse_value(raw: str, default: Any) -> Any:
                           "true, 2.5, { houses = 6 })") from None
 
 
+def picture_size(text: str, where: str = "camera.size") -> tuple[int, int]:
+    """``"1280x720"`` -> (1280, 720); a :class:`ConfigError` naming ``where`` otherwise."""
+    try:
+        width, height = (int(v) for v in text.lower().replace(" ", "").split("x"))
+    except ValueError:
+        raise ConfigError(f"{where} = {text!r} is not a picture size: write WIDTHxHEIGHT, e.g. 1280x720") from None
+    if not (160 <= width <= 7680 and 120 <= height <= 4320):
+        raise ConfigError(f"{where} = {text!r}: expected a width of 160-7680 px and a height of 120-4320 px")
+    return width, height
+
+
 def _check_consistency(config: Config) -> None:
     web = config["web"]
     where = "configuration" if config.source == "(defaults)" else config.source
+    try:
+        config.camera_size
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     if web["host"] not in LOCAL_HOSTS and not web["allow_network"]:
         raise ConfigError(
             f"{where}: web.host = {web['host']!r} serves the dashboard to the network; "

@@ -26,6 +26,7 @@ HANDSHAKE_WAIT = 5.0
 RATE_SECONDS = 2.0  # how long a live camera's frame rate is measured
 READ_TIMES = 5  # frames read to time the reader
 SLOWEST_READING_S = 2.0  # a Reading later than this after the board goes still is too slow for play
+SMALL_PICTURE_5_9, BENCHMARK_5_9 = "92 %", "99.7 %"  # vision_bench.py --frame 640x480, and at 1280x720 (README)
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,8 @@ def check_camera(config: Config) -> Iterator[Check]:
     spec = config["camera"]["source"]
     image, rate = None, None
     try:
-        source = open_source(spec)
+        size = config.camera_size
+        source = open_source(spec, size)
         try:
             frame = first_good_frame(source)
             rate = frame_rate(source, frame) if frame.ok and source.live else None
@@ -84,6 +86,7 @@ def check_camera(config: Config) -> Iterator[Check]:
             image = frame.image
             sends = "" if rate is None else f", {rate:.0f} frames a second"
             yield Check("camera", True, f"{spec}: {image.shape[1]} x {image.shape[0]} frames{sends}")
+            yield check_picture_size(image, size, isinstance(getattr(source, "target", None), int))
         else:
             yield Check("camera", False, f"{spec}: {frame.status}; check the cable and camera.source "
                                          "(a device number such as 0, a file, a folder or a URL)")
@@ -110,6 +113,27 @@ def check_camera(config: Config) -> Iterator[Check]:
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
+
+
+def check_picture_size(image: np.ndarray, asked: tuple[int, int], device: bool) -> Check:
+    """Whether the camera's pictures are big enough to count seeds in: the reader is measured at
+    1280 x 720 (``vision_bench.py``), and reads far worse in a 640 x 480 picture. ``asked``: what
+    a camera ``device`` was asked for (``camera.size``); a file or stream gives what it holds."""
+    from vision.camera import DEVICE_SIZE
+
+    height, width = image.shape[:2]
+    if width >= DEVICE_SIZE[0] and height >= DEVICE_SIZE[1]:
+        return Check("camera picture", True, f"{width} x {height}: big enough to count seeds in")
+    best = f"{DEVICE_SIZE[0]}x{DEVICE_SIZE[1]}"
+    if not device:
+        fix = f"record or stream the board at {best} or more"
+    elif asked[0] < DEVICE_SIZE[0] or asked[1] < DEVICE_SIZE[1]:
+        fix = f"set camera.size = \"{best}\" (it is {asked[0]}x{asked[1]})"
+    else:
+        fix = f"asked for {asked[0]}x{asked[1]}, this camera gives no more: use one that gives {best}"
+    return Check("camera picture", False, (
+        f"{width} x {height} is too small to count seeds well (on the benchmark, pits of 5-9 seeds are read exactly "
+        f"{SMALL_PICTURE_5_9} of the time at 640 x 480, against {BENCHMARK_5_9} at 1280 x 720): {fix}"))
 
 
 def frame_rate(source: FrameSource, first: Frame, seconds: float = RATE_SECONDS) -> float | None:

@@ -42,7 +42,7 @@ def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Run
     path = Path(path).expanduser()
     try:
         calibration = load_calibration(path)
-        source = open_source(config["camera"]["source"])
+        source = open_source(config["camera"]["source"], config.camera_size)
     except (CalibrationError, SourceError) as exc:
         raise ConfigError(str(exc)) from None
     board = calibration.profile.layout

@@ -25,6 +25,7 @@ from vision.counter import CounterError
 from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult
 
+from . import config as cfg
 from .corners import check_outline
 from .errors import said
 
@@ -42,12 +43,14 @@ def add_vision_commands(subparsers: argparse._SubParsersAction) -> None:
     cal.add_argument("--start", required=True, help="picture (or camera source) of the variant's start position")
     cal.add_argument("--corners", help="board without markers: x,y of the near-left, near-right, far-right, far-left corners")
     cal.add_argument("-o", "--output", required=True, help="calibration file to write (JSON)")
+    cfg.add_options(cal)  # camera.size: a camera device gives the pictures it will give `pitwatch run`
     cal.set_defaults(func=_guarded("calibrate", _calibrate))
 
     read = subparsers.add_parser("read", help="read every pit of pictures of a calibrated board")
     read.add_argument("--calibration", required=True, help="calibration file from `pitwatch calibrate`")
     read.add_argument("images", nargs="+", metavar="IMAGE", help="pictures, folders of pictures, videos or camera sources")
     read.add_argument("--json", action="store_true", help="print one JSON object per picture")
+    cfg.add_options(read)
     read.set_defaults(func=_guarded("read", _read))
 
     markers = subparsers.add_parser("markers", help="print the four board markers at true size")
@@ -66,7 +69,8 @@ def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callabl
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    empty, start = first_frame(args.empty), first_frame(args.start)
+    size = cfg.from_arguments(args).camera_size
+    empty, start = first_frame(args.empty, size=size), first_frame(args.start, size=size)
     corners = None
     if args.corners:
         # The same checks as corners clicked on the dashboard: a mirrored or turned order is refused.
@@ -95,9 +99,10 @@ def _learned_sensors(path: str, board: str) -> SensorCalibration | None:
     return old.sensors if old.board == board else None
 
 
-def _frames(spec: str) -> Iterator[tuple[str, np.ndarray | None, str]]:
-    """(name, picture or None, status) for every picture a source gives (one for a live camera)."""
-    source = open_source(spec)
+def _frames(spec: str, size: tuple[int, int]) -> Iterator[tuple[str, np.ndarray | None, str]]:
+    """(name, picture or None, status) for every picture a source gives (one for a live camera,
+    a device asked for pictures of ``size``)."""
+    source = open_source(spec, size)
     try:
         for frame in source:
             yield frame.origin or f"{spec}#{frame.index}", frame.image, frame.status
@@ -124,9 +129,10 @@ def pit_summary(result: FrameResult) -> dict[str, Any]:
 
 
 def _read(args: argparse.Namespace) -> int:
+    size = cfg.from_arguments(args).camera_size
     reader = BoardReader(load_calibration(args.calibration))
     for spec in args.images:
-        for name, image, status in _frames(spec):
+        for name, image, status in _frames(spec, size):
             if image is None:
                 record: dict[str, Any] = {"image": name, "status": {"board_found": False, "message": status}, "pits": None}
             else:

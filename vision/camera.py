@@ -8,6 +8,10 @@ there is no picture, and ``status`` says why (camera lost, end of video,
 unreadable file, black frame). A live camera always gives its newest frame
 (:class:`LiveCamera`), and one that disappears is opened again while it is
 read; nothing raises out of ``read()``.
+
+A camera device is asked for ``DEVICE_SIZE`` pictures (or the size given):
+left alone, most USB webcams start at 640 x 480 under Linux, and in so few
+pixels seeds are counted far worse (README, *Benchmarks*).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ REOPEN_EVERY_S = 2.0  # a lost live camera is retried at most this often
 FRAME_WAIT_S = 1.0  # a live camera with no new frame for this long is reported lost
 STREAM_TIMEOUT_MS = 5000  # a network stream that does not open or send for this long is lost
 OPEN_WAIT_S = STREAM_TIMEOUT_MS / 1000 + 1  # how long a live camera may take to give its first frame
+DEVICE_SIZE = (1280, 720)  # the picture a camera device is asked for: the size the reader is measured at
 
 
 class SourceError(ValueError):
@@ -91,18 +96,31 @@ class FrameSource:
         self.close()
 
 
-def _open_capture(target: int | str) -> cv2.VideoCapture | None:
+def _open_capture(target: int | str, size: tuple[int, int] = DEVICE_SIZE) -> cv2.VideoCapture | None:
     """An opened VideoCapture, or None. A stream gets open and read timeouts, so that a server
-    that stops sending is a lost camera within seconds rather than a read that hangs."""
+    that stops sending is a lost camera within seconds rather than a read that hangs; a device
+    is asked for pictures of ``size`` (:func:`ask_for_size`)."""
     if isinstance(target, str) and "://" in target:
         timeouts = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, STREAM_TIMEOUT_MS, cv2.CAP_PROP_READ_TIMEOUT_MSEC, STREAM_TIMEOUT_MS]
         capture = cv2.VideoCapture(target, cv2.CAP_ANY, timeouts)
     else:
         capture = cv2.VideoCapture(target)
     if capture.isOpened():
+        if isinstance(target, int):
+            ask_for_size(capture, size)
         return capture
     capture.release()
     return None
+
+
+def ask_for_size(capture: cv2.VideoCapture, size: tuple[int, int]) -> None:
+    """Ask an opened camera device for pictures of ``size``, compressed (MJPG) first: a USB 2
+    webcam sends 1280 x 720 uncompressed at 7.5-10 frames a second, compressed at 30. A camera
+    that cannot keeps its own format, or gives the nearest size it has; ``pitwatch doctor``
+    says which it gave."""
+    capture.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
+    capture.set(cv2.CAP_PROP_FRAME_WIDTH, size[0])
+    capture.set(cv2.CAP_PROP_FRAME_HEIGHT, size[1])
 
 
 def _captured(capture: cv2.VideoCapture, index: int) -> Frame | None:
@@ -165,8 +183,9 @@ class LiveCamera(FrameSource):
 
     live = True
 
-    def __init__(self, target: int | str) -> None:
-        self.target = target
+    def __init__(self, target: int | str, size: tuple[int, int] = DEVICE_SIZE) -> None:
+        """``size``: the picture a device is asked for (a stream sends what it sends)."""
+        self.target, self.size = target, size
         self.name = f"camera {target}" if isinstance(target, int) else str(target)
         self._newest: Frame | None = None  # the newest frame the camera gave
         self._lost: str | None = None  # why the camera gives no frames now, or None while it does
@@ -198,7 +217,7 @@ class LiveCamera(FrameSource):
     def _grab_frames(self) -> None:
         index = 0
         while not self._closing.is_set():
-            capture = _open_capture(self.target)
+            capture = _open_capture(self.target, self.size)
             if capture is None:
                 self._publish(None, f"camera lost: {self.name} does not answer")
             else:
@@ -260,16 +279,17 @@ class ImageFolder(FrameSource):
         self.ended = True
 
 
-def open_source(spec: int | str) -> FrameSource:
+def open_source(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> FrameSource:
     """The frame source a spec names; :class:`SourceError` if it names nothing usable.
 
     ``0`` / ``"0"``: a camera device; ``rtsp://...``, ``http(s)://...``: a
     stream; a folder: its images; an image file: that image; another file: a
     video; ``synthetic:VARIANT`` (optionally ``synthetic:VARIANT:SEED``): a
-    rendered board holding the variant's start position.
+    rendered board holding the variant's start position. ``size``: the picture a camera device
+    is asked for.
     """
     if isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit()):
-        return LiveCamera(int(spec))
+        return LiveCamera(int(spec), size)
     text = str(spec).strip()
     if text.startswith("synthetic:"):
         from .synthetic import SyntheticCamera, parse_synthetic_spec  # the renderer loads only when asked for
@@ -300,9 +320,10 @@ def first_good_frame(source: FrameSource, tries: int = 30) -> Frame:
     return frame
 
 
-def first_frame(spec: int | str, tries: int = 30) -> np.ndarray:
-    """The first good picture from a source (for calibration); :class:`SourceError` if none comes."""
-    source = open_source(spec)
+def first_frame(spec: int | str, tries: int = 30, size: tuple[int, int] = DEVICE_SIZE) -> np.ndarray:
+    """The first good picture from a source (for calibration; ``size`` as for :func:`open_source`);
+    :class:`SourceError` if none comes."""
+    source = open_source(spec, size)
     try:
         frame = first_good_frame(source, tries)
     finally:

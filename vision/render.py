@@ -31,7 +31,7 @@ from .markers import marker_image
 TEXTURE_PX_PER_MM = 3.0
 GLARE_WASH = 0.3  # a lamp's reflection adding this much to the wood's albedo (0..1) in a pit washes it out
 SEED_KINDS = ("bean", "glass", "pebble")
-FRAME_SIZE = (1280, 720)
+FRAME_SIZE = (1280, 720)  # the camera picture (width, height px) unless a scene says otherwise
 _BAND_ROWS = 90  # see _bands
 
 Stack = tuple[tuple[int, bool], ...]  # a hollow's seeds, bottom first: (place in its pile's order, white chip)
@@ -59,6 +59,13 @@ class Scene:
     yaw: float  # camera turn about the vertical, radians
     k1: float  # radial lens distortion
     grain_seed: int
+    frame: tuple[int, int] = FRAME_SIZE  # the camera picture's width and height (px)
+
+    @property
+    def px_scale(self) -> float:
+        """This camera's pixels per pixel of a ``FRAME_SIZE`` one with the same lens: sizes the
+        renderer draws in pixels (an arm's width, a shadow's, a motion blur) are scaled by it."""
+        return self.frame[0] / FRAME_SIZE[0]
 
     @property
     def profile(self) -> BoardProfile:
@@ -107,8 +114,11 @@ class Rendered:
     strays: tuple[tuple[float, float], ...] = ()  # where the seeds on the bare wood lie (board mm; Shot.strays)
 
 
-def random_scene(board: str, rng: np.random.Generator, seed_kind: str | None = None) -> Scene:
-    """A plausible set-up: any wood, any lamp, a camera from South's side, 15 to 40 degrees oblique."""
+def random_scene(board: str, rng: np.random.Generator, seed_kind: str | None = None,
+                 frame: tuple[int, int] = FRAME_SIZE) -> Scene:
+    """A plausible set-up: any wood, any lamp, a camera from South's side, 15 to 40 degrees oblique.
+    ``frame``: the camera picture's size; its lens keeps the same angle of view across, so a
+    smaller picture shows the same board with fewer pixels (and a 4:3 one more table)."""
     profile = board_profile(board)
     kind = seed_kind or ("chip" if profile.chips else str(rng.choice(SEED_KINDS)))
     wood = tuple(float(c) for c in rng.uniform((0.18, 0.33, 0.45), (0.42, 0.58, 0.78)))
@@ -116,8 +126,9 @@ def random_scene(board: str, rng: np.random.Generator, seed_kind: str | None = N
     return Scene(
         board=profile.name, seed_kind=kind, wood=wood, table=table,  # type: ignore[arg-type]
         lamp_azimuth=float(rng.uniform(0, 2 * math.pi)), lamp_elevation=float(rng.uniform(0.75, 1.25)),
-        tilt=float(rng.uniform(0.26, 0.7)), focal=float(rng.uniform(850, 1150)), fill=float(rng.uniform(0.72, 0.9)),
+        tilt=float(rng.uniform(0.26, 0.7)), focal=float(rng.uniform(850, 1150)) * (frame[0] / FRAME_SIZE[0]), fill=float(rng.uniform(0.72, 0.9)),
         yaw=float(rng.uniform(-0.06, 0.06)), k1=float(rng.uniform(-0.12, 0.04)), grain_seed=int(rng.integers(1 << 30)),
+        frame=frame,
     )
 
 
@@ -425,7 +436,7 @@ def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot) -> tuple[tuple[flo
 def camera_homography(scene: Scene, nudge: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> np.ndarray:
     """3x3 homography from board mm to (undistorted) image pixels for this scene's camera."""
     width, height = scene.profile.size
-    fw, fh = FRAME_SIZE
+    fw, fh = scene.frame
     dist = scene.focal * max(width, height * 1.9) / (scene.fill * fw)
     eye = np.array([math.sin(scene.yaw) * dist * math.sin(scene.tilt), -math.cos(scene.yaw) * dist * math.sin(scene.tilt), dist * math.cos(scene.tilt)])
     forward = -eye / np.linalg.norm(eye)
@@ -449,7 +460,7 @@ def _distortion_grid(scene: Scene) -> np.ndarray:
     """For every output pixel, the undistorted pixel it shows (radial distortion k1).
 
     Not cached: only :func:`_view` uses it, and that keeps its result."""
-    fw, fh = FRAME_SIZE
+    fw, fh = scene.frame
     focal, k1 = scene.focal, scene.k1
     yy, xx = np.mgrid[0:fh, 0:fw].astype(np.float32)
     xn, yn = (xx - fw / 2) / focal, (yy - fh / 2) / focal
@@ -458,12 +469,13 @@ def _distortion_grid(scene: Scene) -> np.ndarray:
 
 
 def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generator,
-          skin: tuple[float, float, float] | None) -> np.ndarray:
-    """Paint an arm reaching from the near edge (or a side) to ``target``; return its mask."""
+          skin: tuple[float, float, float] | None, px_scale: float = 1.0) -> np.ndarray:
+    """Paint an arm reaching from the near edge (or a side) to ``target``; return its mask.
+    ``px_scale``: :attr:`Scene.px_scale` (the arm's sizes are a 1280 px wide picture's)."""
     fh, fw = frame.shape[:2]
     mask = np.zeros((fh, fw), np.float32)
-    start = (float(target[0] + rng.uniform(-250, 250)), float(fh + 60))
-    width = float(rng.uniform(55, 85))
+    start = (float(target[0] + rng.uniform(-250, 250) * px_scale), float(fh + 60 * px_scale))
+    width = float(rng.uniform(55, 85)) * px_scale
     tx, ty = target
     cv2.line(mask, (int(start[0]), int(start[1])), (int(tx), int(ty)), 1.0, int(width))
     ang = math.atan2(ty - start[1], tx - start[0])
@@ -473,8 +485,9 @@ def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generat
         spread = ang + (f - 1.5) * 0.28
         tip = (int(palm[0] + math.cos(spread) * width * 1.5), int(palm[1] + math.sin(spread) * width * 1.5))
         cv2.line(mask, palm, tip, 1.0, int(width * 0.22))
-    mask = cv2.GaussianBlur(mask, (0, 0), 2.0)
-    shadow = cv2.GaussianBlur(np.roll(mask, (25, -30), axis=(0, 1)), (0, 0), 12)
+    mask = cv2.GaussianBlur(mask, (0, 0), 2.0 * px_scale)
+    cast = (int(round(25 * px_scale)), int(round(-30 * px_scale)))
+    shadow = cv2.GaussianBlur(np.roll(mask, cast, axis=(0, 1)), (0, 0), 12 * px_scale)
     frame *= (1 - 0.45 * shadow)[..., None]
     drawn = rng.choice(SKINS)  # drawn whatever ``skin`` says, so that every later draw stays the same
     colour = np.array(drawn if skin is None else skin, np.float32) * np.float32(rng.uniform(0.85, 1.1))
@@ -511,30 +524,31 @@ def _glare(board: np.ndarray, scene: Scene, shot: Shot) -> frozenset[str]:
     return frozenset(glared)
 
 
-def _shadow(frame: np.ndarray, shot: Shot) -> None:
-    """Darken a soft-edged patch of the frame (its own random stream: every other draw stays the same)."""
+def _shadow(frame: np.ndarray, shot: Shot, px_scale: float = 1.0) -> None:
+    """Darken a soft-edged patch of the frame (its own random stream: every other draw stays the
+    same); ``px_scale`` as for :func:`_hand`."""
     rng = np.random.default_rng([shot.seed, 1])
     fh, fw = frame.shape[:2]
     patch = np.zeros((fh, fw), np.float32)
     centre = (int(rng.uniform(0.2, 0.8) * fw), int(rng.uniform(0.2, 0.8) * fh))
-    axes = (int(rng.uniform(120, 300)), int(rng.uniform(100, 250)))
+    axes = (int(rng.uniform(120, 300) * px_scale), int(rng.uniform(100, 250) * px_scale))
     cv2.ellipse(patch, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
-    patch = cv2.GaussianBlur(patch, (0, 0), float(rng.uniform(15, 40)))  # the penumbra
+    patch = cv2.GaussianBlur(patch, (0, 0), float(rng.uniform(15, 40)) * px_scale)  # the penumbra
     frame *= (1 - shot.shadow * patch)[..., None]
 
 
 @functools.lru_cache(maxsize=1)
-def _noise_bank() -> np.ndarray:
-    """Unit Gaussian noise, twice a frame's size, made once: a frame's sensor noise is a window
+def _noise_bank(size: tuple[int, int]) -> np.ndarray:
+    """Unit Gaussian noise, twice a frame's ``size``, made once: a frame's sensor noise is a window
     of it at a random offset (drawing fresh noise per pixel would dominate render time)."""
-    fw, fh = FRAME_SIZE
+    fw, fh = size
     return np.random.default_rng(12345).standard_normal((2 * fh, 2 * fw, 3), dtype=np.float32)
 
 
-def _noise(rng: np.random.Generator) -> np.ndarray:
-    fw, fh = FRAME_SIZE
+def _noise(rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+    fw, fh = size
     y, x = int(rng.integers(fh)), int(rng.integers(fw))
-    return _noise_bank()[y:y + fh, x:x + fw]
+    return _noise_bank(size)[y:y + fh, x:x + fw]
 
 
 def _bands(height: int) -> Iterator[slice]:
@@ -546,7 +560,7 @@ def _bands(height: int) -> Iterator[slice]:
 
 def _light(frame: np.ndarray, shot: Shot) -> None:
     """Light the frame in place: the shot's gain, gradient and tint, and vignetting."""
-    fw, fh = FRAME_SIZE
+    fh, fw = frame.shape[:2]
     yy = np.arange(fh, dtype=np.float32)[:, None]  # a column and a row: broadcasting gives
     xx = np.arange(fw, dtype=np.float32)[None, :]  # the full grid without keeping one
     light = shot.gain * (1 + shot.gradient[0] * (xx / fw - 0.5) + shot.gradient[1] * (yy / fh - 0.5))
@@ -555,9 +569,10 @@ def _light(frame: np.ndarray, shot: Shot) -> None:
         frame[rows] = cv2.multiply(frame[rows], cv2.merge([light[rows] * np.float32(t) for t in shot.tint]))
 
 
-def _motion_blur(frame: np.ndarray, shot: Shot) -> np.ndarray:
-    """The frame smeared along a line of ``shot.blur`` px: a camera or hand that moved."""
-    length = int(round(shot.blur))
+def _motion_blur(frame: np.ndarray, shot: Shot, px_scale: float = 1.0) -> np.ndarray:
+    """The frame smeared along a line of ``shot.blur`` px (of a 1280 px wide picture: times
+    ``px_scale``): a camera or hand that moved."""
+    length = int(round(shot.blur * px_scale))
     kernel = np.zeros((2 * length + 1, 2 * length + 1), np.float32)
     c = length
     cv2.line(kernel, (int(c - math.cos(shot.blur_angle) * length / 2), int(c - math.sin(shot.blur_angle) * length / 2)),
@@ -588,7 +603,7 @@ def _view(scene: Scene, nudge: tuple[float, float, float]) -> tuple[np.ndarray, 
     profile = scene.profile
     width, height = int(round(profile.size[0] * s)), int(round(profile.size[1] * s))
     inside = ((tex[..., 0] >= 0) & (tex[..., 0] < width - 1) & (tex[..., 1] >= 0) & (tex[..., 1] < height - 1)).astype(np.uint8)
-    fw, fh = FRAME_SIZE
+    fw, fh = scene.frame
     table_shade = 1 + 0.1 * _smooth_noise((fh, fw), (8, 5), np.random.default_rng(scene.grain_seed))
     map_xy, map_fraction = cv2.convertMaps(tex[..., 0].copy(), tex[..., 1].copy(), cv2.CV_16SC2)  # fixed point: faster remap
     return map_xy, map_fraction, inside, table_shade
@@ -615,15 +630,16 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
         hollow = profile.hollows[int(rng.integers(len(profile.hollows)))]
         inv_grid = cv2.perspectiveTransform(np.array([[hollow.centre]], np.float64), camera_homography(scene, shot.nudge))[0, 0]
         target = _distort_point(scene, inv_grid)
-        mask = _hand(frame, target, rng, shot.skin)
+        mask = _hand(frame, target, rng, shot.skin, scene.px_scale)
         covered = _covered_pits(scene, shot, mask)
 
     if shot.shadow > 0:
-        _shadow(frame, shot)
+        _shadow(frame, shot, scene.px_scale)
     _light(frame, shot)
-    if shot.blur >= 1.0:
-        frame = _motion_blur(frame, shot)
-    image = _expose(frame, _noise(rng if shot.exposure is None else np.random.default_rng(shot.exposure)), shot.noise)
+    if shot.blur * scene.px_scale >= 1.0:
+        frame = _motion_blur(frame, shot, scene.px_scale)
+    exposure = rng if shot.exposure is None else np.random.default_rng(shot.exposure)
+    image = _expose(frame, _noise(exposure, scene.frame), shot.noise)
     del frame  # the float frame goes before the JPEG round trip
     if shot.jpeg:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, shot.jpeg])
@@ -633,7 +649,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
 
 def _distort_point(scene: Scene, undistorted: np.ndarray) -> tuple[float, float]:
     """The output pixel showing undistorted pixel ``undistorted`` (inverse of the radial map, by iteration)."""
-    fw, fh = FRAME_SIZE
+    fw, fh = scene.frame
     xu, yu = (undistorted[0] - fw / 2) / scene.focal, (undistorted[1] - fh / 2) / scene.focal
     xd, yd = xu, yu
     for _ in range(8):

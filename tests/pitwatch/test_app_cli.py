@@ -117,7 +117,8 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
                      "--set", "web.port=0"])
     out = capsys.readouterr().out
     assert code == 0, out
-    for name in ("database", "camera", "calibration", "seed counter", "board in view", "microcontroller", "dashboard port"):
+    for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "microcontroller",
+                 "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
     assert re.search(r"^ok\s+reading speed: \d+ ms a frame \(\d+ frames a second at most\): a Reading \d+\.\d s after", out, re.M), out
     assert re.search(rf"^ok\s+sensor calibration: {re.escape(str(tmp_path / 'board.json'))}: 14 pits", out, re.M), out
@@ -198,6 +199,30 @@ def test_doctor_measures_a_network_cameras_frame_rate(tmp_path, capsys):
     assert code == 1  # no calibration yet
     rate = re.search(rf"^ok\s+camera: {re.escape(network.url)}: 160 x 120 frames, (\d+) frames a second$", out, re.M)
     assert rate and 24 <= int(rate.group(1)) <= 36, out
+    assert re.search(r"^FIX\s+camera picture: 160 x 120 is too small to count seeds well .*: record or stream the "
+                     r"board at 1280x720 or more$", out, re.M), out
+
+
+def test_doctor_says_how_to_get_a_picture_big_enough_to_count_seeds_in():
+    """A webcam left at 640 x 480 reads pits of 5-9 seeds far worse: asked for less than
+    1280 x 720 (camera.size), or unable to give it, the doctor says which."""
+    import numpy as np
+
+    from pitwatch.doctor import check_picture_size
+
+    small, big = np.zeros((480, 640, 3), np.uint8), np.zeros((1080, 1920, 3), np.uint8)
+    assert check_picture_size(big, (1920, 1080), device=True).ok
+    asked_less = check_picture_size(small, (640, 480), device=True)
+    assert not asked_less.ok and asked_less.detail.endswith('set camera.size = "1280x720" (it is 640x480)')
+    cannot = check_picture_size(small, (1280, 720), device=True)
+    assert not cannot.ok and cannot.detail.endswith("asked for 1280x720, this camera gives no more: use one that gives 1280x720")
+
+
+def test_a_picture_size_that_is_not_one_is_named(capsys):
+    assert main(["doctor", "--set", "camera.size=1280*720"]) == 2
+    assert "camera.size = '1280*720' is not a picture size: write WIDTHxHEIGHT, e.g. 1280x720" in capsys.readouterr().err
+    assert main(["read", "--calibration", "none.json", "x.jpg", "--set", "camera.size=20x20"]) == 2
+    assert "camera.size = '20x20': expected a width of 160-7680 px" in capsys.readouterr().err
 
 
 def test_run_referees_the_microcontrollers_board(tmp_path):

@@ -14,13 +14,15 @@ import pytest
 from calibration.calibfile import Calibration
 from calibration.calibrate import calibrate
 from calibration.profiles import board_profile, start_counts
-from vision.render import Scene, random_scene, random_shot, render
+from vision.render import FRAME_SIZE, Scene, random_scene, random_shot, render
 
 
-def calibrated_from(board: str, rng: np.random.Generator, kind: str | None = None) -> tuple[Scene, Calibration]:
-    """A set-up of ``board`` drawn from ``rng`` and its calibration from an easy empty and start
-    frame, as ``benchmarks/vision_bench.py`` calibrates its set-ups (``rng`` goes on from there)."""
-    scene = random_scene(board, rng, kind)
+def calibrated_from(board: str, rng: np.random.Generator, kind: str | None = None,
+                    frame: tuple[int, int] = FRAME_SIZE) -> tuple[Scene, Calibration]:
+    """A set-up of ``board`` drawn from ``rng`` (a camera picture of ``frame`` px) and its
+    calibration from an easy empty and start frame, as ``benchmarks/vision_bench.py``
+    calibrates its set-ups (``rng`` goes on from there)."""
+    scene = random_scene(board, rng, kind, frame)
     empty = render(scene, {h.label: 0 for h in board_profile(board).hollows}, None, random_shot(rng, hard=False, hand=False))
     counts, white = start_counts(board)
     start = render(scene, counts, white, random_shot(rng, hard=False, hand=False))

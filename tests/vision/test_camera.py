@@ -9,7 +9,9 @@ import pytest
 from network_camera import NumberedCamera, frame_number
 from waiting import wait_until
 
-from vision.camera import BLACK_FRAME, STREAM_TIMEOUT_MS, SourceError, first_frame, frame_status, is_black, open_source
+from vision import camera
+from vision.camera import (BLACK_FRAME, DEVICE_SIZE, STREAM_TIMEOUT_MS, SourceError, first_frame, frame_status, is_black,
+                           open_source)
 
 
 @pytest.fixture
@@ -68,6 +70,45 @@ def test_missing_device_reports_camera_lost_without_raising():
     frames = [source.read() for _ in range(3)]
     assert all(f.image is None and "camera lost" in f.status for f in frames)
     source.close()
+
+
+class _Webcam:
+    """Stands in for OpenCV's capture of a USB webcam, which no machine running the tests has
+    (a mock, then): opens, and notes what it is asked to set, in order."""
+
+    def __init__(self, target, *args):
+        self.target, self.asked = target, []
+
+    def isOpened(self):
+        return True
+
+    def set(self, prop, value):
+        self.asked.append((prop, value))
+        return True
+
+    def release(self):
+        pass
+
+
+def test_a_camera_device_is_asked_for_its_picture_size_compressed_a_file_is_not(monkeypatch, tmp_path):
+    """Left alone, a webcam under Linux starts at 640 x 480, where seeds are counted far worse;
+    uncompressed, a USB 2 one sends 1280 x 720 at a few frames a second. So a device is asked
+    for MJPG first, then the size; a video file or a stream gives what it holds."""
+    monkeypatch.setattr(camera.cv2, "VideoCapture", _Webcam)
+    device = camera._open_capture(0, (1920, 1080))
+    assert device.asked == [(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG")),
+                            (cv2.CAP_PROP_FRAME_WIDTH, 1920), (cv2.CAP_PROP_FRAME_HEIGHT, 1080)]
+    assert camera._open_capture(0).asked[1:] == [(cv2.CAP_PROP_FRAME_WIDTH, 1280), (cv2.CAP_PROP_FRAME_HEIGHT, 720)]
+    assert camera._open_capture(str(tmp_path / "game.mp4")).asked == []
+    assert camera._open_capture("http://camera.local/video").asked == []
+
+
+def test_a_device_source_keeps_the_size_it_is_to_ask_for():
+    source = open_source("97", (1920, 1080))
+    try:
+        assert source.size == (1920, 1080) and DEVICE_SIZE == (1280, 720)
+    finally:
+        source.close()
 
 
 @pytest.mark.parametrize("spec, message", [

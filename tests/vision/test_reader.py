@@ -50,6 +50,18 @@ def test_start_position_read_exactly_with_high_confidence(kalah_setup):
     assert len(result.overlay) == 14 and result.draw(np.zeros((720, 1280, 3), np.uint8)).any()
 
 
+@pytest.mark.parametrize("size", [(640, 480), (1920, 1080)])
+def test_a_camera_of_another_picture_size_is_calibrated_and_read(setup_from, size):
+    """A webcam left at 640 x 480, or a 1080p one: the board is calibrated and read in its
+    pictures as in 1280 x 720 ones (how well, at each size: README, *Benchmarks*)."""
+    scene, calibration = setup_from("2x6+stores", np.random.default_rng(21), frame=size)
+    labels = calibration.profile.layout.labels
+    counts = {label: k % 5 for k, label in enumerate(labels)}
+    result = BoardReader(calibration).read(render(scene, counts, None, Shot(seed=3, noise=2, jpeg=85)).image)
+    assert result.status.message == "ok" and result.status.markers_seen == (0, 1, 2, 3)
+    assert result.reading.most_likely_counts() == counts
+
+
 def test_a_known_reading_is_kept_without_counting_but_the_frame_is_still_looked_at(kalah_setup):
     """``known`` (a still board's Reading): the next exposure is located and checked, not counted;
     a hand is still found, and the pits it covers are unseen."""

@@ -189,3 +189,29 @@ def test_a_frame_needs_few_frame_sized_temporaries():
         tracemalloc.stop()
     float_layer = FRAME_SIZE[0] * FRAME_SIZE[1] * 3 * 4
     assert peak < 3 * float_layer, f"{peak / 2**20:.1f} MB of temporaries for one frame"
+
+
+def test_a_smaller_camera_picture_shows_the_same_board_in_fewer_pixels():
+    """The same lens at 640 x 360 puts every board point at half its 1280 x 720 place, and an
+    arm (drawn in pixels) covers the same pits: a webcam left at a small size is measured fairly."""
+    big = random_scene("2x6", np.random.default_rng(4))
+    small = random_scene("2x6", np.random.default_rng(4), frame=(640, 360))
+    assert small.px_scale == 0.5 and small.focal == big.focal / 2
+    corners = np.array(big.profile.board_corners(), np.float64)
+    assert np.allclose(project(small, corners), project(big, corners) / 2, atol=1e-6)
+    counts, _ = random_counts(big.profile, np.random.default_rng(5))
+    shot = Shot(gain=1.0, noise=2.0, hand=True, blur=4.0, seed=11)
+    image, truth = render(small, counts, None, shot), render(big, counts, None, shot)
+    assert image.image.shape == (360, 640, 3)
+    assert image.covered == truth.covered and image.covered
+    shrunk = cv2.resize(truth.image, (640, 360), interpolation=cv2.INTER_AREA).astype(float)
+    assert np.abs(image.image.astype(float) - shrunk).mean() < 5  # the same picture, sharper noise (2.7; an arm drawn
+    # at 1280 x 720 sizes: 8.7)
+
+
+def test_a_4_by_3_camera_picture_holds_the_whole_board():
+    scene = random_scene("4x8", np.random.default_rng(6), frame=(640, 480))
+    rendered = render(scene, {h.label: 2 for h in scene.profile.hollows}, None, Shot(seed=2))
+    assert rendered.image.shape == (480, 640, 3)
+    outline = project(scene, np.array(scene.profile.board_corners(), np.float64))
+    assert (outline >= 0).all() and (outline[:, 0] < 640).all() and (outline[:, 1] < 480).all()
