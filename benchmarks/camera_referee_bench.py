@@ -1,7 +1,7 @@
 """Whole games refereed by the camera alone: what a club table without pit sensors gets.
 
     .venv/bin/python benchmarks/camera_referee_bench.py [--setups 3] [--plies 60] [--seed 1]
-        [--still-frames 1] [--easy] [--lamp] [--no-looks] [--variants kalah,oware] [--misses]
+        [--still-frames 1] [--easy] [--lamp] [--no-looks] [--frame 1280x720] [--variants kalah,oware] [--misses]
 
 For every variant, ``--setups`` set-ups (seed kind, wood, lamp, camera; the
 vision benchmark's, calibrated from an easy empty and start frame) each play
@@ -14,7 +14,8 @@ sown into it land on top, and a penalty chip taken from an outbox is the topmost
 of its colour, the other chips left as they lay (the renderer's ``Shot.piles``
 and ``Shot.stacks``). ``--lamp`` adds a lamp switched on after calibration, whose
 reflection in the varnish lies near one hollow for the whole game (the vision
-benchmark's reflection, ``Shot.lamp`` keeping it in place).
+benchmark's reflection, ``Shot.lamp`` keeping it in place). ``--frame`` renders
+another camera picture size with the same lenses (a webcam left at 640x480).
 
 After every move that changes the board, its frames go through the live
 pipeline's own parts: the reader, the stillness gate (reset by the players'
@@ -59,8 +60,8 @@ from rules.referee import Referee
 from rules.referee.explain import board_of
 from vision.live import StillnessGate
 from vision.reader import BoardReader, FrameResult, FrameStatus
-from vision.render import Shot, Stack, random_shot, render, restacked, stack_of
-from vision_bench import GLARE, calibrated_scene
+from vision.render import FRAME_SIZE, Shot, Stack, random_shot, render, restacked, stack_of
+from vision_bench import GLARE, calibrated_scene, frame_size
 
 OUTCOMES = ("committed, right", "committed, wrong", "asked, truth offered", "asked, truth not offered",
             "false alarm (illegal)", "waited", "not judged")
@@ -109,7 +110,7 @@ class Table:
 
     def __init__(self, name: str, setup: int, args: argparse.Namespace) -> None:
         self.rng = np.random.default_rng([args.seed, sorted(rules.VARIANTS).index(name), setup])
-        self.scene, calibration = calibrated_scene(name, self.rng)
+        self.scene, calibration = calibrated_scene(name, self.rng, args.frame)
         self.reader = BoardReader(calibration)
         self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False)
         if args.lamp:  # drawn from a stream of its own, so that the set-up is the same with or without the lamp
@@ -212,6 +213,8 @@ def main() -> None:
     parser.add_argument("--easy", action="store_true", help="easy conditions (little noise and blur) instead of hard ones")
     parser.add_argument("--lamp", action="store_true", help="a lamp's reflection near one hollow, all game long")
     parser.add_argument("--no-looks", action="store_true", help="judge without the pits the camera saw untouched")
+    parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
+                        help=f"the camera picture's size (default: {FRAME_SIZE[0]}x{FRAME_SIZE[1]})")
     parser.add_argument("--variants", help="comma-separated variants (default: all)")
     parser.add_argument("--misses", action="store_true", help="list every move not committed right")
     args = parser.parse_args()
@@ -235,7 +238,8 @@ def main() -> None:
         total += outcomes
         total_exact += exact
     print(row("all", total, total_exact))
-    print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}; {args.still_frames} still frame(s) a Reading; pits seen untouched "
+    print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}, "
+          f"{args.frame[0]}x{args.frame[1]} pictures; {args.still_frames} still frame(s) a Reading; pits seen untouched "
           f"{'not used' if args.no_looks else 'pinned'}; {time.time() - started:.0f} s, load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}")
     if args.misses:
