@@ -10,6 +10,7 @@ names the field. Format (version 2)::
      "variant": "kalah",               # the variant whose start position taught the seeds, or null
      "px_per_mm": 1.5,                 # scale of the rectified top-down view
      "corners": null,                  # 8 numbers (image x,y of the board corners) if the board has no markers
+     "corners_picture": null,          # optional: [width, height] of the camera picture those x,y are in
      "hollows": {"A": {"centre": [x, y], "axes": [a, b], "angle": 0.0}, ...},   # rectified px
      "counter": {"temperature": 1.0,   # >= 1: how much the seed counter's probabilities are widened
                  "start_exact": 1.0,   # on this board; the share of start-position pits it read exactly
@@ -22,6 +23,11 @@ names the field. Format (version 2)::
 Version 1 files (before the seed counter) are still read: their ``seed`` field
 (the area of one seed, which the counter no longer needs) is ignored and the
 counter is taken as it comes (temperature 1).
+
+``corners_picture`` is optional too (files before 2026-11-27 have none): corners are
+pixels of one picture size, and a camera giving another size (``camera.size``
+changed, another camera) would put the board somewhere else; the reader then says
+so rather than read the wrong place.
 
 ``sensors`` is optional (a file without it, as older Pitwatch wrote them, reads as
 ``null``): it is filled in when the board's pit sensors are first learned and
@@ -83,6 +89,8 @@ class Calibration:
     start_exact: float = 1.0  # share of the start position's pits the counter read exactly at calibration
     sensors: SensorCalibration | None = None  # the board's pit sensors, once learned
     whitest_seed: float | None = None  # how white the whitest seed was at the start (vision.glare); None: not measured
+    corners_picture: tuple[int, int] | None = None  # the picture (width, height px) ``corners`` are pixels of; None:
+    # markers, or not recorded (files before 2026-11-27)
 
     @property
     def profile(self) -> BoardProfile:
@@ -97,6 +105,7 @@ class Calibration:
             "variant": self.variant,
             "px_per_mm": self.px_per_mm,
             "corners": list(self.corners) if self.corners else None,
+            "corners_picture": list(self.corners_picture) if self.corners and self.corners_picture else None,
             "hollows": {label: fit.to_json() for label, fit in self.hollows.items()},
             "counter": {"temperature": round(self.temperature, 3), "start_exact": round(self.start_exact, 3),
                         **({} if self.whitest_seed is None else {"whitest_seed": round(self.whitest_seed, 1)})},
@@ -131,11 +140,13 @@ class Calibration:
             if not isinstance(corners, list) or len(corners) != 8:
                 raise CalibrationError("corners: expected null or 8 numbers (x,y of near-left, near-right, far-right, far-left)")
             corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
+        picture = _picture(data.get("corners_picture"))
         hollows = _hollows(data.get("hollows"), profile, px_per_mm)
         temperature, start_exact, whitest_seed = _counter(data.get("counter"), version)
         empty = _image(data.get("empty"), profile, px_per_mm)
         sensors = _sensors(data.get("sensors"), profile)
-        return cls(profile.name, variant, px_per_mm, hollows, empty, corners, temperature, start_exact, sensors, whitest_seed)
+        return cls(profile.name, variant, px_per_mm, hollows, empty, corners, temperature, start_exact, sensors, whitest_seed,
+                   picture)
 
 
 def _counter(data: Any, version: int) -> tuple[float, float, float | None]:
@@ -163,6 +174,16 @@ def _pair(value: Any, field: str) -> tuple[float, float]:
     if not isinstance(value, list) or len(value) != 2:
         raise CalibrationError(f"{field}: expected two numbers, got {value!r}")
     return (_number(value[0], f"{field}[0]", -1e5, 1e5), _number(value[1], f"{field}[1]", -1e5, 1e5))
+
+
+def _picture(data: Any) -> tuple[int, int] | None:
+    """``corners_picture``: null, or [width, height] in whole pixels."""
+    if data is None:
+        return None
+    if (not isinstance(data, list) or len(data) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 16 <= v <= 100_000 for v in data)):
+        raise CalibrationError(f"corners_picture: expected null or [width, height] in whole pixels, got {data!r}")
+    return data[0], data[1]
 
 
 def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, HollowFit]:
@@ -226,32 +247,34 @@ def save_calibration(calibration: Calibration, path: str | Path) -> None:
     _write_atomically(Path(path), json.dumps(calibration.to_json(), indent=1))
 
 
-def save_corners(path: str | Path, corners: Sequence[float] | None) -> None:
+def save_corners(path: str | Path, corners: Sequence[float] | None, picture: tuple[int, int] | None = None) -> None:
     """Set the ``corners`` field of the calibration file at ``path`` (8 numbers, or ``None``:
-    find the board by its markers), leaving every other field as it is on disk.
+    find the board by its markers) and ``corners_picture`` (the size of the picture they are
+    pixels of), leaving every other field as it is on disk.
 
     The file is read and validated first, so a damaged file is named rather
     than overwritten, and written atomically: a crash leaves the old corners
     or the new ones, never half a file.
     """
-    _set_field(Path(path), "corners", None if corners is None else [float(v) for v in corners])
+    _set_fields(Path(path), {"corners": None if corners is None else [float(v) for v in corners],
+                             "corners_picture": None if corners is None or picture is None else list(picture)})
 
 
 def save_sensors(path: str | Path, sensors: SensorCalibration | None) -> None:
     """Set the ``sensors`` field of the calibration file at ``path`` (the pit sensors' calibration,
     or ``None``), leaving every other field as it is on disk; checked and written as :func:`save_corners`."""
-    _set_field(Path(path), "sensors", None if sensors is None else sensors.to_json())
+    _set_fields(Path(path), {"sensors": None if sensors is None else sensors.to_json()})
 
 
 _updating = threading.Lock()  # the dashboard sets corners while the sensors learn: one update at a time
 
 
-def _set_field(path: Path, field: str, value: Any) -> None:
-    """Read and check the file, set one field, check again, write atomically."""
+def _set_fields(path: Path, fields: dict[str, Any]) -> None:
+    """Read and check the file, set ``fields``, check again, write atomically."""
     with _updating:
         data = _read_json(path)
         _parse(data, path)  # the file on disk is a calibration (and a JSON object)
-        data[field] = value
+        data.update(fields)
         _parse(data, path)  # and still one with this value
         _write_atomically(path, json.dumps(data, indent=1))
 

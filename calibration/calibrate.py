@@ -55,10 +55,15 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
     """Build a :class:`Calibration` for variant or board ``name`` from two BGR frames.
 
     ``corners`` (8 numbers, image x,y of near-left, near-right, far-right,
-    far-left board corners) replaces the markers for a board without them.
+    far-left board corners) replaces the markers for a board without them; both
+    pictures must then be of the one camera picture size they are pixels of.
     Raises :class:`CalibrationError` naming what is wrong.
     """
     draft = calibrate_empty(name, empty, corners, px_per_mm)
+    if draft.corners_picture is not None and _size(start) != draft.corners_picture:
+        raise CalibrationError(f"start image: {_size(start)[0]} x {_size(start)[1]} px, the empty image "
+                               f"{draft.corners_picture[0]} x {draft.corners_picture[1]}: the board's corners are pixels of "
+                               "one picture, so take both with the camera that will watch the game")
     _rectified(start, draft.board, draft, "start image")  # the whole board in view, as for the empty one
     reader = BoardReader(draft)
     reading = reader.read(start).reading
@@ -80,12 +85,20 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
     profile = board_profile(name)
     shape = (int(round(profile.size[1] * px_per_mm)), int(round(profile.size[0] * px_per_mm)), 3)
     probe = Calibration(profile.name, None, px_per_mm, {}, np.zeros(shape, np.uint8),
-                        None if corners is None else tuple(float(c) for c in corners))
+                        None if corners is None else tuple(float(c) for c in corners),
+                        corners_picture=None if corners is None else _size(empty))
     empty_board = _rectified(empty, profile.name, probe, "empty image")
     _refuse_glare(empty_board, profile, px_per_mm)
     hollows = find_hollows(empty_board, profile, px_per_mm)
     variant = None if name in PROFILE_LAYOUTS else name
-    return Calibration(profile.name, variant, px_per_mm, hollows, empty_board, probe.corners)
+    return Calibration(profile.name, variant, px_per_mm, hollows, empty_board, probe.corners,
+                       corners_picture=probe.corners_picture)
+
+
+def _size(picture: np.ndarray) -> tuple[int, int]:
+    """A picture's (width, height) in px (a non-picture is refused where it is rectified)."""
+    shape = getattr(picture, "shape", (0, 0))
+    return (int(shape[1]), int(shape[0])) if len(shape) >= 2 else (0, 0)
 
 
 def _whitest_seed(reader: BoardReader, start: np.ndarray) -> float:

@@ -136,21 +136,22 @@ class LiveCorners:
         Saved first: corners in use but not on disk would be lost at the next start, and the
         player would not know it.
         """
-        flat = None
+        flat, picture = None, None
         if corners is not None:
             frame = self.camera.latest_frame()
             if frame is None:
                 raise CornersUnavailable("the camera has not delivered a picture yet: wait for it and click again")
-            points = check_outline(corners, (frame.shape[1], frame.shape[0]))
+            picture = (frame.shape[1], frame.shape[0])
+            points = check_outline(corners, picture)
             flat = tuple(round(v, 1) for point in points for v in point)
         with self._lock:
             try:
-                save_corners(self.path, flat)
+                save_corners(self.path, flat, picture)
             except OSError as error:
                 raise CornersUnavailable(f"the corners were not saved to {self.path} ({error.strerror or error}); "
                                          "nothing changed") from None
             except CalibrationError as error:
                 raise CornersUnavailable(f"the corners were not saved: {error}; nothing changed") from None
-            self.calibration = replace(self.calibration, corners=flat)
+            self.calibration = replace(self.calibration, corners=flat, corners_picture=picture)
             self.camera.use_reader(*self._make_reader(self.calibration))
             return self.state()

@@ -198,6 +198,11 @@ class BoardReader:
         gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
         if is_black(gray):
             raise FrameUnreadable(BLACK_FRAME)
+        corners_picture = self.calibration.corners_picture
+        if corners_picture is not None and (frame.shape[1], frame.shape[0]) != corners_picture:
+            raise FrameUnreadable(f"the board's corners were set on a {corners_picture[0]} x {corners_picture[1]} picture, "
+                                  f"this one is {frame.shape[1]} x {frame.shape[0]}: set them again "
+                                  "(dashboard: Set the board corners)")
         try:
             homography, found = locate_board(gray, self.calibration, self._tracker)
             homography, refined = self._held(homography, found)

@@ -58,18 +58,21 @@ def test_corners_that_cannot_be_a_board_are_refused_naming_the_problem(corners, 
     assert problem in str(error.value)
 
 
-def test_saving_corners_changes_only_the_corners_field(tmp_path):
+def test_saving_corners_changes_only_the_corners_and_their_picture_size(tmp_path):
     path = tmp_path / "board.json"
     save_calibration(markerless.calibration(), path)
     before = json.loads(path.read_text())
-    save_corners(path, [1, 2, 3, 4, 5, 6, 7, 8])
+    assert before["corners_picture"] == [1280, 720]  # calibrated with --corners on 1280 x 720 pictures
+    save_corners(path, [1, 2, 3, 4, 5, 6, 7, 8], (1920, 1080))
     after = json.loads(path.read_text())
     assert after.pop("corners") == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
-    before.pop("corners")
+    assert after.pop("corners_picture") == [1920, 1080]
+    before.pop("corners"), before.pop("corners_picture")
     assert after == before
-    assert load_calibration(path).corners == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
+    saved = load_calibration(path)
+    assert saved.corners == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0) and saved.corners_picture == (1920, 1080)
     save_corners(path, None)
-    assert load_calibration(path).corners is None
+    assert load_calibration(path).corners is None and load_calibration(path).corners_picture is None
     assert [p.name for p in tmp_path.iterdir()] == ["board.json"]  # no temporary file left behind
 
 
@@ -111,6 +114,7 @@ def test_clicked_corners_are_read_from_the_next_frame_and_saved(live):
     assert state["frame"] == {"width": 1280, "height": 720}
     assert state["corners"] == [[round(x, 1), round(y, 1)] for x, y in clicked]
     assert load_calibration(path).corners == tuple(round(v, 1) for p in clicked for v in p)  # survives a restart
+    assert load_calibration(path).corners_picture == (1280, 720)  # the picture they were clicked on
     for _ in range(3):
         camera.step()
     assert camera.status == "ok"
@@ -152,13 +156,14 @@ def test_the_configured_camera_comes_with_its_corners_and_their_file(tmp_path):
 
 def test_a_network_camera_is_read_and_let_go_when_its_loop_stops(tmp_path):
     """``camera.source`` an MJPEG stream (a real one, over HTTP): the camera loop reads its frames
-    (160 x 120 pictures with no board where the calibrated corners put it: said so), and stopping
-    the loop stops the thread taking them."""
+    (160 x 120 pictures, where the calibrated corners, pixels of 1280 x 720 ones, cannot be:
+    said so), and stopping the loop stops the thread taking them."""
     path = tmp_path / "board.json"
     save_calibration(markerless.calibration(), path)
     with NumberedCamera() as network, configured_camera(tmp_path, network.url, path) as (camera, _, _):
         camera.start()
         assert wait_until(lambda: camera.frames_read >= 3, 15), camera.status
-        assert camera.status.startswith("pits out of view: A, B"), camera.status
+        assert camera.status.startswith("the board's corners were set on a 1280 x 720 picture, this one is 160 x 120: "
+                                        "set them again"), camera.status
         camera.stop()
         assert not [t for t in threading.enumerate() if t.name == f"grabber {network.url}"]

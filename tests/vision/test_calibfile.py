@@ -49,6 +49,8 @@ def _broken(saved, change):
     (lambda d: d.pop("counter"), "counter"),
     (lambda d: d.update(empty="not base64!"), "empty"),
     (lambda d: d.update(corners=[1, 2, 3]), "corners"),
+    (lambda d: d.update(corners_picture=[1280.5, 720]), "corners_picture"),
+    (lambda d: d.update(corners_picture="1280x720"), "corners_picture"),
     (lambda d: d.update(board="2x8+stores"), "hollows: no ellipse for pit(s) G, H"),  # file of another board
 ])
 def test_malformed_file_names_the_field(saved, change, field):

@@ -121,3 +121,24 @@ def test_no_markers_needs_corners_and_corners_work():
     corners = project(scene, np.array(board_profile("2x6").board_corners())).ravel()
     calibration = calibrate("2x6", empty, start, corners=corners)
     assert calibration.corners is not None and len(calibration.hollows) == 12
+    assert calibration.corners_picture == (1280, 720)  # the corners are pixels of these pictures
+    wider = cv2.resize(start, (1920, 1080), interpolation=cv2.INTER_CUBIC)
+    with pytest.raises(CalibrationError, match=r"start image: 1920 x 1080 px, the empty image 1280 x 720: the board's "
+                                               "corners are pixels of one picture"):
+        calibrate("2x6", empty, wider, corners=corners)
+
+
+def test_corners_set_on_another_picture_size_are_not_read_in_the_wrong_place():
+    """Corners are pixels of the picture they were given on: once the camera gives another size
+    (camera.size changed, another camera), they would put the board somewhere else, and the
+    reader would count bare wood. It says so instead, and markers do not care."""
+    scene, empty, start = _frames("2x6", seed=4)
+    corners = project(scene, np.array(board_profile("2x6").board_corners())).ravel()
+    reader = BoardReader(calibrate("2x6", empty, start, corners=corners))
+    result = reader.read(cv2.resize(start, (1920, 1080), interpolation=cv2.INTER_CUBIC))
+    assert not result.status.board_found and result.status.message == (
+        "the board's corners were set on a 1280 x 720 picture, this one is 1920 x 1080: set them again "
+        "(dashboard: Set the board corners)")
+    assert reader.read(start).status.board_found
+    marked = BoardReader(calibrate("2x6", empty, start)).read(cv2.resize(start, (1920, 1080), interpolation=cv2.INTER_CUBIC))
+    assert marked.status.board_found
