@@ -20,7 +20,7 @@ from calibration.calibfile import CalibrationError, load_calibration, save_calib
 from calibration.calibrate import calibrate
 from calibration.markersheet import render_marker_sheet
 from firmware_bridge.sensors import SensorCalibration
-from vision.camera import first_frame, open_source
+from vision.camera import first_frame, open_source, picture_of
 from vision.counter import CounterError
 from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult
@@ -101,13 +101,11 @@ def _learned_sensors(path: str, board: str) -> SensorCalibration | None:
 
 def _frames(spec: str, size: tuple[int, int]) -> Iterator[tuple[str, np.ndarray | None, str]]:
     """(name, picture or None, status) for every picture a source gives (one for a live camera,
-    a device asked for pictures of ``size``)."""
+    once its exposure has settled; a device is asked for pictures of ``size``)."""
     source = open_source(spec, size)
     try:
-        for frame in source:
+        for frame in [picture_of(source)] if source.live else source:
             yield frame.origin or f"{spec}#{frame.index}", frame.image, frame.status
-            if source.live:
-                break
     finally:
         source.close()
 

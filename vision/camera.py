@@ -32,6 +32,9 @@ FRAME_WAIT_S = 1.0  # a live camera with no new frame for this long is reported 
 STREAM_TIMEOUT_MS = 5000  # a network stream that does not open or send for this long is lost
 OPEN_WAIT_S = STREAM_TIMEOUT_MS / 1000 + 1  # how long a live camera may take to give its first frame
 DEVICE_SIZE = (1280, 720)  # the picture a camera device is asked for: the size the reader is measured at
+SETTLED_FRAMES = 10  # a live camera's exposure has settled once this many frames in a row...
+SETTLED_SPREAD = 0.03  # ...differ in each colour's mean by at most this share of it
+SETTLE_WAIT_S = 4.0  # the longest a picture for calibration waits for that (then the newest is taken)
 
 
 class SourceError(ValueError):
@@ -320,12 +323,43 @@ def first_good_frame(source: FrameSource, tries: int = 30) -> Frame:
     return frame
 
 
+def settled_frame(source: FrameSource, first: Frame, wait: float = SETTLE_WAIT_S) -> Frame:
+    """A live camera's first picture once its exposure has settled, from ``first`` (a good frame
+    it gave) on: a webcam just opened sends dark or tinted pictures while its automatic exposure
+    and white balance find the light, for up to a second or two, and a board calibrated from one
+    of those is remembered in the wrong light. Settled: ``SETTLED_FRAMES`` frames in a row alike
+    in every colour's mean (within ``SETTLED_SPREAD``). A camera that never settles (a
+    flickering lamp) gives its newest picture after ``wait`` seconds; one that is lost gives
+    the last it sent."""
+    colours = [cv2.mean(first.image)[:3]]
+    newest = first
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        recent = np.array(colours[-SETTLED_FRAMES:])
+        if len(recent) == SETTLED_FRAMES and (np.ptp(recent, axis=0) <= SETTLED_SPREAD * recent.max(axis=0)).all():
+            break
+        frame = source.read()
+        if not frame.ok:
+            break
+        newest = frame
+        colours.append(cv2.mean(frame.image)[:3])
+    return newest
+
+
+def picture_of(source: FrameSource, tries: int = 30) -> Frame:
+    """One picture to calibrate or check a board with: the source's first good frame (within
+    ``tries`` reads), from a camera (a device or a stream) the first once its exposure has
+    settled (the synthetic camera has no exposure to settle)."""
+    frame = first_good_frame(source, tries)
+    return settled_frame(source, frame) if frame.ok and isinstance(source, LiveCamera) else frame
+
+
 def first_frame(spec: int | str, tries: int = 30, size: tuple[int, int] = DEVICE_SIZE) -> np.ndarray:
-    """The first good picture from a source (for calibration; ``size`` as for :func:`open_source`);
-    :class:`SourceError` if none comes."""
+    """The picture :func:`picture_of` gives from the source ``spec`` names (``size`` as for
+    :func:`open_source`); :class:`SourceError` if none comes."""
     source = open_source(spec, size)
     try:
-        frame = first_good_frame(source, tries)
+        frame = picture_of(source, tries)
     finally:
         source.close()
     if not frame.ok:

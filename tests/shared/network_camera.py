@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -17,9 +18,11 @@ class NumberedCamera:
     """A network camera: an MJPEG stream over HTTP at 30 frames a second, each frame showing its
     number (from 0 on every connection). ``sent`` is the number of the last frame sent;
     ``answering`` cleared drops every connection and answers 503, as a camera switched off;
-    ``stalled`` set keeps the connection open but sends nothing, as a hung camera or network."""
+    ``stalled`` set keeps the connection open but sends nothing, as a hung camera or network.
+    ``brightness(number)``: each frame's grey level (0-255), as a camera's automatic exposure
+    sets it (default: 90 throughout)."""
 
-    def __init__(self) -> None:
+    def __init__(self, brightness: Callable[[int], int] = lambda number: 90) -> None:
         self.sent = -1
         self.answering = threading.Event()
         self.answering.set()
@@ -43,7 +46,7 @@ class NumberedCamera:
                         if camera.stalled.is_set():
                             time.sleep(0.05)
                             continue
-                        jpeg = cv2.imencode(".jpg", numbered_frame(number))[1].tobytes()
+                        jpeg = cv2.imencode(".jpg", numbered_frame(number, brightness(number)))[1].tobytes()
                         self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n%b\r\n"
                                          % (len(jpeg), jpeg))
                         camera.sent = number
@@ -69,8 +72,8 @@ class NumberedCamera:
         self.close()
 
 
-def numbered_frame(number: int) -> np.ndarray:
-    image = np.full((120, 160, 3), 90, np.uint8)
+def numbered_frame(number: int, grey: int = 90) -> np.ndarray:
+    image = np.full((120, 160, 3), grey, np.uint8)
     for bit in range(BARS):
         image[100:116, bit * 12:bit * 12 + 10] = 255 if number >> bit & 1 else 0
     return image

@@ -10,8 +10,8 @@ from network_camera import NumberedCamera, frame_number
 from waiting import wait_until
 
 from vision import camera
-from vision.camera import (BLACK_FRAME, DEVICE_SIZE, STREAM_TIMEOUT_MS, SourceError, first_frame, frame_status, is_black,
-                           open_source)
+from vision.camera import (BLACK_FRAME, DEVICE_SIZE, STREAM_TIMEOUT_MS, SourceError, first_frame, first_good_frame,
+                           frame_status, is_black, open_source, settled_frame)
 
 
 @pytest.fixture
@@ -148,6 +148,34 @@ def test_a_reader_slower_than_the_camera_gets_its_newest_frame(network_camera):
         assert numbers == sorted(set(numbers)), f"a frame handed out twice or out of order: {numbers}"
     finally:
         source.close()
+
+
+def test_a_picture_for_calibration_waits_for_the_camera_s_exposure_to_settle():
+    """A camera just opened brightens while its automatic exposure finds the light (here from
+    grey 30 to 90 over its first 20 frames, two thirds of a second): the first picture is too
+    dark to remember the board by, so calibration takes the first once ten in a row look alike."""
+    with NumberedCamera(lambda number: min(90, 30 + 3 * number)) as camera:
+        source = open_source(camera.url)
+        try:
+            first = first_good_frame(source)
+            assert first.image[50, 50].mean() < 75  # still finding the light
+        finally:
+            source.close()
+        picture = first_frame(camera.url)
+    assert frame_number(picture) >= 20 and abs(picture[50, 50].mean() - 90) <= 3
+
+
+def test_a_camera_that_never_settles_gives_its_newest_picture_in_time():
+    """A lamp flickering against the exposure: no ten frames alike, so after ``wait`` the newest."""
+    with NumberedCamera(lambda number: 60 if number % 2 else 90) as camera:
+        source = open_source(camera.url)
+        try:
+            first = first_good_frame(source)
+            started = time.monotonic()
+            picture = settled_frame(source, first, wait=0.6)
+            assert 0.6 <= time.monotonic() - started < 2.0 and picture.index > first.index
+        finally:
+            source.close()
 
 
 def test_a_stream_that_hangs_is_lost_within_its_read_timeout(network_camera):
