@@ -1,5 +1,6 @@
-"""A network camera for tests: a real MJPEG stream over HTTP, read by OpenCV's FFmpeg as any
-IP camera's would be, each frame showing its own number."""
+"""Network cameras for tests: real MJPEG streams over HTTP, read by OpenCV's FFmpeg as any IP
+camera's would be: :class:`NumberedCamera` (each frame showing its own number) and
+:class:`PictureCamera` (a picture, as a camera's exposure brings it up)."""
 
 from __future__ import annotations
 
@@ -14,15 +15,13 @@ import numpy as np
 BARS = 12  # a frame's number, in binary, as black and white bars along its bottom
 
 
-class NumberedCamera:
-    """A network camera: an MJPEG stream over HTTP at 30 frames a second, each frame showing its
-    number (from 0 on every connection). ``sent`` is the number of the last frame sent;
+class MjpegCamera:
+    """A network camera: an MJPEG stream over HTTP at 30 frames a second of ``frame_of(number)``
+    (numbered from 0 on every connection). ``sent`` is the number of the last frame sent;
     ``answering`` cleared drops every connection and answers 503, as a camera switched off;
-    ``stalled`` set keeps the connection open but sends nothing, as a hung camera or network.
-    ``brightness(number)``: each frame's grey level (0-255), as a camera's automatic exposure
-    sets it (default: 90 throughout)."""
+    ``stalled`` set keeps the connection open but sends nothing, as a hung camera or network."""
 
-    def __init__(self, brightness: Callable[[int], int] = lambda number: 90) -> None:
+    def __init__(self, frame_of: Callable[[int], np.ndarray]) -> None:
         self.sent = -1
         self.answering = threading.Event()
         self.answering.set()
@@ -46,7 +45,7 @@ class NumberedCamera:
                         if camera.stalled.is_set():
                             time.sleep(0.05)
                             continue
-                        jpeg = cv2.imencode(".jpg", numbered_frame(number, brightness(number)))[1].tobytes()
+                        jpeg = cv2.imencode(".jpg", frame_of(number))[1].tobytes()
                         self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n%b\r\n"
                                          % (len(jpeg), jpeg))
                         camera.sent = number
@@ -65,11 +64,27 @@ class NumberedCamera:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> "NumberedCamera":
+    def __enter__(self) -> "MjpegCamera":
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class NumberedCamera(MjpegCamera):
+    """Each frame shows its number (:func:`frame_number` reads it); ``brightness(number)`` is its
+    grey level (0-255), as a camera's automatic exposure sets it (default: 90 throughout)."""
+
+    def __init__(self, brightness: Callable[[int], int] = lambda number: 90) -> None:
+        super().__init__(lambda number: numbered_frame(number, brightness(number)))
+
+
+class PictureCamera(MjpegCamera):
+    """``picture`` times ``exposure(number)``: a camera just opened, its automatic exposure finding
+    the light."""
+
+    def __init__(self, picture: np.ndarray, exposure: Callable[[int], float]) -> None:
+        super().__init__(lambda number: cv2.convertScaleAbs(picture, alpha=exposure(number)))
 
 
 def numbered_frame(number: int, grey: int = 90) -> np.ndarray:

@@ -7,6 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
+from network_camera import PictureCamera
+
 from calibration.calibfile import load_calibration, save_sensors
 from calibration.profiles import start_counts
 from firmware_bridge.sensors import SensorCalibration
@@ -48,6 +50,23 @@ def test_calibrate_then_read_json(pictures, tmp_path, capsys):
     assert first["pits"]["N"]["white"] == 1 and first["pits"]["N"]["yellow"] == 0
     assert first["pits"]["B"]["yellow"] == 4 and 0 < first["pits"]["B"]["p"] <= 1
     assert all(pit["count"] == 0 for pit in json.loads(lines[1])["pits"].values())
+
+
+def test_a_board_is_calibrated_from_cameras_once_their_exposure_has_settled(pictures, tmp_path, capsys):
+    """``--empty`` and ``--start`` as network cameras just opened: each brings its picture up from
+    a third of the light over its first 14 frames. The empty board is remembered in the light it
+    settles to, as from the still pictures, not in the first dark frame."""
+    folder, _, _ = pictures
+    empty, start = cv2.imread(str(folder / "empty.png")), cv2.imread(str(folder / "start.png"))
+    exposure = lambda number: min(1.0, 0.35 + 0.05 * number)  # noqa: E731
+    board, still = tmp_path / "camera.json", tmp_path / "still.json"
+    with PictureCamera(empty, exposure) as empty_camera, PictureCamera(start, exposure) as start_camera:
+        assert run("calibrate", "--variant", "2x5+outboxes", "--empty", empty_camera.url, "--start", start_camera.url,
+                   "-o", board) == 0
+    assert "start position read exactly in 12 of them" in capsys.readouterr().out
+    run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", still)
+    remembered, reference = load_calibration(board).empty.astype(float), load_calibration(still).empty.astype(float)
+    assert abs(remembered.mean() - reference.mean()) < 2  # from the first frame, 77 darker (and calibrated "fine")
 
 
 def test_read_plain_text(pictures, tmp_path, capsys):
