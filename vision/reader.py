@@ -20,7 +20,7 @@ import numpy as np
 from calibration.calibfile import Calibration, HollowFit
 from rules.reading import PitReading, Reading
 
-from .camera import BLACK_FRAME, is_black
+from .camera import BLACK_FRAME, DEVICE_SIZE, is_black
 from .counter import SeedCounter, shared_counter, widened
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
@@ -94,6 +94,7 @@ class BoardView:
     glare: np.ndarray | None = None  # rectified pixels a lamp's reflection washes out (bool); None: none
     refined: bool = False  # the board did not move, its placement was refined (a marker found again)
     doubtful: np.ndarray | None = None  # clipped white in hollows, a white seed or a reflection (bool); None: none
+    picture: tuple[int, int] = DEVICE_SIZE  # the camera picture's width and height (px)
 
 
 @dataclass
@@ -220,7 +221,8 @@ class BoardReader:
             if (glare := reflections.glare) is not None:  # nothing shows there, least of all today's light
                 seen = ~glare if seen is None else seen & ~glare
                 log_gain = self._light.log_gain(board, seen)
-            return BoardView(board, homography, markers, seen, log_gain, glare, refined, reflections.doubtful)
+            return BoardView(board, homography, markers, seen, log_gain, glare, refined, reflections.doubtful,
+                             (frame.shape[1], frame.shape[0]))
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
@@ -293,6 +295,9 @@ class BoardReader:
             message = self._strays_message(strays)
         elif missing:
             message = f"ok (marker {', '.join(missing)} not seen)"
+        elif view.picture[0] < DEVICE_SIZE[0] or view.picture[1] < DEVICE_SIZE[1]:
+            message = (f"ok (a {view.picture[0]} x {view.picture[1]} picture, too small to count seeds well: "
+                       "see pitwatch doctor)")
         else:
             message = "ok"
         reading = Reading(pits, "vision", when, message)
