@@ -35,9 +35,15 @@ TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 3
 SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer than 1 in 20
 
 
-def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> np.ndarray:
+def _picture_size(frame: np.ndarray, what: str) -> tuple[int, int]:
+    """The (width, height) of ``frame``, a colour picture; :class:`CalibrationError` otherwise."""
     if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3:
         raise CalibrationError(f"{what}: not a colour image")
+    return frame.shape[1], frame.shape[0]
+
+
+def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> np.ndarray:
+    _picture_size(frame, what)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     homography, found = locate_board(gray, probe)
     if homography is None:
@@ -60,8 +66,8 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
     Raises :class:`CalibrationError` naming what is wrong.
     """
     draft = calibrate_empty(name, empty, corners, px_per_mm)
-    if draft.corners_picture is not None and _size(start) != draft.corners_picture:
-        raise CalibrationError(f"start image: {_size(start)[0]} x {_size(start)[1]} px, the empty image "
+    if draft.corners_picture is not None and (size := _picture_size(start, "start image")) != draft.corners_picture:
+        raise CalibrationError(f"start image: {size[0]} x {size[1]} px, the empty image "
                                f"{draft.corners_picture[0]} x {draft.corners_picture[1]}: the board's corners are pixels of "
                                "one picture, so take both with the camera that will watch the game")
     _rectified(start, draft.board, draft, "start image")  # the whole board in view, as for the empty one
@@ -86,19 +92,13 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
     shape = (int(round(profile.size[1] * px_per_mm)), int(round(profile.size[0] * px_per_mm)), 3)
     probe = Calibration(profile.name, None, px_per_mm, {}, np.zeros(shape, np.uint8),
                         None if corners is None else tuple(float(c) for c in corners),
-                        corners_picture=None if corners is None else _size(empty))
+                        corners_picture=None if corners is None else _picture_size(empty, "empty image"))
     empty_board = _rectified(empty, profile.name, probe, "empty image")
     _refuse_glare(empty_board, profile, px_per_mm)
     hollows = find_hollows(empty_board, profile, px_per_mm)
     variant = None if name in PROFILE_LAYOUTS else name
     return Calibration(profile.name, variant, px_per_mm, hollows, empty_board, probe.corners,
                        corners_picture=probe.corners_picture)
-
-
-def _size(picture: np.ndarray) -> tuple[int, int]:
-    """A picture's (width, height) in px (a non-picture is refused where it is rectified)."""
-    shape = getattr(picture, "shape", (0, 0))
-    return (int(shape[1]), int(shape[0])) if len(shape) >= 2 else (0, 0)
 
 
 def _whitest_seed(reader: BoardReader, start: np.ndarray) -> float:

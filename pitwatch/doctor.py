@@ -119,15 +119,15 @@ def check_picture_size(image: np.ndarray, asked: tuple[int, int], device: bool) 
     """Whether the camera's pictures are big enough to count seeds in: the reader is measured at
     1280 x 720 (``vision_bench.py``), and reads far worse in a 640 x 480 picture. ``asked``: what
     a camera ``device`` was asked for (``camera.size``); a file or stream gives what it holds."""
-    from vision.camera import DEVICE_SIZE
+    from vision.camera import DEVICE_SIZE, too_small
 
     height, width = image.shape[:2]
-    if width >= DEVICE_SIZE[0] and height >= DEVICE_SIZE[1]:
+    if not too_small((width, height)):
         return Check("camera picture", True, f"{width} x {height}: big enough to count seeds in")
     best = f"{DEVICE_SIZE[0]}x{DEVICE_SIZE[1]}"
     if not device:
         fix = f"record or stream the board at {best} or more"
-    elif asked[0] < DEVICE_SIZE[0] or asked[1] < DEVICE_SIZE[1]:
+    elif too_small(asked):
         fix = f"set camera.size = \"{best}\" (it is {asked[0]}x{asked[1]})"
     else:
         fix = f"asked for {asked[0]}x{asked[1]}, this camera gives no more: use one that gives {best}"

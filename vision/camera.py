@@ -116,6 +116,12 @@ def _open_capture(target: int | str, size: tuple[int, int] = DEVICE_SIZE) -> cv2
     return None
 
 
+def too_small(size: tuple[int, int]) -> bool:
+    """Whether a picture of ``size`` (width, height) is too small to count seeds well: smaller
+    than ``DEVICE_SIZE``, the size the reader is measured at (at 640 x 480 it reads far worse)."""
+    return size[0] < DEVICE_SIZE[0] or size[1] < DEVICE_SIZE[1]
+
+
 def ask_for_size(capture: cv2.VideoCapture, size: tuple[int, int]) -> None:
     """Ask an opened camera device for pictures of ``size``, compressed (MJPG) first: a USB 2
     webcam sends 1280 x 720 uncompressed at 7.5-10 frames a second, compressed at 30. A camera

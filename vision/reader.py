@@ -20,7 +20,7 @@ import numpy as np
 from calibration.calibfile import Calibration, HollowFit
 from rules.reading import PitReading, Reading
 
-from .camera import BLACK_FRAME, DEVICE_SIZE, is_black
+from .camera import BLACK_FRAME, DEVICE_SIZE, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
@@ -295,7 +295,7 @@ class BoardReader:
             message = self._strays_message(strays)
         elif missing:
             message = f"ok (marker {', '.join(missing)} not seen)"
-        elif view.picture[0] < DEVICE_SIZE[0] or view.picture[1] < DEVICE_SIZE[1]:
+        elif too_small(view.picture):
             message = (f"ok (a {view.picture[0]} x {view.picture[1]} picture, too small to count seeds well: "
                        "see pitwatch doctor)")
         else:

@@ -469,7 +469,7 @@ def _distortion_grid(scene: Scene) -> np.ndarray:
 
 
 def _hand(frame: np.ndarray, target: tuple[float, float], rng: np.random.Generator,
-          skin: tuple[float, float, float] | None, px_scale: float = 1.0) -> np.ndarray:
+          skin: tuple[float, float, float] | None, px_scale: float) -> np.ndarray:
     """Paint an arm reaching from the near edge (or a side) to ``target``; return its mask.
     ``px_scale``: :attr:`Scene.px_scale` (the arm's sizes are a 1280 px wide picture's)."""
     fh, fw = frame.shape[:2]
@@ -524,7 +524,7 @@ def _glare(board: np.ndarray, scene: Scene, shot: Shot) -> frozenset[str]:
     return frozenset(glared)
 
 
-def _shadow(frame: np.ndarray, shot: Shot, px_scale: float = 1.0) -> None:
+def _shadow(frame: np.ndarray, shot: Shot, px_scale: float) -> None:
     """Darken a soft-edged patch of the frame (its own random stream: every other draw stays the
     same); ``px_scale`` as for :func:`_hand`."""
     rng = np.random.default_rng([shot.seed, 1])
@@ -569,7 +569,7 @@ def _light(frame: np.ndarray, shot: Shot) -> None:
         frame[rows] = cv2.multiply(frame[rows], cv2.merge([light[rows] * np.float32(t) for t in shot.tint]))
 
 
-def _motion_blur(frame: np.ndarray, shot: Shot, px_scale: float = 1.0) -> np.ndarray:
+def _motion_blur(frame: np.ndarray, shot: Shot, px_scale: float) -> np.ndarray:
     """The frame smeared along a line of ``shot.blur`` px (of a 1280 px wide picture: times
     ``px_scale``): a camera or hand that moved."""
     length = int(round(shot.blur * px_scale))

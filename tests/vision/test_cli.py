@@ -55,7 +55,8 @@ def test_calibrate_then_read_json(pictures, tmp_path, capsys):
 def test_a_board_is_calibrated_from_cameras_once_their_exposure_has_settled(pictures, tmp_path, capsys):
     """``--empty`` and ``--start`` as network cameras just opened: each brings its picture up from
     a third of the light over its first 14 frames. The empty board is remembered in the light it
-    settles to, as from the still pictures, not in the first dark frame."""
+    settles to, as from the still pictures, not in the first dark frame; ``read`` from a camera
+    reads one settled picture of it."""
     folder, _, _ = pictures
     empty, start = cv2.imread(str(folder / "empty.png")), cv2.imread(str(folder / "start.png"))
     exposure = lambda number: min(1.0, 0.35 + 0.05 * number)  # noqa: E731
@@ -63,7 +64,13 @@ def test_a_board_is_calibrated_from_cameras_once_their_exposure_has_settled(pict
     with PictureCamera(empty, exposure) as empty_camera, PictureCamera(start, exposure) as start_camera:
         assert run("calibrate", "--variant", "2x5+outboxes", "--empty", empty_camera.url, "--start", start_camera.url,
                    "-o", board) == 0
-    assert "start position read exactly in 12 of them" in capsys.readouterr().out
+        assert "start position read exactly in 12 of them" in capsys.readouterr().out
+        assert run("read", "--calibration", board, start_camera.url, "--json") == 0  # one settled picture, read
+    read = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    counts, _ = start_counts("2x5+outboxes")
+    assert len(read) == 1 and read[0]["status"]["message"] == "ok"
+    assert int(read[0]["image"].rsplit("#", 1)[1]) > 14  # a frame after the exposure came up, not the first
+    assert {label: pit["count"] for label, pit in read[0]["pits"].items()} == counts
     run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", still)
     remembered, reference = load_calibration(board).empty.astype(float), load_calibration(still).empty.astype(float)
     assert abs(remembered.mean() - reference.mean()) < 2  # from the first frame, 77 darker (and calibrated "fine")
