@@ -1,6 +1,7 @@
 """Vision benchmark: the reader against the renderer's truth, across every board profile.
 
     .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995] [--frame 1280x720]
+                                                [--models vision/models]
 
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
@@ -272,14 +273,20 @@ def main() -> None:
                              "(0: never, above 1: always; default: the counter's own)")
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {FRAME_SIZE[0]}x{FRAME_SIZE[1]})")
+    parser.add_argument("--models", type=Path, metavar="FOLDER",
+                        help="the seed counter's networks (default: the shipped ones), to measure newly trained ones")
     args = parser.parse_args()
     counter.SURE = args.sure
+    if args.models is not None:
+        counter.MODELS = args.models.resolve()
     started = time.time()
     out = run(args.scenes, args.frames, args.seed, args.frame)
     stats = out["stats"]
     print(f"{out['images']} rendered {args.frame[0]}x{args.frame[1]} frames, {len(PROFILE_LAYOUTS)} board profiles, "
           f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure "
           f"({time.time() - started:.0f} s)")
+    if args.models is not None:
+        print(f"  the seed counter's networks from {args.models}")
     for failure in out["failures"]:
         print(f"  calibration failed: {failure}")
     order = ["board found"] + [f"{kind} {name}" for _, _, name in BINS for kind in ("exact", "within one")]

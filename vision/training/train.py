@@ -21,7 +21,11 @@ without training the pit network first. ``--continue-from FOLDER`` trains the
 networks exported in FOLDER further, on set-ups they have not seen, at a tenth
 of the learning rate (their batch norms, folded into the export, stay fixed).
 ``--recalibrate`` trains nothing: it fits the temperatures of exported
-networks again, for when the counter changes how it reads them.
+networks again, for when the counter changes how it reads them. ``--widths``
+sets a new network's channels (``--store-only`` then needs the same ones), and
+``--teacher FOLDER`` has the networks exported there teach it as well as the
+truth (:func:`distillation`; docs/vision.md, section 6, *A cheaper network
+taught by the shipped one*).
 
 Needs PyTorch (``pip install -e .[train]``); deterministic for a given data
 set, seed and number of threads.
@@ -38,6 +42,7 @@ from typing import Callable
 
 import numpy as np
 import onnx
+import onnxruntime
 import torch
 import torch.nn.functional as F
 from onnx import numpy_helper
@@ -52,6 +57,7 @@ HIDDEN = 256
 VALIDATION_EVERY = 10  # set-ups whose number is a multiple of this are held out
 CONTINUED_RATE = 3e-4  # peak learning rate when training an exported network further: a tenth of a new one's
 DENSITY_CELL = 8  # window pixels per cell of the network's last feature map (three halvings)
+TEACHING_TEMPERATURE = 2.0  # a teacher's counts and the student's are compared softened by this (see distillation)
 
 
 def _separable(cin: int, cout: int, stride: int) -> nn.Sequential:
@@ -62,10 +68,14 @@ def _separable(cin: int, cout: int, stride: int) -> nn.Sequential:
 class Counter(nn.Module):
     """Window of one hollow (6 channels: now and empty) -> logits over counts and white chips."""
 
-    def __init__(self, counts: int, whites: int) -> None:
+    def __init__(self, counts: int, whites: int, widths: tuple[int, ...] = WIDTHS) -> None:
         super().__init__()
+        if len(widths) != len(WIDTHS):
+            raise ValueError(f"widths: expected {len(WIDTHS)} numbers (the first convolution and five separable layers), "
+                             f"got {len(widths)}")
+        self.widths = tuple(widths)
         self.frozen_norms = False  # True for a network continued from an export (see exported_counter)
-        w = WIDTHS
+        w = self.widths
         self.features = nn.Sequential(
             nn.Sequential(nn.Conv2d(CHANNELS, w[0], 3, 2, 1, bias=False), nn.BatchNorm2d(w[0]), nn.ReLU(inplace=True)),
             _separable(w[0], w[1], 1), _separable(w[1], w[2], 2), _separable(w[2], w[3], 1),
@@ -104,7 +114,7 @@ def exported_counter(folder: Path, kind: str) -> tuple[Counter, dict]:
     description = json.loads(json_path.read_text())
     graph = onnx.load(str(onnx_path)).graph
     weights = {w.name: torch.from_numpy(numpy_helper.to_array(w).copy()) for w in graph.initializer}
-    model = Counter(description["counts"], description["whites"])
+    model = Counter(description["counts"], description["whites"], tuple(description["trained"].get("widths", WIDTHS)))
     model.frozen_norms = True
     convolutions = [node for node in graph.node if node.op_type == "Conv"]
     pairs = [(m, n) for m, n in zip(model.features.modules(), list(model.features.modules())[1:])
@@ -163,14 +173,17 @@ class Pictures:
 
 
 def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: int, density: float = 0.0,
-          log=print) -> None:
+          teacher: onnxruntime.InferenceSession | None = None, log=print) -> None:
     """Cross-entropy on counts and (where a board has them) white chips; flips as augmentation
     (the lamp may stand anywhere, so a mirrored hollow is as likely as the original).
 
     With ``density`` > 0 the network is also told where the seeds lie: its density head must
     say how many seed centres each cell of its last feature map holds (squared error summed
     over a window's cells, times ``density``), a lesson for every seed rather than one for a
-    whole window. Only the counts are exported."""
+    whole window. Only the counts are exported.
+
+    With a ``teacher`` (an exported network for the same windows) the network also learns to
+    say what the teacher says of each window (:func:`distillation`)."""
     if density > 0 and not pictures.have_seeds:
         raise ValueError("--density needs pictures with seed centres: render them again with vision.training.dataset")
     rng = np.random.default_rng(seed)
@@ -193,6 +206,9 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
             counts, white = torch.from_numpy(pictures.counts[index]), torch.from_numpy(pictures.white[index])
             count_logits, white_logits, seeds = model.read(x)
             loss = F.cross_entropy(count_logits, counts)
+            if teacher is not None:
+                taught = network_logits(teacher, np.ascontiguousarray(x.numpy()))[0]
+                loss = loss + distillation(count_logits, torch.from_numpy(taught))
             if density > 0:
                 target = pictures.density(index, flips, tuple(seeds.shape[2:]))
                 loss = loss + density * (seeds - target).square().sum(dim=(1, 2, 3)).mean()
@@ -205,6 +221,19 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
             schedule.step()
             total += loss.item()
         log(f"  epoch {epoch + 1}/{epochs}: loss {total / (len(order) // batch):.4f} ({time.time() - started:.0f} s)")
+
+
+def distillation(student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
+    """How far the student's counts are from the teacher's, both softened by
+    ``TEACHING_TEMPERATURE`` (knowledge distillation, Hinton, Vinyals and Dean, 2015).
+
+    A smaller, cheaper network taught only the true counts learns less than it could: the
+    teacher's probabilities also say which wrong counts a window resembles (one seed hidden
+    under another, a bean on the rim), a lesson for every count rather than one per window.
+    Scaled by the temperature squared, so that it weighs as the true counts' loss does."""
+    t = TEACHING_TEMPERATURE
+    return F.kl_div(F.log_softmax(student / t, dim=1), F.log_softmax(teacher / t, dim=1), log_target=True,
+                    reduction="batchmean") * (t * t)
 
 
 def predict(model: Counter, pictures: Pictures, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -280,17 +309,20 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
 
 
 def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int,
-        store_only: bool = False, continue_from: Path | None = None, density: float = 0.0) -> None:
+        store_only: bool = False, continue_from: Path | None = None, density: float = 0.0,
+        widths: tuple[int, ...] = WIDTHS, teacher: Path | None = None) -> None:
     """Train the pit network, then the store network from its layers; ``store_only`` trains the
     store network again from the pit network a run saved in ``out`` (``pit_counter.pt``);
-    ``continue_from`` trains both networks exported there further, each on its own."""
+    ``continue_from`` trains both networks exported there further, each on its own. ``widths``:
+    the channels of a new network's layers; ``teacher``: a folder of exported networks that
+    new ones also learn from (:func:`distillation`)."""
     torch.set_num_threads(threads)
     out.mkdir(parents=True, exist_ok=True)
     if continue_from is not None:
         for kind, kind_epochs in (("pit", epochs), ("store", store_epochs)):
             model, description = exported_counter(continue_from, kind)
             train_counter(kind, data, out, kind_epochs, seed, start=model, rate=CONTINUED_RATE, density=density,
-                          continued={"from": str(continue_from), "trained": description.get("trained")})
+                          teacher=teacher, continued={"from": str(continue_from), "trained": description.get("trained")})
         return
     trunk_path = out / "pit_counter.pt"
     if store_only:
@@ -298,30 +330,32 @@ def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, 
             state = torch.load(trunk_path)
         except OSError as error:
             raise SystemExit(f"--store-only: no pit network saved in {out} ({error}); train both first") from None
-        trunk = Counter(PIT_TRAINING_MAX + 1, WHITE_TRAINING_MAX + 1)
+        trunk = Counter(PIT_TRAINING_MAX + 1, WHITE_TRAINING_MAX + 1, widths)
         trunk.load_state_dict(state)
     else:
-        trunk = train_counter("pit", data, out, epochs, seed, density=density)
+        trunk = train_counter("pit", data, out, epochs, seed, density=density, widths=widths, teacher=teacher)
         torch.save(trunk.state_dict(), trunk_path)
-    train_counter("store", data, out, store_epochs, seed, trunk, density=density)
+    train_counter("store", data, out, store_epochs, seed, trunk, density=density, widths=widths, teacher=teacher)
 
 
 def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int, trunk: Counter | None = None,
                   start: Counter | None = None, rate: float | None = None, continued: dict | None = None,
-                  density: float = 0.0) -> Counter:
+                  density: float = 0.0, widths: tuple[int, ...] = WIDTHS, teacher: Path | None = None) -> Counter:
     """Train, calibrate and export the network for ``kind``; a ``trunk`` (the pit network) gives
     the store network its first layers, since stores are few in the pictures; a ``start`` is a
-    whole network to train further (at a lower ``rate``; ``continued`` says where it came from)."""
+    whole network to train further (at a lower ``rate``; ``continued`` says where it came from).
+    A ``teacher`` folder's network for ``kind`` teaches it too (:func:`distillation`)."""
     torch.manual_seed(seed)  # each network from its own seed: a store-only run makes the same one
     counts = (PIT_TRAINING_MAX if kind == "pit" else STORE_TRAINING_MAX) + 1
     pictures = Pictures([folder / f"{kind}.npz" for folder in data])
-    model = start if start is not None else Counter(counts, WHITE_TRAINING_MAX + 1)
+    model = start if start is not None else Counter(counts, WHITE_TRAINING_MAX + 1, widths)
+    taught_by = load_network(model_paths(teacher, kind)[0], kind) if teacher is not None else None
     if trunk is not None:
         model.features.load_state_dict(trunk.features.state_dict())
         model.hidden.load_state_dict(trunk.hidden.state_dict())
         model.density.load_state_dict(trunk.density.state_dict())
     print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
-    train(model, pictures, epochs, rate or (3e-3 if trunk is None else 1.5e-3), seed, density)
+    train(model, pictures, epochs, rate or (3e-3 if trunk is None else 1.5e-3), seed, density, taught_by)
     honesty_figures = honesty(predict(model, pictures, np.nonzero(pictures.held_out)[0]), pictures)
     width, height = PatchShape.of(kind).size
     export(model, kind, out, {
@@ -330,6 +364,7 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty_figures,
         "training_prior": [round(float(v), 6) for v in count_prior(kind)],
         "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed, "density": density,
+                    "widths": list(model.widths), **({"teacher": str(teacher)} if teacher is not None else {}),
                     "torch": torch.__version__, "pictures": int((~pictures.held_out).sum()),
                     **({"continued": continued} if continued else {})},
     })
@@ -380,6 +415,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="train the networks exported in FOLDER further on DATA (new set-ups) instead of new ones")
     parser.add_argument("--density", type=float, default=0.0, metavar="WEIGHT",
                         help="also teach where the seeds lie (needs pictures with seed centres), this much of the loss")
+    parser.add_argument("--widths", type=_widths, default=WIDTHS, metavar="W,W,W,W,W,W",
+                        help="channels of a new network's six layers (default %(default)s)")
+    parser.add_argument("--teacher", type=Path, metavar="FOLDER",
+                        help="exported networks in FOLDER that the new ones also learn from (distillation)")
     parser.add_argument("--recalibrate", action="store_true",
                         help="train nothing: fit the temperatures of the networks in OUTPUT again on DATA's held-out pictures")
     args = parser.parse_args(argv)
@@ -388,9 +427,20 @@ def main(argv: list[str] | None = None) -> None:
             recalibrate(args.data, args.output)
         else:
             run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only,
-                args.continue_from, args.density)
+                args.continue_from, args.density, args.widths, args.teacher)
     except ValueError as error:  # pictures that cannot train a network: say which, no traceback
         parser.error(str(error))
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    """``"16,24,48,96,160,224"`` -> the widths of a new network's layers."""
+    try:
+        widths = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a list of whole numbers W,W,W,W,W,W") from None
+    if len(widths) != len(WIDTHS) or min(widths) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected {len(WIDTHS)} positive numbers W,W,W,W,W,W")
+    return widths
 
 
 if __name__ == "__main__":
