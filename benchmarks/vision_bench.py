@@ -279,6 +279,10 @@ def main() -> None:
     counter.SURE = args.sure
     if args.models is not None:
         counter.MODELS = args.models.resolve()
+        try:
+            counter.shared_counter()
+        except counter.CounterError as error:
+            parser.error(f"--models: {error}")
     started = time.time()
     out = run(args.scenes, args.frames, args.seed, args.frame)
     stats = out["stats"]
