@@ -69,7 +69,7 @@ def check_database(config: Config) -> Check:
 
 def check_camera(config: Config) -> Iterator[Check]:
     from calibration.calibfile import CalibrationError, load_calibration
-    from vision.camera import SourceError, first_good_frame, open_source
+    from vision.camera import SourceError, first_good_frame, names_device, open_source
     from vision.reader import BoardReader
 
     spec = config["camera"]["source"]
@@ -86,7 +86,7 @@ def check_camera(config: Config) -> Iterator[Check]:
             image = frame.image
             sends = "" if rate is None else f", {rate:.0f} frames a second"
             yield Check("camera", True, f"{spec}: {image.shape[1]} x {image.shape[0]} frames{sends}")
-            yield check_picture_size(image, size, isinstance(getattr(source, "target", None), int))
+            yield check_picture_size(image, size, names_device(spec))
         else:
             yield Check("camera", False, f"{spec}: {frame.status}; check the cable and camera.source "
                                          "(a device number such as 0, a file, a folder or a URL)")

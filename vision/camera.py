@@ -288,6 +288,12 @@ class ImageFolder(FrameSource):
         self.ended = True
 
 
+def names_device(spec: int | str) -> bool:
+    """Whether ``spec`` names a camera device (``0``, ``"1"``), which is asked for a picture size;
+    a file, a folder or a stream gives the pictures it holds."""
+    return isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit())
+
+
 def open_source(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> FrameSource:
     """The frame source a spec names; :class:`SourceError` if it names nothing usable.
 
@@ -297,7 +303,7 @@ def open_source(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> FrameSo
     rendered board holding the variant's start position. ``size``: the picture a camera device
     is asked for.
     """
-    if isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit()):
+    if names_device(spec):
         return LiveCamera(int(spec), size)
     text = str(spec).strip()
     if text.startswith("synthetic:"):

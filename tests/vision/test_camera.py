@@ -11,7 +11,7 @@ from waiting import wait_until
 
 from vision import camera
 from vision.camera import (BLACK_FRAME, DEVICE_SIZE, STREAM_TIMEOUT_MS, SourceError, first_frame, first_good_frame,
-                           frame_status, is_black, open_source, settled_frame)
+                           frame_status, is_black, names_device, open_source, settled_frame)
 
 
 @pytest.fixture
@@ -109,6 +109,16 @@ def test_a_device_source_keeps_the_size_it_is_to_ask_for():
         assert source.size == (1920, 1080) and DEVICE_SIZE == (1280, 720)
     finally:
         source.close()
+
+
+@pytest.mark.parametrize("spec, device", [
+    (0, True), ("1", True), (" 2 ", True), ("", False), ("rtsp://camera.local/live", False),
+    ("http://camera.local/video", False), ("game.mp4", False), ("pictures/", False), ("synthetic:kalah", False),
+])
+def test_only_a_device_number_names_a_camera_device(spec, device):
+    """A device is asked for a picture size, and doctor says to ask it for more; a file or a
+    stream is told to record or stream more instead."""
+    assert names_device(spec) is device
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -65,15 +65,21 @@ def _separable(cin: int, cout: int, stride: int) -> nn.Sequential:
                          nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
+def checked_widths(widths: tuple[int, ...]) -> tuple[int, ...]:
+    """``widths`` if they can be a network's channels (one positive number for the first
+    convolution and each of the five separable layers); ValueError otherwise."""
+    if len(widths) != len(WIDTHS) or min(widths) < 1:
+        raise ValueError(f"widths: expected {len(WIDTHS)} positive numbers (the first convolution and five separable "
+                         f"layers), got {','.join(map(str, widths))}")
+    return tuple(widths)
+
+
 class Counter(nn.Module):
     """Window of one hollow (6 channels: now and empty) -> logits over counts and white chips."""
 
     def __init__(self, counts: int, whites: int, widths: tuple[int, ...] = WIDTHS) -> None:
         super().__init__()
-        if len(widths) != len(WIDTHS):
-            raise ValueError(f"widths: expected {len(WIDTHS)} numbers (the first convolution and five separable layers), "
-                             f"got {len(widths)}")
-        self.widths = tuple(widths)
+        self.widths = checked_widths(widths)
         self.frozen_norms = False  # True for a network continued from an export (see exported_counter)
         w = self.widths
         self.features = nn.Sequential(
@@ -435,12 +441,13 @@ def main(argv: list[str] | None = None) -> None:
 def _widths(text: str) -> tuple[int, ...]:
     """``"16,24,48,96,160,224"`` -> the widths of a new network's layers."""
     try:
-        widths = tuple(int(v) for v in text.split(","))
+        numbers = tuple(int(v) for v in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a list of whole numbers W,W,W,W,W,W") from None
-    if len(widths) != len(WIDTHS) or min(widths) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected {len(WIDTHS)} positive numbers W,W,W,W,W,W")
-    return widths
+    try:
+        return checked_widths(numbers)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 if __name__ == "__main__":
