@@ -7,6 +7,7 @@ and turns any failure into one line that names the setting to change.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,8 @@ def diagnose(config: Config) -> Iterator[Check]:
 
 def check_database(config: Config) -> Check:
     path = config.database_path()
+    if not path.exists():
+        return check_new_database(path)
     try:
         recorder = Recorder(path)
     except (RecorderError, OSError) as exc:
@@ -65,6 +68,16 @@ def check_database(config: Config) -> Check:
         return Check("database", True, detail)
     finally:
         recorder.close()
+
+
+def check_new_database(path: Path) -> Check:
+    """A database that does not exist yet: ``run`` creates it, so the doctor only checks it could,
+    without leaving an empty file behind (a check must not change what it checks)."""
+    folder = next(parent for parent in path.parents if parent.exists())
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        return Check("database", False, f"{path}: cannot be created, {folder} is not a folder this user may write in; "
+                                        "choose another file with --db or recorder.database")
+    return Check("database", True, f"{path}: no games yet (`pitwatch run` creates the file)")
 
 
 def check_camera(config: Config) -> Iterator[Check]:

@@ -336,3 +336,19 @@ def test_a_broken_seed_counter_is_named_not_a_traceback(broken_counter, tmp_path
     assert re.search(r"^ok\s+calibration:", out, re.M) and "board in view" not in out
     assert main(["demo", "--port", "0", "--db", str(tmp_path / "demo.sqlite"), "--no-sensors"]) == 2
     assert f"pitwatch demo: {named}" in capsys.readouterr().err
+
+
+def test_doctor_leaves_a_database_it_would_create_uncreated(tmp_path, capsys):
+    """The doctor checks that ``run`` could create the database, and creates nothing itself."""
+    new = tmp_path / "games" / "g.sqlite"
+    assert main(["doctor", "--set", f"recorder.database={new}", "--set", "web.port=0"]) == 1  # no camera, no board
+    out = capsys.readouterr().out
+    assert re.search(rf"^ok\s+database: {re.escape(str(new))}: no games yet \(`pitwatch run` creates the file\)$", out, re.M), out
+    assert not new.exists() and not new.parent.exists()
+    (tmp_path / "plain-file").write_text("not a folder")
+    under_a_file = tmp_path / "plain-file" / "g.sqlite"
+    assert main(["doctor", "--set", f"recorder.database={under_a_file}", "--set", "web.port=0"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(rf"^FIX\s+database: {re.escape(str(under_a_file))}: cannot be created, "
+                     rf"{re.escape(str(tmp_path / 'plain-file'))} is not a folder this user may write in; "
+                     "choose another file with --db or recorder.database$", out, re.M), out
