@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/camera_referee_bench.py [--setups 3] [--plies 60] [--seed 1]
         [--still-frames 1] [--easy] [--lamp] [--no-looks] [--frame 1280x720] [--variants kalah,oware] [--misses]
+        [--models vision/models]
 
 For every variant, ``--setups`` set-ups (seed kind, wood, lamp, camera; the
 vision benchmark's, calibrated from an easy empty and start frame) each play
@@ -16,6 +17,7 @@ and ``Shot.stacks``). ``--lamp`` adds a lamp switched on after calibration, whos
 reflection in the varnish lies near one hollow for the whole game (the vision
 benchmark's reflection, ``Shot.lamp`` keeping it in place). ``--frame`` renders
 another camera picture size with the same lenses (a webcam left at 640x480).
+``--models`` reads with newly trained networks instead of the shipped ones.
 
 After every move that changes the board, its frames go through the live
 pipeline's own parts: the reader, the stillness gate (reset by the players'
@@ -61,7 +63,7 @@ from rules.referee.explain import board_of
 from vision.live import StillnessGate
 from vision.reader import BoardReader, FrameResult, FrameStatus
 from vision.render import FRAME_SIZE, Shot, Stack, random_shot, render, restacked, stack_of
-from vision_bench import GLARE, calibrated_scene, frame_size
+from vision_bench import GLARE, add_models_option, calibrated_scene, frame_size, use_models
 
 OUTCOMES = ("committed, right", "committed, wrong", "asked, truth offered", "asked, truth not offered",
             "false alarm (illegal)", "waited", "not judged")
@@ -217,7 +219,9 @@ def main() -> None:
                         help=f"the camera picture's size (default: {FRAME_SIZE[0]}x{FRAME_SIZE[1]})")
     parser.add_argument("--variants", help="comma-separated variants (default: all)")
     parser.add_argument("--misses", action="store_true", help="list every move not committed right")
+    add_models_option(parser)
     args = parser.parse_args()
+    use_models(parser, args.models)
     cv2.setNumThreads(1)
     names = args.variants.split(",") if args.variants else sorted(rules.VARIANTS)
     started, load = time.time(), os.getloadavg()[0]
@@ -241,7 +245,7 @@ def main() -> None:
     print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}, "
           f"{args.frame[0]}x{args.frame[1]} pictures; {args.still_frames} still frame(s) a Reading; pits seen untouched "
           f"{'not used' if args.no_looks else 'pinned'}; {time.time() - started:.0f} s, load average {load:.2f} -> "
-          f"{os.getloadavg()[0]:.2f}")
+          f"{os.getloadavg()[0]:.2f}" + (f"; the seed counter's networks from {args.models}" if args.models else ""))
     if args.misses:
         print("\n".join(all_misses))
 

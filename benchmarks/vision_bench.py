@@ -263,6 +263,24 @@ def frame_size(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def add_models_option(parser: argparse.ArgumentParser) -> None:
+    """``--models FOLDER``: measure newly trained networks (vision.training.train) instead of the shipped ones."""
+    parser.add_argument("--models", type=Path, metavar="FOLDER",
+                        help="the seed counter's networks (default: the shipped ones), to measure newly trained ones")
+
+
+def use_models(parser: argparse.ArgumentParser, folder: Path | None) -> None:
+    """Read with the networks in ``folder`` (None: the shipped ones); a folder without them is refused
+    with the counter's own message before any frame is rendered, not minutes later."""
+    if folder is None:
+        return
+    counter.MODELS = folder.resolve()
+    try:
+        counter.shared_counter()
+    except counter.CounterError as error:
+        parser.error(f"--models: {error}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", type=int, default=5, help="set-ups per board profile")
@@ -273,16 +291,10 @@ def main() -> None:
                              "(0: never, above 1: always; default: the counter's own)")
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {FRAME_SIZE[0]}x{FRAME_SIZE[1]})")
-    parser.add_argument("--models", type=Path, metavar="FOLDER",
-                        help="the seed counter's networks (default: the shipped ones), to measure newly trained ones")
+    add_models_option(parser)
     args = parser.parse_args()
     counter.SURE = args.sure
-    if args.models is not None:
-        counter.MODELS = args.models.resolve()
-        try:
-            counter.shared_counter()
-        except counter.CounterError as error:
-            parser.error(f"--models: {error}")
+    use_models(parser, args.models)
     started = time.time()
     out = run(args.scenes, args.frames, args.seed, args.frame)
     stats = out["stats"]
