@@ -338,17 +338,30 @@ def test_a_broken_seed_counter_is_named_not_a_traceback(broken_counter, tmp_path
     assert f"pitwatch demo: {named}" in capsys.readouterr().err
 
 
-def test_doctor_leaves_a_database_it_would_create_uncreated(tmp_path, capsys):
-    """The doctor checks that ``run`` could create the database, and creates nothing itself."""
+def test_doctor_checks_the_database_and_creates_none(tmp_path, capsys):
+    """The doctor opens an existing database as ``run`` would (the game it would resume, a file
+    that is no game database), and for a new one only checks that ``run`` could create it."""
+    def database_check(path) -> tuple[str, str]:
+        """The doctor's mark (ok or FIX) and what it says of the database at ``path``."""
+        assert main(["doctor", "--set", f"recorder.database={path}", "--set", "web.port=0"]) == 1  # no camera, no board
+        line = next(line for line in capsys.readouterr().out.splitlines() if line.split()[1] == "database:")
+        mark, _, detail = line.split(None, 2)
+        return mark, detail
+
     new = tmp_path / "games" / "g.sqlite"
-    assert main(["doctor", "--set", f"recorder.database={new}", "--set", "web.port=0"]) == 1  # no camera, no board
-    out = capsys.readouterr().out
-    assert re.search(rf"^ok\s+database: {re.escape(str(new))}: no games yet \(`pitwatch run` creates the file\)$", out, re.M), out
+    assert database_check(new) == ("ok", f"{new}: no games yet (`pitwatch run` creates the file)")
     assert not new.exists() and not new.parent.exists()
     (tmp_path / "plain-file").write_text("not a folder")
     under_a_file = tmp_path / "plain-file" / "g.sqlite"
-    assert main(["doctor", "--set", f"recorder.database={under_a_file}", "--set", "web.port=0"]) == 1
-    out = capsys.readouterr().out
-    assert re.search(rf"^FIX\s+database: {re.escape(str(under_a_file))}: cannot be created, "
-                     rf"{re.escape(str(tmp_path / 'plain-file'))} is not a folder this user may write in; "
-                     "choose another file with --db or recorder.database$", out, re.M), out
+    assert database_check(under_a_file) == ("FIX", f"{under_a_file}: cannot be created, {tmp_path / 'plain-file'} is not "
+                                                   "a folder this user may write in; choose another file with --db or "
+                                                   "recorder.database")
+    recorder = Recorder(new)
+    game = recorder.start_game("kalah", {}, "Ann", "Bob")
+    recorder.close()
+    mark, detail = database_check(new)
+    assert mark == "ok" and re.fullmatch(rf"{re.escape(str(new))}: schema v\d+, game {game} \(kalah, 0 moves\) will be resumed",
+                                         detail), detail
+    mark, detail = database_check(tmp_path / "plain-file")
+    assert mark == "FIX" and detail.startswith(f"{tmp_path / 'plain-file'}: not a Pitwatch game database"), detail
+    assert (tmp_path / "plain-file").read_text() == "not a folder"  # named, left as it was
