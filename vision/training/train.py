@@ -37,6 +37,7 @@ import argparse
 import json
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -48,7 +49,7 @@ import torch.nn.functional as F
 from onnx import numpy_helper
 from torch import nn
 
-from ..counter import INPUT, MIRRORS, OUTPUTS, load_network, model_paths, network_logits
+from ..counter import INPUT, MIRRORS, OUTPUTS, CounterError, load_network, model_paths, network_logits
 from ..patches import CHANNELS, PX_PER_MM, PatchShape
 from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches, seed_cells
 
@@ -242,6 +243,35 @@ def distillation(student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
                     reduction="batchmean") * (t * t)
 
 
+def count_classes(kind: str) -> int:
+    """How many counts (0 to the most the pictures hold) a network for ``kind`` tells apart."""
+    return (PIT_TRAINING_MAX if kind == "pit" else STORE_TRAINING_MAX) + 1
+
+
+@dataclass(frozen=True)
+class Teacher:
+    """Exported networks that new ones also learn from (:func:`distillation`), one per kind."""
+
+    folder: Path
+    networks: dict[str, onnxruntime.InferenceSession]
+
+    @classmethod
+    def load(cls, folder: Path) -> Teacher:
+        """Both networks in ``folder``, checked before an hour of pictures is loaded: ValueError
+        naming the file if one is missing, broken, or counts to another most than the pictures."""
+        networks = {}
+        for kind in ("pit", "store"):
+            onnx_path, json_path = model_paths(folder, kind)
+            try:
+                networks[kind] = load_network(onnx_path, kind)
+                counts = json.loads(json_path.read_text())["counts"]
+            except (CounterError, OSError, ValueError, KeyError) as error:
+                raise ValueError(f"--teacher: {error}") from None
+            if counts != count_classes(kind):
+                raise ValueError(f"--teacher: {json_path} tells {counts} counts apart, the pictures {count_classes(kind)}")
+        return cls(folder, networks)
+
+
 def predict(model: Counter, pictures: Pictures, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Count and white-chip logits of the pictures ``index`` from a network in training."""
     model.eval()
@@ -316,12 +346,12 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
 
 def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int,
         store_only: bool = False, continue_from: Path | None = None, density: float = 0.0,
-        widths: tuple[int, ...] = WIDTHS, teacher: Path | None = None) -> None:
+        widths: tuple[int, ...] = WIDTHS, teacher: Teacher | None = None) -> None:
     """Train the pit network, then the store network from its layers; ``store_only`` trains the
     store network again from the pit network a run saved in ``out`` (``pit_counter.pt``);
     ``continue_from`` trains both networks exported there further, each on its own. ``widths``:
-    the channels of a new network's layers; ``teacher``: a folder of exported networks that
-    new ones also learn from (:func:`distillation`)."""
+    the channels of a new network's layers; ``teacher``: exported networks that new ones also
+    learn from (:func:`distillation`)."""
     torch.set_num_threads(threads)
     out.mkdir(parents=True, exist_ok=True)
     if continue_from is not None:
@@ -336,7 +366,7 @@ def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, 
             state = torch.load(trunk_path)
         except OSError as error:
             raise SystemExit(f"--store-only: no pit network saved in {out} ({error}); train both first") from None
-        trunk = Counter(PIT_TRAINING_MAX + 1, WHITE_TRAINING_MAX + 1, widths)
+        trunk = Counter(count_classes("pit"), WHITE_TRAINING_MAX + 1, widths)
         trunk.load_state_dict(state)
     else:
         trunk = train_counter("pit", data, out, epochs, seed, density=density, widths=widths, teacher=teacher)
@@ -346,16 +376,16 @@ def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, 
 
 def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int, trunk: Counter | None = None,
                   start: Counter | None = None, rate: float | None = None, continued: dict | None = None,
-                  density: float = 0.0, widths: tuple[int, ...] = WIDTHS, teacher: Path | None = None) -> Counter:
+                  density: float = 0.0, widths: tuple[int, ...] = WIDTHS, teacher: Teacher | None = None) -> Counter:
     """Train, calibrate and export the network for ``kind``; a ``trunk`` (the pit network) gives
     the store network its first layers, since stores are few in the pictures; a ``start`` is a
     whole network to train further (at a lower ``rate``; ``continued`` says where it came from).
-    A ``teacher`` folder's network for ``kind`` teaches it too (:func:`distillation`)."""
+    A ``teacher``'s network for ``kind`` teaches it too (:func:`distillation`)."""
     torch.manual_seed(seed)  # each network from its own seed: a store-only run makes the same one
-    counts = (PIT_TRAINING_MAX if kind == "pit" else STORE_TRAINING_MAX) + 1
+    counts = count_classes(kind)
     pictures = Pictures([folder / f"{kind}.npz" for folder in data])
     model = start if start is not None else Counter(counts, WHITE_TRAINING_MAX + 1, widths)
-    taught_by = load_network(model_paths(teacher, kind)[0], kind) if teacher is not None else None
+    taught_by = teacher.networks[kind] if teacher is not None else None
     if trunk is not None:
         model.features.load_state_dict(trunk.features.state_dict())
         model.hidden.load_state_dict(trunk.hidden.state_dict())
@@ -370,7 +400,7 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty_figures,
         "training_prior": [round(float(v), 6) for v in count_prior(kind)],
         "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed, "density": density,
-                    "widths": list(model.widths), **({"teacher": str(teacher)} if teacher is not None else {}),
+                    "widths": list(model.widths), **({"teacher": str(teacher.folder)} if teacher is not None else {}),
                     "torch": torch.__version__, "pictures": int((~pictures.held_out).sum()),
                     **({"continued": continued} if continued else {})},
     })
@@ -432,9 +462,10 @@ def main(argv: list[str] | None = None) -> None:
         if args.recalibrate:
             recalibrate(args.data, args.output)
         else:
+            teacher = Teacher.load(args.teacher) if args.teacher is not None else None
             run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only,
-                args.continue_from, args.density, args.widths, args.teacher)
-    except ValueError as error:  # pictures that cannot train a network: say which, no traceback
+                args.continue_from, args.density, args.widths, teacher)
+    except ValueError as error:  # pictures or a teacher that cannot train a network: say which, no traceback
         parser.error(str(error))
 
 
