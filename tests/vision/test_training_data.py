@@ -115,3 +115,29 @@ def test_seed_cells_count_every_seed_in_its_cell_flipped_as_the_window():
     assert occupied((False, False)) == {(0, 0), (5, 6), (2, 3), (0, 6)}
     assert occupied((True, False)) == {(0, 6), (5, 0), (2, 4), (0, 0)}  # column 51 - x
     assert occupied((False, True)) == {(5, 0), (0, 6), (4, 3), (5, 6)}  # row 45 - y
+
+
+def test_a_set_up_photographed_in_a_smaller_picture_is_the_same_board_in_less_detail(monkeypatch):
+    """``--frame 640x480`` trains for a webcam left at its starting size: the same set-up, counts
+    and windows, each photographed in 640 x 480 pictures and resampled from fewer camera pixels,
+    so the windows show less fine detail."""
+    import vision.training.dataset as dataset
+
+    sizes = []
+
+    def photographed(*args, **kwargs):
+        rendered = render(*args, **kwargs)
+        sizes.append(rendered.image.shape[1::-1])
+        return rendered
+
+    monkeypatch.setattr(dataset, "render", photographed)
+    setup = BOARDS.index("2x6")
+    large, small = (setup_patches(setup, frames=2, frame=frame)["pit"] for frame in ((1280, 720), (640, 480)))
+    assert set(sizes[:len(sizes) // 2]) == {(1280, 720)} and set(sizes[len(sizes) // 2:]) == {(640, 480)}
+    assert small.counts == large.counts and len(small.relit) == len(large.relit) > 0
+    assert small.relit[0].shape == large.relit[0].shape
+
+    def detail(patches) -> float:  # mean size of the windows' finest changes (Laplacian)
+        return float(np.mean([np.abs(cv2.Laplacian(window.astype(np.float32), cv2.CV_32F)).mean() for window in patches.relit]))
+
+    assert detail(small) < 0.95 * detail(large), (detail(small), detail(large))  # measured 8.06 against 8.85

@@ -13,8 +13,11 @@ seeds lie, not only how many there are.
 
 Set-ups are numbered; the random stream of set-up ``k`` is
 ``default_rng([TRAINING_STREAM, k])``, which no test or benchmark uses.
+``--frame`` renders the same set-ups for a camera of another picture size (a
+webcam left at 640 x 480): the same board in fewer pixels, cut into the same
+windows, so that a network can learn what a small picture shows.
 
-    python -m vision.training.dataset --setups 0:600 --frames 20 -o data/counter
+    python -m vision.training.dataset --setups 0:600 --frames 20 -o data/counter [--frame 1280x720]
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from calibration.profiles import PROFILE_LAYOUTS, BoardProfile, board_profile
 
 from ..patches import PatchCutter, hollow_kind
 from ..reader import BoardReader, FrameUnreadable
-from ..render import random_scene, random_shot, render
+from ..render import FRAME_SIZE, random_scene, random_shot, render
 
 TRAINING_STREAM = 0x7EA1  # first word of every training set-up's random stream
 BOARDS = tuple(PROFILE_LAYOUTS)
@@ -138,13 +141,14 @@ def seed_cells(xy: np.ndarray, window: tuple[int, int], flip: tuple[bool, bool],
     return grid
 
 
-def setup_patches(setup: int, frames: int = 20) -> dict[str, Patches]:
-    """The training pictures of set-up number ``setup``; none if it fails to calibrate."""
+def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_SIZE) -> dict[str, Patches]:
+    """The training pictures of set-up number ``setup``, photographed in pictures of ``frame``
+    (width, height) px; none if it fails to calibrate."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng([TRAINING_STREAM, setup])
     board = BOARDS[setup % len(BOARDS)]
     profile = board_profile(board)
-    scene = random_scene(board, rng)
+    scene = random_scene(board, rng, frame=frame)
     empty = render(scene, {h.label: 0 for h in profile.hollows}, None, random_shot(rng, hard=False, hand=False)).image
     try:
         calibration = calibrate_empty(board, empty)
@@ -182,13 +186,14 @@ def _windows(stacked: np.ndarray, count: int) -> list[np.ndarray]:
     return list(stacked.reshape(count, -1, *stacked.shape[1:]))
 
 
-def build(setups: range, frames: int, out: Path, workers: int) -> None:
-    """Render set-ups ``setups`` on ``workers`` processes and save ``out``/pit.npz and store.npz."""
+def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int, int] = FRAME_SIZE) -> None:
+    """Render set-ups ``setups`` in pictures of ``frame`` px on ``workers`` processes and save
+    ``out``/pit.npz and store.npz."""
     out.mkdir(parents=True, exist_ok=True)
     total = {"pit": Patches(), "store": Patches()}
     started = time.time()
     with Pool(workers) as pool:
-        for done, result in enumerate(pool.imap(_setup_job, [(k, frames) for k in setups], chunksize=2), 1):
+        for done, result in enumerate(pool.imap(_setup_job, [(k, frames, frame) for k in setups], chunksize=2), 1):
             for kind, patches in result.items():
                 total[kind].extend(patches)
             if done % 20 == 0 or done == len(setups):
@@ -198,7 +203,7 @@ def build(setups: range, frames: int, out: Path, workers: int) -> None:
         patches.save(out / f"{kind}.npz")
 
 
-def _setup_job(args: tuple[int, int]) -> dict[str, Patches]:
+def _setup_job(args: tuple[int, int, tuple[int, int]]) -> dict[str, Patches]:
     return setup_patches(*args)
 
 
@@ -207,13 +212,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--setups", default="0:600", help="set-up numbers, FIRST:STOP")
     parser.add_argument("--frames", type=int, default=20, help="frames per set-up")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--frame", default=f"{FRAME_SIZE[0]}x{FRAME_SIZE[1]}", metavar="WxH",
+                        help="the camera picture's size (default: %(default)s)")
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder for pit.npz and store.npz")
     args = parser.parse_args(argv)
     try:
         first, stop = (int(v) for v in args.setups.split(":"))
     except ValueError:
         parser.error(f"--setups: expected FIRST:STOP, got {args.setups!r}")
-    build(range(first, stop), args.frames, args.output, args.workers)
+    try:
+        width, height = (int(v) for v in args.frame.lower().split("x"))
+    except ValueError:
+        parser.error(f"--frame: expected WIDTHxHEIGHT, e.g. 640x480, got {args.frame!r}")
+    build(range(first, stop), args.frames, args.output, args.workers, (width, height))
 
 
 if __name__ == "__main__":
