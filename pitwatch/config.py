@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from vision.picture_size import parse_picture_size
+
 
 class ConfigError(ValueError):
     """A configuration problem; the message names the file and the key."""
@@ -216,12 +218,9 @@ def _parse_value(raw: str, default: Any) -> Any:
 def picture_size(text: str, where: str = "camera.size") -> tuple[int, int]:
     """``"1280x720"`` -> (1280, 720); a :class:`ConfigError` naming ``where`` otherwise."""
     try:
-        width, height = (int(v) for v in text.lower().replace(" ", "").split("x"))
-    except ValueError:
-        raise ConfigError(f"{where} = {text!r} is not a picture size: write WIDTHxHEIGHT, e.g. 1280x720") from None
-    if not (160 <= width <= 7680 and 120 <= height <= 4320):
-        raise ConfigError(f"{where} = {text!r}: expected a width of 160-7680 px and a height of 120-4320 px")
-    return width, height
+        return parse_picture_size(text)
+    except ValueError as error:
+        raise ConfigError(f"{where} = {error}") from None
 
 
 def _check_consistency(config: Config) -> None:

@@ -141,3 +141,13 @@ def test_a_set_up_photographed_in_a_smaller_picture_is_the_same_board_in_less_de
         return float(np.mean([np.abs(cv2.Laplacian(window.astype(np.float32), cv2.CV_32F)).mean() for window in patches.relit]))
 
     assert detail(small) < 0.95 * detail(large), (detail(small), detail(large))  # measured 8.06 against 8.85
+
+
+def test_a_picture_size_that_is_not_one_is_named_before_anything_is_rendered(tmp_path, capsys):
+    from vision.training.dataset import main
+
+    for text, named in (("640*480", "'640*480' is not a picture size"), ("0x0", "'0x0': expected a width of 160-7680 px")):
+        with pytest.raises(SystemExit):
+            main(["--frame", text, "--setups", "0:1", "-o", str(tmp_path / "out")])
+        assert f"--frame = {named}" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

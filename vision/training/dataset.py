@@ -38,6 +38,7 @@ from calibration.calibrate import calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, BoardProfile, board_profile
 
 from ..patches import PatchCutter, hollow_kind
+from ..picture_size import parse_picture_size
 from ..reader import BoardReader, FrameUnreadable
 from ..render import FRAME_SIZE, random_scene, random_shot, render
 
@@ -221,10 +222,10 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError:
         parser.error(f"--setups: expected FIRST:STOP, got {args.setups!r}")
     try:
-        width, height = (int(v) for v in args.frame.lower().split("x"))
-    except ValueError:
-        parser.error(f"--frame: expected WIDTHxHEIGHT, e.g. 640x480, got {args.frame!r}")
-    build(range(first, stop), args.frames, args.output, args.workers, (width, height))
+        frame = parse_picture_size(args.frame)
+    except ValueError as error:
+        parser.error(f"--frame = {error}")
+    build(range(first, stop), args.frames, args.output, args.workers, frame)
 
 
 if __name__ == "__main__":
