@@ -1,6 +1,8 @@
 """The counter's training pictures: cut as the reader cuts, labelled with the renderer's truth,
 in the mix of counts the counter is told it was trained on."""
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -150,4 +152,39 @@ def test_a_picture_size_that_is_not_one_is_named_before_anything_is_rendered(tmp
         with pytest.raises(SystemExit):
             main(["--frame", text, "--setups", "0:1", "-o", str(tmp_path / "out")])
         assert f"--frame = {named}" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_lamp_lights_a_share_of_the_frames_and_leaves_their_boards_as_they_were(monkeypatch):
+    """``--lamp SHARE`` trains for a club table under a lamp: that share of the frames carries a
+    reflection of a strength in ``TRAINING_GLARE``, drawn from a stream of its own, so the counts,
+    the seeds and every other condition of each frame are what they are without the lamp."""
+    import vision.training.dataset as dataset
+
+    shots = []
+
+    def photographed(scene, counts, white, shot):
+        shots.append(shot)
+        return render(scene, counts, white, shot)
+
+    monkeypatch.setattr(dataset, "render", photographed)
+    setup = BOARDS.index("2x6")
+    plain, lit = (setup_patches(setup, frames=3, lamp=share)["pit"] for share in (0.0, 1.0))
+    without, with_lamp = shots[1:4], shots[5:8]  # each run renders its empty board first
+    assert [shot.glare for shot in without] == [0.0] * 3
+    assert all(dataset.TRAINING_GLARE[0] <= shot.glare <= dataset.TRAINING_GLARE[1] for shot in with_lamp)
+    assert [replace(shot, glare=0.0) for shot in with_lamp] == without
+    assert lit.counts == plain.counts and len(lit.relit) == len(plain.relit)
+    assert any(not np.array_equal(a, b) for a, b in zip(lit.relit, plain.relit))
+    shares = [dataset.lit_by_lamp(Shot(), 0.3, [dataset.TRAINING_STREAM, 0, k, dataset.LAMP_STREAM]).glare > 0
+              for k in range(2000)]
+    assert abs(np.mean(shares) - 0.3) < 0.03
+
+
+def test_a_lamp_share_that_is_not_one_is_named_before_anything_is_rendered(tmp_path, capsys):
+    from vision.training.dataset import main
+
+    with pytest.raises(SystemExit):
+        main(["--lamp", "30", "--setups", "0:1", "-o", str(tmp_path / "out")])
+    assert "--lamp = 30.0: expected a share of the frames, 0-1" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()

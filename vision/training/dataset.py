@@ -15,9 +15,13 @@ Set-ups are numbered; the random stream of set-up ``k`` is
 ``default_rng([TRAINING_STREAM, k])``, which no test or benchmark uses.
 ``--frame`` renders the same set-ups for a camera of another picture size (a
 webcam left at 640 x 480): the same board in fewer pixels, cut into the same
-windows, so that a network can learn what a small picture shows.
+windows, so that a network can learn what a small picture shows. ``--lamp SHARE``
+photographs that share of the frames with a lamp's reflection in the varnish
+near a hollow (``Shot.glare``), as at a club table under a lamp: the network
+learns to count beside a reflection, and to hedge under one, instead of taking
+its light for seeds.
 
-    python -m vision.training.dataset --setups 0:600 --frames 20 -o data/counter [--frame 1280x720]
+    python -m vision.training.dataset --setups 0:600 --frames 20 -o data/counter [--frame 1280x720] [--lamp 0.3]
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Sequence
@@ -40,9 +44,11 @@ from calibration.profiles import PROFILE_LAYOUTS, BoardProfile, board_profile
 from ..patches import PatchCutter, hollow_kind
 from ..picture_size import parse_picture_size
 from ..reader import BoardReader, FrameUnreadable
-from ..render import FRAME_SIZE, random_scene, random_shot, render
+from ..render import FRAME_SIZE, Shot, random_scene, random_shot, render
 
 TRAINING_STREAM = 0x7EA1  # first word of every training set-up's random stream
+LAMP_STREAM = 7  # last word of a training frame's own stream for its lamp, so that frames without one stay as they were
+TRAINING_GLARE = (0.5, 3.5)  # a reflection's strength (Shot.glare) in training: faint to clipped (the benchmarks' is 3)
 BOARDS = tuple(PROFILE_LAYOUTS)
 PIT_TRAINING_MAX, STORE_TRAINING_MAX = 48, 80  # the largest counts shown in training
 WHITE_TRAINING_MAX = 3
@@ -142,9 +148,11 @@ def seed_cells(xy: np.ndarray, window: tuple[int, int], flip: tuple[bool, bool],
     return grid
 
 
-def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_SIZE) -> dict[str, Patches]:
+def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_SIZE,
+                  lamp: float = 0.0) -> dict[str, Patches]:
     """The training pictures of set-up number ``setup``, photographed in pictures of ``frame``
-    (width, height) px; none if it fails to calibrate."""
+    (width, height) px, a share ``lamp`` of them with a lamp's reflection; none if it fails to
+    calibrate."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng([TRAINING_STREAM, setup])
     board = BOARDS[setup % len(BOARDS)]
@@ -157,9 +165,10 @@ def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_S
         return {}
     reader, cutter = BoardReader(calibration), PatchCutter(calibration)
     out = {kind: Patches(empty=_windows(cutter.empty(kind), len(labels))) for kind, labels in cutter.labels.items()}
-    for _ in range(frames):
+    for number in range(frames):
         counts, white = training_counts(profile, rng)
-        rendered = render(scene, counts, white, random_shot(rng, hard=rng.random() < 0.85))
+        shot = random_shot(rng, hard=rng.random() < 0.85)
+        rendered = render(scene, counts, white, lit_by_lamp(shot, lamp, [TRAINING_STREAM, setup, number, LAMP_STREAM]))
         try:
             _, view = reader.without_hand(reader.view(rendered.image))
         except FrameUnreadable:
@@ -183,18 +192,28 @@ def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_S
     return out
 
 
+def lit_by_lamp(shot: Shot, share: float, stream: list[int]) -> Shot:
+    """``shot`` with a lamp's reflection of random strength, a ``share`` of the time, drawn from a
+    stream of its own (``stream``): the frame's counts, seeds and light stay what they are."""
+    if share <= 0:
+        return shot
+    rng = np.random.default_rng(stream)
+    return replace(shot, glare=float(rng.uniform(*TRAINING_GLARE))) if rng.random() < share else shot
+
+
 def _windows(stacked: np.ndarray, count: int) -> list[np.ndarray]:
     return list(stacked.reshape(count, -1, *stacked.shape[1:]))
 
 
-def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int, int] = FRAME_SIZE) -> None:
-    """Render set-ups ``setups`` in pictures of ``frame`` px on ``workers`` processes and save
-    ``out``/pit.npz and store.npz."""
+def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int, int] = FRAME_SIZE,
+          lamp: float = 0.0) -> None:
+    """Render set-ups ``setups`` in pictures of ``frame`` px (a share ``lamp`` of the frames with
+    a lamp's reflection) on ``workers`` processes and save ``out``/pit.npz and store.npz."""
     out.mkdir(parents=True, exist_ok=True)
     total = {"pit": Patches(), "store": Patches()}
     started = time.time()
     with Pool(workers) as pool:
-        for done, result in enumerate(pool.imap(_setup_job, [(k, frames, frame) for k in setups], chunksize=2), 1):
+        for done, result in enumerate(pool.imap(_setup_job, [(k, frames, frame, lamp) for k in setups], chunksize=2), 1):
             for kind, patches in result.items():
                 total[kind].extend(patches)
             if done % 20 == 0 or done == len(setups):
@@ -204,7 +223,7 @@ def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int,
         patches.save(out / f"{kind}.npz")
 
 
-def _setup_job(args: tuple[int, int, tuple[int, int]]) -> dict[str, Patches]:
+def _setup_job(args: tuple[int, int, tuple[int, int], float]) -> dict[str, Patches]:
     return setup_patches(*args)
 
 
@@ -215,6 +234,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--frame", default=f"{FRAME_SIZE[0]}x{FRAME_SIZE[1]}", metavar="WxH",
                         help="the camera picture's size (default: %(default)s)")
+    parser.add_argument("--lamp", type=float, default=0.0, metavar="SHARE",
+                        help="the share of frames (0-1) with a lamp's reflection near a hollow (default: none)")
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder for pit.npz and store.npz")
     args = parser.parse_args(argv)
     try:
@@ -225,7 +246,9 @@ def main(argv: list[str] | None = None) -> None:
         frame = parse_picture_size(args.frame)
     except ValueError as error:
         parser.error(f"--frame = {error}")
-    build(range(first, stop), args.frames, args.output, args.workers, frame)
+    if not 0 <= args.lamp <= 1:
+        parser.error(f"--lamp = {args.lamp}: expected a share of the frames, 0-1")
+    build(range(first, stop), args.frames, args.output, args.workers, frame, args.lamp)
 
 
 if __name__ == "__main__":
