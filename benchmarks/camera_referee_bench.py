@@ -61,6 +61,7 @@ from pitwatch.settled import SettledBoard
 from rules.referee import Referee
 from rules.referee.explain import board_of
 from vision.live import StillnessGate
+from vision.picture_size import picture_size_text
 from vision.reader import BoardReader, FrameResult, FrameStatus
 from vision.render import FRAME_SIZE, Shot, Stack, random_shot, render, restacked, stack_of
 from vision_bench import GLARE, add_models_option, calibrated_scene, frame_size, use_models
@@ -216,7 +217,7 @@ def main() -> None:
     parser.add_argument("--lamp", action="store_true", help="a lamp's reflection near one hollow, all game long")
     parser.add_argument("--no-looks", action="store_true", help="judge without the pits the camera saw untouched")
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
-                        help=f"the camera picture's size (default: {FRAME_SIZE[0]}x{FRAME_SIZE[1]})")
+                        help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
     parser.add_argument("--variants", help="comma-separated variants (default: all)")
     parser.add_argument("--misses", action="store_true", help="list every move not committed right")
     add_models_option(parser)
@@ -243,7 +244,7 @@ def main() -> None:
         total_exact += exact
     print(row("all", total, total_exact))
     print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}, "
-          f"{args.frame[0]}x{args.frame[1]} pictures; {args.still_frames} still frame(s) a Reading; pits seen untouched "
+          f"{picture_size_text(args.frame)} pictures; {args.still_frames} still frame(s) a Reading; pits seen untouched "
           f"{'not used' if args.no_looks else 'pinned'}; {time.time() - started:.0f} s, load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}" + (f"; the seed counter's networks from {args.models}" if args.models else ""))
     if args.misses:

@@ -48,6 +48,7 @@ from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
 from pitwatch.config import ConfigError, picture_size  # noqa: E402
 from vision import counter  # noqa: E402
+from vision.picture_size import picture_size_text  # noqa: E402
 from vision.pits import nominal_hollows, rim_gap  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.render import FRAME_SIZE, project, random_counts, random_scene, random_shot, render  # noqa: E402
@@ -290,7 +291,7 @@ def main() -> None:
                         help="read a window again mirrored when the counter is less sure than this "
                              "(0: never, above 1: always; default: the counter's own)")
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
-                        help=f"the camera picture's size (default: {FRAME_SIZE[0]}x{FRAME_SIZE[1]})")
+                        help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
     add_models_option(parser)
     args = parser.parse_args()
     counter.SURE = args.sure
@@ -298,7 +299,7 @@ def main() -> None:
     started = time.time()
     out = run(args.scenes, args.frames, args.seed, args.frame)
     stats = out["stats"]
-    print(f"{out['images']} rendered {args.frame[0]}x{args.frame[1]} frames, {len(PROFILE_LAYOUTS)} board profiles, "
+    print(f"{out['images']} rendered {picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, "
           f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure "
           f"({time.time() - started:.0f} s)")
     if args.models is not None:

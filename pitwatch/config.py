@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from vision.picture_size import parse_picture_size
+from vision.picture_size import DEVICE_SIZE, parse_picture_size, picture_size_text
 
 
 class ConfigError(ValueError):
@@ -45,7 +45,7 @@ SCHEMA: dict[str, dict[str, Setting]] = {
                               "a folder of images, or \"\" for no camera"),
         "calibration": Setting("", "board calibration file written by `pitwatch calibrate`"),
         "still_frames": Setting(5, "frames the board must stay still, with no hand over it, before it is read"),
-        "size": Setting("1280x720", "picture size (WIDTHxHEIGHT) a camera device is asked for: seeds are counted "
+        "size": Setting(picture_size_text(DEVICE_SIZE), "picture size (WIDTHxHEIGHT) a camera device is asked for: seeds are counted "
                                     "far worse at 640x480, a little better at 1920x1080 (README, Benchmarks)"),
     },
     "sensors": {

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+from vision.picture_size import DEVICE_SIZE, picture_size_text
+
 from .config import Config, ConfigError
 from .recorder import Recorder, RecorderError
 from .runtime import port_problem
@@ -29,7 +31,7 @@ READ_TIMES = 5  # frames read to time the reader
 SLOWEST_READING_S = 2.0  # a Reading later than this after the board goes still is too slow for play
 # Pits of 5-9 seeds read exactly on the benchmark at the picture sizes it was run at
 # (vision_bench.py --frame WxH, seeds 1 / 2; README, "The camera's picture size")
-EXACT_5_9_BY_SIZE = {(640, 480): "89.1-89.7 %", (1024, 768): "99.0-99.6 %", (1280, 720): "99.67-99.75 %"}
+EXACT_5_9_BY_SIZE = {(640, 480): "89.1-89.7 %", (1024, 768): "99.0-99.6 %", DEVICE_SIZE: "99.67-99.75 %"}
 
 
 @dataclass(frozen=True)
@@ -135,18 +137,18 @@ def check_picture_size(image: np.ndarray, asked: tuple[int, int], device: bool) 
     1280 x 720 (``vision_bench.py``), and reads worse in a smaller picture, far worse at 640 x 480:
     the message quotes the benchmark at the size nearest below this one. ``asked``: what
     a camera ``device`` was asked for (``camera.size``); a file or stream gives what it holds."""
-    from vision.camera import DEVICE_SIZE, too_small
+    from vision.camera import too_small
 
     height, width = image.shape[:2]
     if not too_small((width, height)):
         return Check("camera picture", True, f"{width} x {height}: big enough to count seeds in")
-    best = f"{DEVICE_SIZE[0]}x{DEVICE_SIZE[1]}"
+    best = picture_size_text(DEVICE_SIZE)
     if not device:
         fix = f"record or stream the board at {best} or more"
     elif too_small(asked):
-        fix = f"set camera.size = \"{best}\" (it is {asked[0]}x{asked[1]})"
+        fix = f"set camera.size = \"{best}\" (it is {picture_size_text(asked)})"
     else:
-        fix = f"asked for {asked[0]}x{asked[1]}, this camera gives no more: use one that gives {best}"
+        fix = f"asked for {picture_size_text(asked)}, this camera gives no more: use one that gives {best}"
     measured = nearest_measured_size((width, height))
     return Check("camera picture", False, (
         f"{width} x {height} is too small to count seeds well (on the benchmark, pits of 5-9 seeds are read exactly "

@@ -25,13 +25,14 @@ from typing import Iterator
 import cv2
 import numpy as np
 
+from .picture_size import DEVICE_SIZE
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 BLACK_FRAME = "black frame: is the lens covered or the camera off?"
 REOPEN_EVERY_S = 2.0  # a lost live camera is retried at most this often
 FRAME_WAIT_S = 1.0  # a live camera with no new frame for this long is reported lost
 STREAM_TIMEOUT_MS = 5000  # a network stream that does not open or send for this long is lost
 OPEN_WAIT_S = STREAM_TIMEOUT_MS / 1000 + 1  # how long a live camera may take to give its first frame
-DEVICE_SIZE = (1280, 720)  # the picture a camera device is asked for: the size the reader is measured at
 SETTLED_FRAMES = 10  # a live camera's exposure has settled once this many frames in a row...
 SETTLED_SPREAD = 0.03  # ...differ in each colour's mean by at most this share of it
 SETTLE_WAIT_S = 4.0  # the longest a picture for calibration waits for that (then the newest is taken)

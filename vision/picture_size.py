@@ -1,13 +1,15 @@
-"""A camera picture's size written as WIDTHxHEIGHT, e.g. ``1280x720``.
+"""A camera picture's size written as WIDTHxHEIGHT, e.g. ``1280x720``, and the size
+a camera device is asked for.
 
-Read by the configuration (``camera.size``), the benchmarks and the training
-pictures (``--frame``) alike. Free of OpenCV, so that the configuration can
-read it without loading the camera code.
+Read by the configuration (``camera.size``), the camera, the benchmarks and the
+training pictures (``--frame``) alike. Free of OpenCV, so that the configuration
+can read it without loading the camera code.
 """
 
 from __future__ import annotations
 
 WIDTHS, HEIGHTS = (160, 7680), (120, 4320)  # px: from a thumbnail to 8K
+DEVICE_SIZE = (1280, 720)  # the picture a camera device is asked for: the size the reader is measured at
 
 
 def parse_picture_size(text: str) -> tuple[int, int]:
@@ -21,3 +23,8 @@ def parse_picture_size(text: str) -> tuple[int, int]:
         raise ValueError(f"{text!r}: expected a width of {WIDTHS[0]}-{WIDTHS[1]} px and a height of "
                          f"{HEIGHTS[0]}-{HEIGHTS[1]} px")
     return width, height
+
+
+def picture_size_text(size: tuple[int, int]) -> str:
+    """(1280, 720) -> ``"1280x720"``: as :func:`parse_picture_size` reads it."""
+    return f"{size[0]}x{size[1]}"

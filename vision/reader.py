@@ -20,13 +20,14 @@ import numpy as np
 from calibration.calibfile import Calibration, HollowFit
 from rules.reading import PitReading, Reading
 
-from .camera import BLACK_FRAME, DEVICE_SIZE, is_black, too_small
+from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
 from .nudge import NudgeFinder, shifted
 from .patches import PatchCutter
+from .picture_size import DEVICE_SIZE
 from .pits import hollow_mask, in_hollows, rim_gap
 from .rectify import LightModel, visible_mask, warp_to_board
 

@@ -27,11 +27,12 @@ import numpy as np
 from calibration.profiles import MARKER_MM, MARKER_QUIET_MM, BoardProfile, board_profile
 
 from .markers import marker_image
+from .picture_size import DEVICE_SIZE
 
 TEXTURE_PX_PER_MM = 3.0
 GLARE_WASH = 0.3  # a lamp's reflection adding this much to the wood's albedo (0..1) in a pit washes it out
 SEED_KINDS = ("bean", "glass", "pebble")
-FRAME_SIZE = (1280, 720)  # the camera picture (width, height px) unless a scene says otherwise
+FRAME_SIZE = DEVICE_SIZE  # the camera picture (width, height px) unless a scene says otherwise: what a device is asked for
 _BAND_ROWS = 90  # see _bands
 
 Stack = tuple[tuple[int, bool], ...]  # a hollow's seeds, bottom first: (place in its pile's order, white chip)

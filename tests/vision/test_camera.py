@@ -10,8 +10,9 @@ from network_camera import NumberedCamera, frame_number
 from waiting import wait_until
 
 from vision import camera
-from vision.camera import (BLACK_FRAME, DEVICE_SIZE, STREAM_TIMEOUT_MS, SourceError, first_frame, first_good_frame,
+from vision.camera import (BLACK_FRAME, STREAM_TIMEOUT_MS, SourceError, first_frame, first_good_frame,
                            frame_status, is_black, names_device, open_source, settled_frame)
+from vision.picture_size import DEVICE_SIZE
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ from calibration.calibrate import calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, BoardProfile, board_profile
 
 from ..patches import PatchCutter, hollow_kind
-from ..picture_size import parse_picture_size
+from ..picture_size import parse_picture_size, picture_size_text
 from ..reader import BoardReader, FrameUnreadable
 from ..render import FRAME_SIZE, Shot, random_scene, random_shot, render
 
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--setups", default="0:600", help="set-up numbers, FIRST:STOP")
     parser.add_argument("--frames", type=int, default=20, help="frames per set-up")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--frame", default=f"{FRAME_SIZE[0]}x{FRAME_SIZE[1]}", metavar="WxH",
+    parser.add_argument("--frame", default=picture_size_text(FRAME_SIZE), metavar="WxH",
                         help="the camera picture's size (default: %(default)s)")
     parser.add_argument("--lamp", type=float, default=0.0, metavar="SHARE",
                         help="the share of frames (0-1) with a lamp's reflection near a hollow (default: none)")
