@@ -512,7 +512,7 @@ def accuracy(setup_of):
 
 
 @pytest.mark.parametrize("measure, floor", [
-    # measured 1.0, 1.0, 1.0, 1.0, 0.943, 0.995, 1.0 (the shipped counter, this fixed set)
+    # measured 1.0, 1.0, 0.99, 1.0, 0.943, 0.993, 1.0 (the shipped counter, this fixed set)
     ("exact_0", 0.99), ("exact_small", 0.99), ("exact_5_9", 0.97), ("within_one_to_9", 0.99),
     ("within_one_10_19", 0.90), ("in_set", 0.98), ("white", 0.98),
 ])
