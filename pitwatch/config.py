@@ -45,8 +45,9 @@ SCHEMA: dict[str, dict[str, Setting]] = {
                               "a folder of images, or \"\" for no camera"),
         "calibration": Setting("", "board calibration file written by `pitwatch calibrate`"),
         "still_frames": Setting(5, "frames the board must stay still, with no hand over it, before it is read"),
-        "size": Setting(picture_size_text(DEVICE_SIZE), "picture size (WIDTHxHEIGHT) a camera device is asked for: seeds are counted "
-                                    "worse at 640x480, a little better at 1920x1080 (README, Benchmarks)"),
+        "size": Setting(picture_size_text(DEVICE_SIZE),
+                        "picture size (WIDTHxHEIGHT) a camera device is asked for: seeds are counted "
+                        "worse at 640x480, a little better at 1920x1080 (README, Benchmarks)"),
     },
     "sensors": {
         "port": Setting("auto", "serial port of the microcontroller, \"auto\" to find it, \"\" for none"),
