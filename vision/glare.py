@@ -59,9 +59,11 @@ def whitest_seed(board: np.ndarray, log_gain: np.ndarray, hollows: np.ndarray, p
 
 def hedged(probabilities: np.ndarray) -> np.ndarray:
     """A reading of a pit where white clipped that may be a lamp's reflection rather than a seed:
-    the counter, never shown a reflection, reads one as seeds and is sure of it, so every count
-    keeps a share (``DOUBT``) and the referee can still find the move that was played, which the
-    other pits tell, rather than call it illegal (docs/vision.md, section 4)."""
+    what lies under a reflection cannot be seen, and the counter (trained beside reflections
+    since 2026-11-27, but never told which white is one) can read its white as seeds and be
+    sure of it, so every count keeps a share (``DOUBT``) and the referee can still find the move
+    that was played, which the other pits tell, rather than call it illegal (docs/vision.md,
+    section 4)."""
     return (1 - DOUBT) * probabilities + DOUBT / len(probabilities)
 
 
