@@ -46,9 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.calibfile import CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
-from pitwatch.config import ConfigError, picture_size  # noqa: E402
 from vision import counter  # noqa: E402
-from vision.picture_size import picture_size_text  # noqa: E402
+from vision.picture_size import parse_picture_size, picture_size_text  # noqa: E402
 from vision.pits import nominal_hollows, rim_gap  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.render import FRAME_SIZE, project, random_counts, random_scene, random_shot, render  # noqa: E402
@@ -259,8 +258,8 @@ def score(stats: dict, rendered, result) -> None:
 def frame_size(text: str) -> tuple[int, int]:
     """``"640x480"`` -> (640, 480), for argparse."""
     try:
-        return picture_size(text, "--frame")
-    except ConfigError as error:
+        return parse_picture_size(text)
+    except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 

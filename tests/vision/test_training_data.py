@@ -188,3 +188,18 @@ def test_a_lamp_share_that_is_not_one_is_named_before_anything_is_rendered(tmp_p
         main(["--lamp", "30", "--setups", "0:1", "-o", str(tmp_path / "out")])
     assert "--lamp = 30.0: expected a share of the frames, 0-1" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_command_line_renders_what_its_options_ask_for(tmp_path):
+    """``dataset.py`` with ``--lamp`` or ``--frame`` renders the same set-up's frames (the same
+    counts) photographed otherwise: each option reaches the worker processes that render."""
+    from vision.training.dataset import main
+
+    setup = BOARDS.index("2x6+stores")  # a board with stores: both files get windows
+    saved = {}
+    for name, options in (("plain", []), ("lamp", ["--lamp", "1"]), ("small", ["--frame", "640x480"])):
+        main(["--setups", f"{setup}:{setup + 1}", "--frames", "2", "--workers", "1", *options, "-o", str(tmp_path / name)])
+        saved[name] = np.load(tmp_path / name / "pit.npz")
+    for name in ("lamp", "small"):
+        assert np.array_equal(saved[name]["counts"], saved["plain"]["counts"]) and len(saved[name]["counts"]) > 0
+        assert not np.array_equal(saved[name]["relit"], saved["plain"]["relit"]), name

@@ -195,8 +195,6 @@ def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_S
 def lit_by_lamp(shot: Shot, share: float, stream: list[int]) -> Shot:
     """``shot`` with a lamp's reflection of random strength, a ``share`` of the time, drawn from a
     stream of its own (``stream``): the frame's counts, seeds and light stay what they are."""
-    if share <= 0:
-        return shot
     rng = np.random.default_rng(stream)
     return replace(shot, glare=float(rng.uniform(*TRAINING_GLARE))) if rng.random() < share else shot
 
