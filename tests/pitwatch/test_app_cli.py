@@ -116,11 +116,14 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
                      "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", f"sensors.port={board.port}",
                      "--set", "web.port=0"])
     out = capsys.readouterr().out
-    assert code == 0, out
     for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "microcontroller",
                  "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
-    assert re.search(r"^ok\s+reading speed: \d+ ms a frame \(\d+ frames a second at most\): a Reading \d+\.\d s after", out, re.M), out
+    # How fast a busy test machine reads is not this test's to judge (reading_delay's test does that)
+    speed = re.search(r"^(ok|FIX)\s+reading speed: \d+ ms a frame \(\d+ frames a second at most\): a Reading \d+\.\d s after",
+                      out, re.M)
+    assert speed, out
+    assert code == (0 if speed.group(1) == "ok" else 1), out
     assert re.search(rf"^ok\s+sensor calibration: {re.escape(str(tmp_path / 'board.json'))}: 14 pits", out, re.M), out
     (tmp_path / "sensors.json").write_text("{not json")
     code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}",
@@ -179,16 +182,19 @@ def test_a_missing_camera_is_named_once_not_warned_about_by_every_library(tmp_pa
 
 def test_doctor_says_when_readings_would_come_too_late_for_play():
     """The stillness gate waits for ``still_frames`` frames, each as slow as the reader or the
-    camera: a camera sending a frame every 2 s makes every Reading 10 s late."""
-    from pitwatch.doctor import check_reading_speed
-    from vision.reader import BoardReader
-    from vision.synthetic import SyntheticCamera
+    camera: a camera sending a frame every 2 s makes every Reading 10 s late, and so does a
+    machine taking 2 s to read a frame."""
+    from pitwatch.doctor import reading_delay
 
-    camera = SyntheticCamera("kalah", lambda: Game("kalah").position, 3)
-    reader, image = BoardReader(camera.calibration()), camera.read().image
-    slow = check_reading_speed(reader, image, still_frames=5, camera_rate=0.5)
-    assert not slow.ok and "a Reading 10.0 s after the board goes still; a faster machine or camera, or fewer" in slow.detail
-    assert check_reading_speed(reader, image, still_frames=5, camera_rate=30).ok
+    slow_camera = reading_delay(0.013, still_frames=5, camera_rate=0.5)
+    assert not slow_camera.ok
+    assert slow_camera.detail == ("13 ms a frame (77 frames a second at most): a Reading 10.0 s after the board goes still; "
+                                  "a faster machine or camera, or fewer camera.still_frames")
+    assert reading_delay(0.013, still_frames=5, camera_rate=30).ok  # five frames of 33 ms
+    slow_machine = reading_delay(2.0, still_frames=5, camera_rate=30)
+    assert not slow_machine.ok and slow_machine.detail.startswith("2000 ms a frame (0.5 frames a second at most): a Reading 10.0 s")
+    assert reading_delay(0.39, still_frames=5, camera_rate=None).ok  # 1.95 s: in time
+    assert not reading_delay(0.41, still_frames=5, camera_rate=None).ok  # 2.05 s: too late
 
 
 def test_doctor_measures_a_network_cameras_frame_rate(tmp_path, capsys):

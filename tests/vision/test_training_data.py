@@ -47,8 +47,8 @@ def test_sets_rendered_in_separate_runs_train_as_one(tmp_path):
     """Joined files keep every relit window with its own set-up's empty board; a set-up saved
     twice is refused, naming both files."""
     first, second = (setup_patches(BOARDS.index(board), frames=2)["pit"] for board in ("2x6+stores", "2x6"))
-    first.save(tmp_path / "a.npz")
-    second.save(tmp_path / "b.npz")
+    first.save(tmp_path / "a.npz", PatchShape.of("pit"))
+    second.save(tmp_path / "b.npz", PatchShape.of("pit"))
     joined = load_patches([tmp_path / "a.npz", tmp_path / "b.npz"])
     assert len(joined["relit"]) == len(first.relit) + len(second.relit) == len(joined["empty_index"])
     for patches in (first, second):
@@ -203,3 +203,20 @@ def test_the_command_line_renders_what_its_options_ask_for(tmp_path):
     for name in ("lamp", "small"):
         assert np.array_equal(saved[name]["counts"], saved["plain"]["counts"]) and len(saved[name]["counts"]) > 0
         assert not np.array_equal(saved[name]["relit"], saved["plain"]["relit"]), name
+
+
+def test_set_ups_of_a_board_without_stores_save_a_store_file_without_windows(tmp_path):
+    """Every rendered folder holds both files, so a run over boards without stores (2 x 6) saves
+    no store windows, shaped as the store counter's, and training joins it with other folders."""
+    from vision.training.dataset import main
+
+    setup = BOARDS.index("2x6")
+    main(["--setups", f"{setup}:{setup + 1}", "--frames", "1", "--workers", "1", "-o", str(tmp_path / "no-stores")])
+    stores = np.load(tmp_path / "no-stores" / "store.npz")
+    width, height = PatchShape.of("store").size
+    assert stores["relit"].shape == (0, height, width, 3) and stores["empty"].shape == (0, height, width, 3)
+    assert len(stores["counts"]) == 0 and len(np.load(tmp_path / "no-stores" / "pit.npz")["counts"]) > 0
+    setup = BOARDS.index("2x6+stores")
+    main(["--setups", f"{setup}:{setup + 1}", "--frames", "1", "--workers", "1", "-o", str(tmp_path / "stores")])
+    joined = load_patches([tmp_path / "no-stores" / "store.npz", tmp_path / "stores" / "store.npz"])
+    assert len(joined["relit"]) == len(joined["counts"]) == 2 and (joined["setup"] == setup).all()

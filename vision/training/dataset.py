@@ -41,7 +41,7 @@ from calibration.calibfile import CalibrationError
 from calibration.calibrate import calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, BoardProfile, board_profile
 
-from ..patches import PatchCutter, hollow_kind
+from ..patches import PatchCutter, PatchShape, hollow_kind
 from ..picture_size import parse_picture_size, picture_size_text
 from ..reader import BoardReader, FrameUnreadable
 from ..render import FRAME_SIZE, Shot, random_scene, random_shot, render
@@ -98,8 +98,15 @@ class Patches:
         for name in ("counts", "white", "setup", "seed_kind", "seed_xy"):
             getattr(self, name).extend(getattr(other, name))
 
-    def save(self, path: Path) -> None:
-        np.savez(path, relit=np.stack(self.relit), empty=np.stack(self.empty), empty_index=np.array(self.empty_index, np.int32),
+    def save(self, path: Path, shape: PatchShape) -> None:
+        """Write the pictures to ``path``; set-ups without this kind of hollow (boards without
+        stores) save none, in windows of ``shape``, so that every folder holds both files."""
+        width, height = shape.size
+
+        def stacked(windows: list[np.ndarray]) -> np.ndarray:
+            return np.stack(windows) if windows else np.empty((0, height, width, 3), np.uint8)
+
+        np.savez(path, relit=stacked(self.relit), empty=stacked(self.empty), empty_index=np.array(self.empty_index, np.int32),
                  counts=np.array(self.counts, np.int16), white=np.array(self.white, np.int16),
                  setup=np.array(self.setup, np.int32), seed_kind=np.array(self.seed_kind),
                  seed_window=np.array(self.seed_window, np.int32), seed_xy=np.array(self.seed_xy, np.float32).reshape(-1, 2))
@@ -218,7 +225,7 @@ def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int,
                 print(f"{done}/{len(setups)} set-ups, {len(total['pit'].counts)} pits, {len(total['store'].counts)} stores, "
                       f"{time.time() - started:.0f} s", flush=True)
     for kind, patches in total.items():
-        patches.save(out / f"{kind}.npz")
+        patches.save(out / f"{kind}.npz", PatchShape.of(kind))
 
 
 def _setup_job(args: tuple[int, int, tuple[int, int], float]) -> dict[str, Patches]:
