@@ -152,10 +152,9 @@ class Pictures:
         self.relit, self.empty, self.empty_index = data["relit"], data["empty"], data["empty_index"]
         self.counts, self.white, self.setup = data["counts"].astype(np.int64), data["white"].astype(np.int64), data["setup"]
         self.held_out = self.setup % VALIDATION_EVERY == 0
-        if self.held_out.all() or not self.held_out.any():  # boards without stores give no store windows
-            raise ValueError(f"{', '.join(map(str, paths))}: {int((~self.held_out).sum())} windows to train on and "
-                             f"{int(self.held_out.sum())} held out: set-ups numbered in {VALIDATION_EVERY}s are held out, so "
-                             "render set-ups of both (say --setups 0:20) of boards with these hollows")
+        if not self.held_out.any():  # training and recalibration both fit temperatures on these (train: too few to train on)
+            raise ValueError(f"{', '.join(map(str, paths))}: no window held out: set-ups numbered in {VALIDATION_EVERY}s "
+                             "are, so render some of them (say --setups 0:20) of boards with these hollows")
         self.seed_window, self.seed_xy = data.get("seed_window"), data.get("seed_xy")
         if self.seed_window is not None:  # each window's seeds, as a slice of seed_xy
             order = np.argsort(self.seed_window, kind="stable")
