@@ -1,7 +1,7 @@
 """Vision benchmark: the reader against the renderer's truth, across every board profile.
 
     .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995] [--frame 1280x720]
-                                                [--models vision/models]
+                                                [--defocus 0] [--models vision/models]
 
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
@@ -23,6 +23,10 @@ rectified and checked for motion and a hand, not counted again, as the live
 camera loop does while the board stays still).
 ``--frame`` renders another camera picture size with the same lenses (a webcam
 left at 640x480, a 1080p one): the same board in fewer or more pixels.
+``--defocus`` puts the lens out of focus in every hard frame (calibration stays
+sharp, as with an autofocus that hunts in play); every run prints the blur the
+reader measured at the markers and how many frames it said were blurred or too
+blurred to count (:mod:`vision.focus`).
 Times are CPU time of the reading thread (what the frame costs, whatever else
 the machine runs) and, beside them, wall-clock time with the load average.
 """
@@ -50,7 +54,7 @@ from vision import counter  # noqa: E402
 from vision.picture_size import parse_picture_size, picture_size_text  # noqa: E402
 from vision.pits import nominal_hollows, rim_gap  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.render import FRAME_SIZE, project, random_counts, random_scene, random_shot, render  # noqa: E402
+from vision.render import FRAME_SIZE, Shot, project, random_counts, random_scene, random_shot, render  # noqa: E402
 
 WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's wood (not timed)
 SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
@@ -74,13 +78,19 @@ def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int
     return scene, calibrate(board, empty, start)
 
 
-def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE) -> dict:
+def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
+    """A hard frame's conditions (``random_shot``), its lens ``defocus`` px out of focus."""
+    return replace(random_shot(rng, hard=True), defocus=defocus)
+
+
+def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE, defocus: float = 0.0) -> dict:
     cv2.setNumThreads(1)
     stats: dict = defaultdict(lambda: [0, 0])  # name -> [hits, total]
     times: list[tuple[float, float]] = []  # (CPU, wall) seconds per frame
     tracked: list[tuple[float, float]] = []
     watched: list[tuple[float, float]] = []
     placed: list[float] = []  # px between each pit's centre where the reader put it and where it is
+    blurs: list[float] = []  # mm, the blur the reader measured at the markers (vision.focus)
     failures: list[str] = []
     images = 0
     for b, board in enumerate(PROFILE_LAYOUTS):
@@ -94,9 +104,11 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
             reader = BoardReader(calibration)
             for _ in range(frames):
                 counts, white = random_counts(scene.profile, rng)
-                shot = random_shot(rng, hard=True)
+                shot = hard_shot(rng, defocus)
                 rendered = render(scene, counts, white, shot)
                 result, spent = timed(reader, rendered.image)
+                if result.status.blur_mm is not None:
+                    blurs.append(result.status.blur_mm)
                 times.append(spent)
                 if result.image_to_board is not None:
                     placed.append(placement_error(result.image_to_board, scene, shot))
@@ -109,23 +121,23 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
                 score(stats, rendered, result)
             for _ in range(WOOD_HANDS):  # drawn after the set-up's frames, which stay what they were
                 counts, white = random_counts(scene.profile, rng)
-                rendered = render(scene, counts, white, replace(random_shot(rng, hard=True), hand=True, skin=scene.wood))
+                rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=True, skin=scene.wood))
                 score_wood_hand(stats, rendered, reader.read(rendered.image))
             for _ in range(SHADOWS):
                 counts, white = random_counts(scene.profile, rng)
-                rendered = render(scene, counts, white, replace(random_shot(rng, hard=True), hand=False, shadow=SHADOW))
+                rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=False, shadow=SHADOW))
                 score_shadow(stats, rendered, reader.read(rendered.image))
             for _ in range(GLARES):
                 counts, white = random_counts(scene.profile, rng)
-                rendered = render(scene, counts, white, replace(random_shot(rng, hard=True), hand=False, glare=GLARE))
+                rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=False, glare=GLARE))
                 score_glare(stats, rendered, reader.read(rendered.image))
             for _ in range(STRAYS):
                 counts, white = random_counts(scene.profile, rng)
-                shot = replace(random_shot(rng, hard=True), hand=False, strays=int(rng.integers(1, 3)))
+                shot = replace(hard_shot(rng, defocus), hand=False, strays=int(rng.integers(1, 3)))
                 rendered = render(scene, counts, white, shot)
                 score_strays(stats, rendered, reader.read(rendered.image))
     return {"stats": stats, "times": times, "tracked": tracked, "watched": watched, "placed": placed,
-            "failures": failures, "images": images}
+            "blurs": blurs, "failures": failures, "images": images}
 
 
 def score_wood_hand(stats: dict, rendered, result) -> None:
@@ -217,6 +229,8 @@ def score(stats: dict, rendered, result) -> None:
     tally(stats, "board found", result.status.board_found)
     if not result.status.board_found:
         return
+    tally(stats, "frames said blurred (read, focus asked for)", result.status.message.startswith("ok (picture blurred"))
+    tally(stats, "frames too blurred to count", result.status.message.startswith("picture too blurred"))
     tally_no_strays(stats, result)
     if rendered.covered:  # seen as a hand, the frame gives no Reading (the stillness gate waits)
         tally(stats, "frames with a hand over pits seen as such", result.status.hand)
@@ -291,21 +305,24 @@ def main() -> None:
                              "(0: never, above 1: always; default: the counter's own)")
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
+    parser.add_argument("--defocus", type=float, default=0.0, metavar="PX",
+                        help="every hard frame's lens out of focus by a Gaussian blur of PX pixels of a 1280 px wide "
+                             "picture (calibration stays in focus: an autofocus that hunts in play)")
     add_models_option(parser)
     args = parser.parse_args()
     counter.SURE = args.sure
     use_models(parser, args.models)
     started = time.time()
-    out = run(args.scenes, args.frames, args.seed, args.frame)
+    out = run(args.scenes, args.frames, args.seed, args.frame, args.defocus)
     stats = out["stats"]
     print(f"{out['images']} rendered {picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, "
-          f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure "
-          f"({time.time() - started:.0f} s)")
+          f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure"
+          + (f", lens out of focus by {args.defocus} px" if args.defocus else "") + f" ({time.time() - started:.0f} s)")
     if args.models is not None:
         print(f"  the seed counter's networks from {args.models}")
     for failure in out["failures"]:
         print(f"  calibration failed: {failure}")
-    order = ["board found"] + [f"{kind} {name}" for _, _, name in BINS for kind in ("exact", "within one")]
+    order = ["board found", "frames said blurred (read, focus asked for)", "frames too blurred to count"] + [f"{kind} {name}" for _, _, name in BINS for kind in ("exact", "within one")]
     order += [f"{kind} {name}, {hollow}" for _, _, name in BINS[3:] for hollow in ("pit", "store")
               for kind in ("exact", "within one")]
     order += ["exact all seen", "truth in 95% set", "white chips exact", "whole board exact (no hand)",
@@ -320,6 +337,10 @@ def main() -> None:
         hits, total = stats.get(name, (0, 0))
         if total:
             print(f"  {name:52s} {100 * hits / total:6.2f} %  ({hits}/{total})")
+    if out["blurs"]:
+        blurs = np.array(out["blurs"])
+        print(f"  blur measured at the markers (vision.focus)             median {np.median(blurs):.2f} mm, "
+              f"90 % under {np.percentile(blurs, 90):.2f} mm")
     if out["placed"]:
         placed = np.array(out["placed"])
         print(f"  pits placed (the farthest pit centre from the truth)   median {np.median(placed):.2f} px, "

@@ -7,7 +7,8 @@ known: the seed counter reads it, and where it misreads (seeds unlike any it
 was trained on) its probabilities on this board are widened until the truth
 is no longer a surprise, so the referee is never told "certainly 5" of a pit
 that holds 4. A start picture that mostly does not read as the start
-position (no seeds, another board, the wrong variant) is refused.
+position (no seeds, another board, the wrong variant) is refused, and so is a
+picture out of focus (:mod:`vision.focus`): its seeds would be learnt blurred.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 from rules.reading import Reading
 from vision.counter import widened
+from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES
 from vision.pits import find_hollows, in_hollows
@@ -50,6 +52,11 @@ def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> n
         missing = [MARKER_NAMES[i] for i in MARKER_NAMES if i not in found]
         raise CalibrationError(f"{what}: board markers not found (missing {', '.join(missing)}); "
                                "print them with `pitwatch markers` or give --corners")
+    blur = marker_blur_mm(gray, found)
+    if blur is not None and blur > BLURRED_MM:
+        raise CalibrationError(f"{what}: out of focus (the markers' edges blurred over {blur:.2f} mm, at most "
+                               f"{BLURRED_MM:.2f}): the seeds it shows would be learnt blurred; focus the camera and "
+                               "take it again")
     board = warp_to_board(frame, homography, probe.profile.size, probe.px_per_mm)
     if (board.max(axis=2) == 0).mean() > 0.02:
         raise CalibrationError(f"{what}: part of the {name} board is out of the picture")

@@ -22,6 +22,7 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
+from .focus import BLURRED_MM, TOO_BLURRED_MM, marker_blur_mm
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
@@ -50,6 +51,7 @@ class FrameStatus:
     message: str  # "ok" or a short reason, e.g. "hand over board", "board not found"
     strays: tuple[str, ...] = ()  # the pit beside each seed lying on the bare wood (rolled out while sowing)
     glared: tuple[str, ...] = ()  # of the pits unseen, those a lamp's reflection washes out
+    blur_mm: float | None = None  # how blurred the picture is (vision.focus); None: not measured (no markers in view)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +62,7 @@ class FrameStatus:
             "hand": self.hand,
             "strays": list(self.strays),
             "pits_glared": list(self.glared),
+            "blur_mm": None if self.blur_mm is None else round(self.blur_mm, 2),
             "message": self.message,
         }
 
@@ -96,6 +99,7 @@ class BoardView:
     refined: bool = False  # the board did not move, its placement was refined (a marker found again)
     doubtful: np.ndarray | None = None  # clipped white in hollows, a white seed or a reflection (bool); None: none
     picture: tuple[int, int] = DEVICE_SIZE  # the camera picture's width and height (px)
+    blur_mm: float | None = None  # the picture's blur at the markers (vision.focus); None: not measured
 
 
 @dataclass
@@ -223,7 +227,7 @@ class BoardReader:
                 seen = ~glare if seen is None else seen & ~glare
                 log_gain = self._light.log_gain(board, seen)
             return BoardView(board, homography, markers, seen, log_gain, glare, refined, reflections.doubtful,
-                             (frame.shape[1], frame.shape[0]))
+                             (frame.shape[1], frame.shape[0]), marker_blur_mm(gray, found))
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
@@ -274,8 +278,10 @@ class BoardReader:
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)
         hand = cover.hand
+        blur = view.blur_mm or 0.0  # a picture too blurred has no pit in view: none is counted
         in_view = {label for label, pit in self.pits.items()
-                   if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))}
+                   if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))
+                   } if blur <= TOO_BLURRED_MM else set()
         views: dict[str, np.ndarray] = {}
         if known is None:
             pits, views = self._count(view, in_view, None if cover.stray_mask is None else cover.stray_mask & self._off_hollows)
@@ -288,6 +294,9 @@ class BoardReader:
         strays = [self._beside(point) for point in lying]
         if hand is not None:
             message = "hand over board"
+        elif blur > TOO_BLURRED_MM:
+            message = (f"picture too blurred to count seeds (the markers' edges blurred over {blur:.2f} mm, "
+                       f"at most {TOO_BLURRED_MM:.2f}): focus the camera")
         elif glared:
             message = f"glare on pits {', '.join(glared)}: a lamp's reflection; move the lamp or turn the board"
         elif unseen:
@@ -299,10 +308,12 @@ class BoardReader:
         elif too_small(view.picture):
             message = (f"ok (a {view.picture[0]} x {view.picture[1]} picture, too small to count seeds well: "
                        "see pitwatch doctor)")
+        elif blur > BLURRED_MM:
+            message = f"ok (picture blurred: the markers' edges over {blur:.2f} mm; focus the camera, see pitwatch doctor)"
         else:
             message = "ok"
         reading = Reading(pits, "vision", when, message)
-        status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays), tuple(glared))
+        status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays), tuple(glared), view.blur_mm)
         return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography,
                            self._to_image(view.homography, lying), views, self.calibration.px_per_mm, view.refined)
 

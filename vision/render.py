@@ -5,7 +5,8 @@ of the reader runs on images made here, each with its true counts. The
 renderer is meant to be hard: a wooden board with bowl-shaped hollows shaded
 by a lamp, seeds of several kinds that touch and pile up and cast shadows,
 an oblique camera with lens distortion, uneven coloured light, a hand over
-part of the board, motion blur, sensor noise and JPEG artefacts.
+part of the board, motion blur, a lens out of focus, sensor noise and JPEG
+artefacts.
 
 Two levels of randomness: a :class:`Scene` is a set-up (board, seeds, lamp,
 camera) that stays while a game is played and is calibrated once; a
@@ -83,6 +84,7 @@ class Shot:
     nudge: tuple[float, float, float] = (0.0, 0.0, 0.0)  # board moved: dx mm, dy mm, turn radians
     blur: float = 0.0  # motion blur length in px
     blur_angle: float = 0.0
+    defocus: float = 0.0  # a lens out of focus: Gaussian blur sigma in px (of a 1280 px wide picture)
     noise: float = 0.0  # sensor noise sigma (0..255 scale)
     jpeg: int = 0  # JPEG quality; 0 = no compression
     hand: bool = False
@@ -639,6 +641,8 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     _light(frame, shot)
     if shot.blur * scene.px_scale >= 1.0:
         frame = _motion_blur(frame, shot, scene.px_scale)
+    if shot.defocus > 0:
+        frame = cv2.GaussianBlur(frame, (0, 0), shot.defocus * scene.px_scale)
     exposure = rng if shot.exposure is None else np.random.default_rng(shot.exposure)
     image = _expose(frame, _noise(exposure, scene.frame), shot.noise)
     del frame  # the float frame goes before the JPEG round trip

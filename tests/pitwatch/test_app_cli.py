@@ -116,7 +116,7 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
                      "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", f"sensors.port={board.port}",
                      "--set", "web.port=0"])
     out = capsys.readouterr().out
-    for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "microcontroller",
+    for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "focus", "microcontroller",
                  "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
     # How fast a busy test machine reads is not this test's to judge (reading_delay's test does that)

@@ -1,0 +1,127 @@
+"""Focus benchmark: how a lens out of focus costs the counter, by the blur the reader measures.
+
+    .venv/bin/python benchmarks/focus_bench.py [--scenes 3] [--frames 4] [--seed 11] [--frame 1280x720]
+
+For each board profile, ``--scenes`` set-ups calibrated in focus (as
+``vision_bench.py`` calibrates them), then ``--frames`` frames each (every
+other one hard, none with a hand), every frame read again at lens blurs of
+0 to 4 px (a Gaussian, in pixels of a 1280 px wide picture). Prints, per lens
+blur and then binned by the blur the reader measured at the markers
+(:mod:`vision.focus`): pits of 0-9 seeds read exactly, those misread at over
+90 %, and how often the truth lies in the 95 % set. The bins are what
+``BLURRED_MM`` and ``TOO_BLURRED_MM`` were chosen from (docs/vision.md,
+section 2). A frame too blurred to count (over ``TOO_BLURRED_MM``) counts no
+pit, so the bins above it say what reading it would have given: the reader
+is asked with the limit lifted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from calibration.calibfile import CalibrationError  # noqa: E402
+from calibration.profiles import PROFILE_LAYOUTS  # noqa: E402
+from vision import reader as reader_module  # noqa: E402
+from vision.picture_size import picture_size_text  # noqa: E402
+from vision.reader import BoardReader  # noqa: E402
+from vision.render import FRAME_SIZE, random_counts, random_shot, render  # noqa: E402
+from vision_bench import calibrated_scene, frame_size  # noqa: E402
+
+DEFOCUS_PX = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
+BLUR_BINS_MM = (0.0, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 9.0)
+
+
+@dataclass
+class Tally:
+    """Pits of 0-9 seeds read and how; every pit read and whether its 95 % set held the truth."""
+
+    frames: int = 0
+    small: int = 0
+    exact: int = 0
+    sure_wrong: int = 0
+    pits: int = 0
+    in_set: int = 0
+
+    def add(self, counts: dict[str, int], result) -> None:
+        self.frames += 1
+        for label, truth in counts.items():
+            pit = result.reading.pits[label]
+            if pit is None:
+                continue
+            self.pits += 1
+            self.in_set += truth in pit.credible_set(0.95)
+            if truth <= 9:
+                self.small += 1
+                self.exact += pit.most_likely == truth
+                self.sure_wrong += pit.most_likely != truth and max(pit.counts) > 0.9
+
+    def line(self) -> str:
+        if not self.small:
+            return f"{self.frames:4d} frames, no pit of 0-9 read"
+        return (f"{self.frames:4d} frames, 0-9 exact {100 * self.exact / self.small:6.2f} % "
+                f"({self.small - self.exact} of {self.small} misread, {self.sure_wrong} at over 90 %), "
+                f"truth in 95 % set {100 * self.in_set / self.pits:6.2f} %")
+
+
+def run(scenes: int, frames: int, seed: int, frame: tuple[int, int]) -> tuple[dict[float, Tally], dict[float, Tally], int]:
+    """Tallies by lens blur and by measured blur (bins' lower edges), and frames where no board was found."""
+    cv2.setNumThreads(1)
+    by_defocus = {d: Tally() for d in DEFOCUS_PX}
+    by_blur = {low: Tally() for low in BLUR_BINS_MM[:-1]}
+    lost = 0
+    for b, board in enumerate(PROFILE_LAYOUTS):
+        for s in range(scenes):
+            rng = np.random.default_rng([seed, b, s])
+            try:
+                scene, calibration = calibrated_scene(board, rng, frame)
+            except CalibrationError as error:
+                print(f"  calibration failed: {board} set-up {s}: {error}")
+                continue
+            reader = BoardReader(calibration)
+            for f in range(frames):
+                counts, white = random_counts(scene.profile, rng)
+                shot = replace(random_shot(rng, hard=bool(f % 2)), hand=False)
+                for defocus in DEFOCUS_PX:
+                    result = reader.read(render(scene, counts, white, replace(shot, defocus=defocus)).image)
+                    if not result.status.board_found or result.status.blur_mm is None:
+                        lost += 1
+                        continue
+                    by_defocus[defocus].add(counts, result)
+                    low = max(edge for edge in BLUR_BINS_MM[:-1] if edge <= result.status.blur_mm)
+                    by_blur[low].add(counts, result)
+    return by_defocus, by_blur, lost
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scenes", type=int, default=3, help="set-ups per board profile")
+    parser.add_argument("--frames", type=int, default=4, help="frames per set-up, each read at every lens blur")
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
+                        help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
+    args = parser.parse_args()
+    reader_module.TOO_BLURRED_MM = float("inf")  # count every frame, to see what a too blurred one would read
+    by_defocus, by_blur, lost = run(args.scenes, args.frames, args.seed, args.frame)
+    print(f"{picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, {args.scenes} set-ups each, "
+          f"{args.frames} frames each read at {len(DEFOCUS_PX)} lens blurs, seed {args.seed}; board not found {lost} times")
+    print("by the lens blur (px of a 1280 px wide picture):")
+    for defocus, tally in by_defocus.items():
+        print(f"  {defocus:3.1f} px: {tally.line()}")
+    print("by the blur measured at the markers (vision.focus):")
+    for low, high in zip(BLUR_BINS_MM, BLUR_BINS_MM[1:]):
+        tally = by_blur[low]
+        if tally.frames:
+            span = f"{low:.1f}-{high:.1f} mm" if high < 9 else f"over {low:.1f} mm"
+            print(f"  {span:12s} {tally.line()}")
+
+
+if __name__ == "__main__":
+    main()

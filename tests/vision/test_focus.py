@@ -1,0 +1,125 @@
+"""A picture out of focus: measured at the markers' edges, said in the status, not counted when
+too blurred, refused at calibration (vision.focus)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.calibfile import CalibrationError
+from calibration.calibrate import calibrate
+from calibration.profiles import MARKER_MM, PROFILE_LAYOUTS, board_profile, start_counts
+from pitwatch.doctor import check_focus
+from vision.focus import BLURRED_MM, TOO_BLURRED_MM, marker_blur_mm
+from vision.markers import detect_markers, marker_image
+from vision.reader import BoardReader
+from vision.render import Shot, random_counts, random_scene, render
+
+
+def _measured(image: np.ndarray) -> tuple[float | None, float]:
+    """The blur measured in ``image`` and how many of its pixels make a millimetre at the markers."""
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    found = detect_markers(gray)
+    sides = [np.linalg.norm(np.roll(c.reshape(4, 2), -1, axis=0) - c.reshape(4, 2), axis=1).mean() for c in found.values()]
+    return marker_blur_mm(gray, found), float(np.mean(sides)) / MARKER_MM
+
+
+@pytest.mark.parametrize("board", PROFILE_LAYOUTS)
+def test_the_blur_measured_at_the_markers_is_the_lens_blur_in_millimetres(board):
+    """Seen obliquely (the 4 x 8 board's far markers are foreshortened to half their height),
+    with sensor noise and JPEG: a lens blur of sigma px adds sigma / (px per mm) to the sharp
+    picture's own, in quadrature, within a fifth up to a millimetre; beyond, the measure grows
+    more slowly (the marker's data bits and the wood come within reach) but still grows."""
+    rng = np.random.default_rng(5)
+    scene = random_scene(board, rng)
+    counts, white = random_counts(scene.profile, rng)
+    measured = []
+    for defocus in (0.0, 1.0, 2.0, 2.75):
+        blur, px_per_mm = _measured(render(scene, counts, white, Shot(seed=3, noise=4.0, jpeg=80, defocus=defocus)).image)
+        assert blur is not None, defocus
+        measured.append(blur)
+        expected = np.hypot(measured[0], defocus / px_per_mm)
+        if expected <= 1.0:
+            assert blur == pytest.approx(expected, rel=0.2), (defocus, blur, expected)
+    assert measured[0] < 0.4  # in focus: the renderer's lens, sensor and JPEG alone
+    assert measured == sorted(measured) and measured[-1] > measured[-2] + 0.05, measured
+
+
+def test_no_markers_too_small_or_without_contrast_give_no_measure():
+    """Nothing to measure is said as None, never as a sharp picture."""
+    gray = np.full((200, 200), 200, np.uint8)
+    assert marker_blur_mm(gray, {}) is None
+    gray[50:62, 50:62] = marker_image(0, 12)  # a marker 12 px a side: its bits are 2 px
+    tiny = np.array([[50, 50], [62, 50], [62, 62], [50, 62]], np.float32)
+    assert marker_blur_mm(gray, {0: tiny}) is None
+    flat = np.full((200, 200), 120, np.uint8)  # a marker's place with no black and white: a hand's shadow over it
+    square = np.array([[60, 60], [120, 60], [120, 120], [60, 120]], np.float32)
+    assert marker_blur_mm(flat, {0: square, 1: square + 5}) is None
+
+
+def test_a_sharp_marker_is_measured_sharp_and_a_blurred_one_by_its_blur():
+    """A printed marker, 60 px a side (bits of 10 px) on white paper: sharp, its edges spread
+    under half a pixel; blurred by a Gaussian of 1 or 1.5 px, that within a twentieth; of 3 px
+    (0.3 of a bit), less by the data bits within reach, but 85 % of it."""
+    page = np.full((200, 200), 235, np.uint8)
+    page[70:130, 70:130] = np.where(marker_image(0, 60) > 127, 235, 20)
+    corners = {0: np.array([[70, 70], [130, 70], [130, 130], [70, 130]], np.float32) - 0.5}
+    px_per_mm = 60 / MARKER_MM
+    assert marker_blur_mm(page, corners) * px_per_mm < 0.5
+    for sigma in (1.0, 1.5):
+        assert marker_blur_mm(cv2.GaussianBlur(page, (0, 0), sigma), corners) * px_per_mm == pytest.approx(sigma, rel=0.05)
+    assert marker_blur_mm(cv2.GaussianBlur(page, (0, 0), 3.0), corners) * px_per_mm > 0.85 * 3.0
+
+
+def test_a_picture_out_of_focus_says_so_and_too_blurred_is_not_counted(kalah_setup):
+    """Sharp: read, "ok". Blurred over BLURRED_MM: read, and the status asks for focus. Over
+    TOO_BLURRED_MM: the board is found but no pit is counted (they would be misread, some of
+    them surely), and the status says why and what to do."""
+    scene, calibration = kalah_setup
+    reader = BoardReader(calibration)
+    counts, white = start_counts("kalah")
+
+    def read(defocus: float):
+        return reader.read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=defocus)).image)
+
+    sharp = read(0.0)
+    assert sharp.status.message == "ok" and sharp.status.blur_mm < BLURRED_MM
+    assert sharp.status.to_json()["blur_mm"] == round(sharp.status.blur_mm, 2)
+    blurred = read(2.5)
+    assert BLURRED_MM < blurred.status.blur_mm <= TOO_BLURRED_MM
+    assert blurred.status.message.startswith("ok (picture blurred: the markers' edges over 1.")
+    assert "focus the camera" in blurred.status.message
+    assert all(blurred.reading.pits[label].most_likely == n for label, n in counts.items())
+    too_blurred = read(3.75)
+    assert too_blurred.status.board_found and too_blurred.status.blur_mm > TOO_BLURRED_MM
+    assert too_blurred.status.message.startswith("picture too blurred to count seeds (the markers' edges blurred over 1.")
+    assert too_blurred.status.message.endswith(f"at most {TOO_BLURRED_MM:.2f}): focus the camera")
+    assert set(too_blurred.status.pits_unseen) == set(counts)
+    assert all(pit is None for pit in too_blurred.reading.pits.values())
+
+
+def test_calibration_refuses_a_picture_out_of_focus():
+    """Its seeds would be learnt blurred (and its hollows found blurred): refused, naming the
+    picture, the blur measured and what to do."""
+    rng = np.random.default_rng(2)
+    scene = random_scene("2x6", rng)
+    empty = render(scene, {h.label: 0 for h in board_profile("2x6").hollows}, None, Shot(seed=1, noise=2.0, jpeg=90))
+    counts, white = start_counts("2x6")
+    start = render(scene, counts, white, Shot(seed=2, noise=2.0, jpeg=90))
+    blurred = render(scene, counts, white, Shot(seed=2, noise=2.0, jpeg=90, defocus=3.0))
+    calibrate("2x6", empty.image, start.image)  # in focus: taken
+    with pytest.raises(CalibrationError, match=r"^start image: out of focus \(the markers' edges blurred over 1\.\d\d mm, "
+                       rf"at most {BLURRED_MM:.2f}\).*focus the camera and take it again"):
+        calibrate("2x6", empty.image, blurred.image)
+
+
+def test_the_doctor_says_whether_the_camera_is_in_focus():
+    assert check_focus(0.4).ok and "sharp" in check_focus(0.4).detail
+    slightly = check_focus(BLURRED_MM + 0.05)
+    assert not slightly.ok and slightly.detail.startswith("blurred: seeds are miscounted")
+    badly = check_focus(TOO_BLURRED_MM + 0.1)
+    assert not badly.ok and badly.detail.startswith("too blurred to count seeds")
+    assert "focus the camera" in badly.detail
+    unmeasured = check_focus(None)
+    assert unmeasured.ok and unmeasured.detail.startswith("not measured")
