@@ -13,6 +13,7 @@ from calibration.profiles import MARKER_MM, PROFILE_LAYOUTS, board_profile, star
 from pitwatch.doctor import check_focus
 from vision.focus import BLURRED_MM, TOO_BLURRED_MM, marker_blur_mm
 from vision.markers import detect_markers, marker_image
+from vision.live import StillnessGate
 from vision.reader import BoardReader
 from vision.render import Shot, random_counts, random_scene, render
 
@@ -97,6 +98,22 @@ def test_a_picture_out_of_focus_says_so_and_too_blurred_is_not_counted(kalah_set
     assert too_blurred.status.message.endswith(f"at most {TOO_BLURRED_MM:.2f}): focus the camera")
     assert set(too_blurred.status.pits_unseen) == set(counts)
     assert all(pit is None for pit in too_blurred.reading.pits.values())
+
+
+def test_the_stillness_gate_waits_through_frames_too_blurred_for_a_sharp_one(kalah_setup):
+    """An autofocus that hunts over a still board: no Reading while it is too blurred, then the
+    board's right Reading from the sharp frames that follow."""
+    scene, calibration = kalah_setup
+    reader, gate = BoardReader(calibration), StillnessGate(still_frames=2)
+    counts, white = start_counts("kalah")
+    for exposure in range(8):
+        frame = render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=3.5, exposure=exposure)).image
+        assert gate.update(reader.read(frame)) is None
+    readings = [gate.update(reader.read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, exposure=10 + k)).image))
+                for k in range(5)]
+    given = [reading for reading in readings if reading is not None]
+    assert len(given) == 1
+    assert {label: pit.most_likely for label, pit in given[0].pits.items()} == counts
 
 
 def test_calibration_refuses_a_picture_out_of_focus():
