@@ -129,21 +129,23 @@ def check_camera(config: Config) -> Iterator[Check]:
                     "the board is found in the camera picture" if status.board_found
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
-            yield check_focus(status.blur_mm)
+            yield check_focus(status.blur_mm, (image.shape[1], image.shape[0]))
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
 
 
-def check_focus(blur_mm: float | None) -> Check:
-    """How blurred the camera's picture is at the board's markers (vision.focus): from
-    ``BLURRED_MM`` on seeds are miscounted, from ``TOO_BLURRED_MM`` they are not counted."""
-    from vision.focus import BLURRED_MM, TOO_BLURRED_MM
+def check_focus(blur_mm: float | None, picture: tuple[int, int]) -> Check:
+    """How blurred the camera's ``picture`` (width, height) is at the board's markers
+    (vision.focus): from ``BLURRED_MM`` on seeds are miscounted, and from the picture's
+    :func:`~vision.focus.too_blurred_mm` on they are not counted."""
+    from vision.camera import too_small
+    from vision.focus import BLURRED_MM, too_blurred_mm
 
     if blur_mm is None:
         return Check("focus", True, "not measured: no marker seen well enough (a board found by its corners "
                                     "has none); check by eye that the seeds look sharp")
     if blur_mm <= BLURRED_MM:
         return Check("focus", True, f"sharp: the markers' edges blurred over {blur_mm:.2f} mm (at most {BLURRED_MM:.2f})")
-    verdict = "too blurred to count seeds" if blur_mm > TOO_BLURRED_MM else "blurred: seeds are miscounted"
+    verdict = "too blurred to count seeds" if blur_mm > too_blurred_mm(too_small(picture)) else "blurred: seeds are miscounted"
     return Check("focus", False, f"{verdict}: the markers' edges blurred over {blur_mm:.2f} mm (at most "
                                  f"{BLURRED_MM:.2f}); focus the camera (turn its lens ring; a webcam whose autofocus hunts: turn "
                                  "that off, `v4l2-ctl --list-ctrls` names its focus controls) and hold it still")

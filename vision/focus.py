@@ -12,7 +12,7 @@ what matters for seeds of 8-12 mm, whatever the camera's resolution.
 Motion blur spreads the sides across the motion and not along it, a lens out
 of focus spreads them all: the median over the sides seen reports both, as the
 counter suffers from both. Over ``BLURRED_MM`` the reader's status asks for the
-camera to be focused; over ``TOO_BLURRED_MM`` it counts no pit of the frame
+camera to be focused; over ``TOO_BLURRED_MM`` (:func:`too_blurred_mm`) it counts no pit of the frame
 (an autofocus that hunts gives a sharp frame again within a second, and the
 stillness gate waits for it), and calibration refuses a picture over
 ``BLURRED_MM``. A board found by its corners has no markers to measure: its
@@ -27,8 +27,9 @@ import numpy as np
 from calibration.profiles import MARKER_MM
 
 BLURRED_MM = 1.0  # blurrier than this, pits of 0-9 seeds are read exactly less than 99.5 % of the time...
-TOO_BLURRED_MM = 1.2  # ...and than this, less than 96 %, some of them sure of it: such a picture is not counted
-# (benchmarks/vision_bench.py --defocus; docs/vision.md, section 2, "A picture out of focus")
+TOO_BLURRED_MM = 1.2  # ...and than this the 95 % sets stop holding the truth 95 % of the time, and sure misreads
+# begin: such a picture is not counted. In a picture smaller than 1280 x 720, whose coarser pixels blur it more,
+TOO_BLURRED_SMALL_MM = 1.1  # that happens from here (benchmarks/focus_bench.py; docs/vision.md, section 2)
 MARKER_BITS = 6  # a DICT_4X4 marker is 4 x 4 bits inside a black border one bit wide
 ACROSS_BITS = np.linspace(-0.9, 0.9, 37)  # where each side's step is sampled across it, in bits: the
 # black border inside, the white paper (5 mm, a bit wide) outside
@@ -38,6 +39,11 @@ LEAST_BIT_PX = 2.5  # a marker whose bit is smaller across a side (15 px a side)
 LEAST_CONTRAST = 20.0  # grey levels from black to white below which a side is not measured (a shadow, a glare)
 LEAST_SIDES = 4  # fewer sides measured than this: no measure
 QUARTILES_PER_SIGMA = 1.349  # a Gaussian blur of sigma spreads a step from its 25 % to its 75 % over 1.349 sigma
+
+
+def too_blurred_mm(small_picture: bool) -> float:
+    """The blur over which a picture is not counted; ``small_picture``: smaller than 1280 x 720."""
+    return TOO_BLURRED_SMALL_MM if small_picture else TOO_BLURRED_MM
 
 
 def marker_blur_mm(gray: np.ndarray, found: dict[int, np.ndarray]) -> float | None:

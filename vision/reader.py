@@ -22,7 +22,7 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
-from .focus import BLURRED_MM, TOO_BLURRED_MM, marker_blur_mm
+from .focus import BLURRED_MM, marker_blur_mm, too_blurred_mm
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
@@ -278,10 +278,10 @@ class BoardReader:
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)
         hand = cover.hand
-        blur = view.blur_mm or 0.0  # a picture too blurred has no pit in view: none is counted
-        in_view = {label for label, pit in self.pits.items()
+        blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(too_small(view.picture))
+        in_view = {label for label, pit in self.pits.items()  # a picture too blurred has no pit in view
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))
-                   } if blur <= TOO_BLURRED_MM else set()
+                   } if blur <= blur_limit else set()
         views: dict[str, np.ndarray] = {}
         if known is None:
             pits, views = self._count(view, in_view, None if cover.stray_mask is None else cover.stray_mask & self._off_hollows)
@@ -294,9 +294,9 @@ class BoardReader:
         strays = [self._beside(point) for point in lying]
         if hand is not None:
             message = "hand over board"
-        elif blur > TOO_BLURRED_MM:
+        elif blur > blur_limit:
             message = (f"picture too blurred to count seeds (the markers' edges blurred over {blur:.2f} mm, "
-                       f"at most {TOO_BLURRED_MM:.2f}): focus the camera")
+                       f"at most {blur_limit:.2f}): focus the camera")
         elif glared:
             message = f"glare on pits {', '.join(glared)}: a lamp's reflection; move the lamp or turn the board"
         elif unseen:
