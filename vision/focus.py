@@ -50,7 +50,25 @@ def marker_blur_mm(gray: np.ndarray, found: dict[int, np.ndarray]) -> float | No
     """The median blur (a Gaussian's sigma, in millimetres of board) of the sides of the markers
     ``found`` (id -> 4 x 2 corners in ``gray``'s pixels, as ArUco gives them, going round the
     marker); None when too few sides can be measured (markers too small or out of view, a hand's
-    shadow over them). All sides are sampled in one remap: a frame's budget is milliseconds."""
+    shadow over them)."""
+    profiles = _side_profiles(gray, found)
+    if profiles is None:
+        return None
+    black = profiles[:, OUTER & (ACROSS_BITS < 0)].mean(axis=1)
+    white = profiles[:, OUTER & (ACROSS_BITS > 0)].mean(axis=1)
+    clear = white - black >= LEAST_CONTRAST
+    if clear.sum() < LEAST_SIDES:
+        return None
+    rise = np.maximum.accumulate((profiles[clear] - black[clear, None]) / (white - black)[clear, None], axis=1)
+    spread_bits = _crossing(rise, 0.75) - _crossing(rise, 0.25)
+    return float(np.median(spread_bits / QUARTILES_PER_SIGMA * MARKER_MM / MARKER_BITS))
+
+
+def _side_profiles(gray: np.ndarray, found: dict[int, np.ndarray]) -> np.ndarray | None:
+    """The step across every side of every marker big enough to show it, from its black border
+    out to the white paper (one row per side, sampled at ``ACROSS_BITS`` of the bit across that
+    side and averaged along it); None when no marker is. All sides are sampled in one remap: a
+    frame's budget is milliseconds."""
     if not found:
         return None
     corners = np.array([np.asarray(c, np.float32).reshape(4, 2) for c in found.values()])  # markers x 4 x 2
@@ -61,9 +79,9 @@ def marker_blur_mm(gray: np.ndarray, found: dict[int, np.ndarray]) -> float | No
     area = np.abs(np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)) / 2
     bit_px = area[:, None] / lengths / MARKER_BITS  # a bit's size across each side: an oblique view foreshortens some
     big = bit_px.min(axis=1) >= LEAST_BIT_PX
-    corners, ends, sides, lengths, bit_px = (v[big] for v in (corners, ends, sides, lengths, bit_px))
-    if len(bit_px) == 0:
+    if not big.any():
         return None
+    corners, ends, sides, lengths, bit_px = (v[big] for v in (corners, ends, sides, lengths, bit_px))
     normals = np.stack([-sides[..., 1], sides[..., 0]], axis=-1) / lengths[..., None]
     outward = np.sum(normals * ((corners + ends) / 2 - corners.mean(axis=1, keepdims=True)), axis=2) > 0
     normals *= np.where(outward, 1.0, -1.0)[..., None]  # from the black border out to the white paper
@@ -71,15 +89,7 @@ def marker_blur_mm(gray: np.ndarray, found: dict[int, np.ndarray]) -> float | No
     offsets = ACROSS_BITS[None, None, None, :, None] * bit_px[:, :, None, None, None] * normals[:, :, None, None, :]
     where = (points[:, :, :, None, :] + offsets).astype(np.float32).reshape(-1, len(ACROSS_BITS), 2)
     samples = cv2.remap(gray, where[..., 0].copy(), where[..., 1].copy(), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    profiles = samples.astype(np.float32).reshape(-1, len(ALONG), len(ACROSS_BITS)).mean(axis=1)  # one per side
-    black = profiles[:, OUTER & (ACROSS_BITS < 0)].mean(axis=1)
-    white = profiles[:, OUTER & (ACROSS_BITS > 0)].mean(axis=1)
-    clear = white - black >= LEAST_CONTRAST
-    if clear.sum() < LEAST_SIDES:
-        return None
-    rise = np.maximum.accumulate((profiles[clear] - black[clear, None]) / (white - black)[clear, None], axis=1)
-    spread_bits = _crossing(rise, 0.75) - _crossing(rise, 0.25)
-    return float(np.median(spread_bits / QUARTILES_PER_SIGMA * MARKER_MM / MARKER_BITS))
+    return samples.astype(np.float32).reshape(-1, len(ALONG), len(ACROSS_BITS)).mean(axis=1)
 
 
 def _crossing(rise: np.ndarray, level: float) -> np.ndarray:
