@@ -14,8 +14,10 @@ names the field. Format (version 2)::
      "hollows": {"A": {"centre": [x, y], "axes": [a, b], "angle": 0.0}, ...},   # rectified px
      "counter": {"temperature": 1.0,   # >= 1: how much the seed counter's probabilities are widened
                  "start_exact": 1.0,   # on this board; the share of start-position pits it read exactly
-                 "whitest_seed": 212.0},  # optional: the whitest seed at the start, its light divided out
+                 "whitest_seed": 212.0,   # optional: the whitest seed at the start, its light divided out
                                        # (0..255 of the empty board's light): whiter in a hollow is glare
+                 "blur_limit_mm": 0.9},   # optional: the blur (vision.focus) from which the start position,
+                                       # blurred at calibration, was misread: a blurrier frame is not counted
      "empty": "<base64 PNG>",          # the empty board, rectified: what "no seeds" looks like here
      "sensors": null}                  # optional: the pit sensors' calibration (firmware_bridge.sensors,
                                        # format "pitwatch-sensor-calibration"), learned by `pitwatch run`
@@ -23,6 +25,9 @@ names the field. Format (version 2)::
 Version 1 files (before the seed counter) are still read: their ``seed`` field
 (the area of one seed, which the counter no longer needs) is ignored and the
 counter is taken as it comes (temperature 1).
+
+``blur_limit_mm`` is optional (files before 2026-11-27, eighth session, and
+calibrations whose start position read well up to the general limit have none).
 
 ``corners_picture`` is optional too (files before 2026-11-27 have none): corners are
 pixels of one picture size, and a camera giving another size (``camera.size``
@@ -91,6 +96,8 @@ class Calibration:
     whitest_seed: float | None = None  # how white the whitest seed was at the start (vision.glare); None: not measured
     corners_picture: tuple[int, int] | None = None  # the picture (width, height px) ``corners`` are pixels of; None:
     # markers, or not recorded (files before 2026-11-27)
+    blur_limit_mm: float | None = None  # a frame blurrier than this is not counted on this board (vision.focus);
+    # None: the general limit (the start position read well up to it, or a board without markers, or an older file)
 
     @property
     def profile(self) -> BoardProfile:
@@ -108,7 +115,8 @@ class Calibration:
             "corners_picture": list(self.corners_picture) if self.corners and self.corners_picture else None,
             "hollows": {label: fit.to_json() for label, fit in self.hollows.items()},
             "counter": {"temperature": round(self.temperature, 3), "start_exact": round(self.start_exact, 3),
-                        **({} if self.whitest_seed is None else {"whitest_seed": round(self.whitest_seed, 1)})},
+                        **({} if self.whitest_seed is None else {"whitest_seed": round(self.whitest_seed, 1)}),
+                        **({} if self.blur_limit_mm is None else {"blur_limit_mm": round(self.blur_limit_mm, 3)})},
             "empty": base64.b64encode(png.tobytes()).decode("ascii"),
             "sensors": self.sensors.to_json() if self.sensors is not None else None,
         }
@@ -142,24 +150,26 @@ class Calibration:
             corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
         picture = _picture(data.get("corners_picture"))
         hollows = _hollows(data.get("hollows"), profile, px_per_mm)
-        temperature, start_exact, whitest_seed = _counter(data.get("counter"), version)
+        temperature, start_exact, whitest_seed, blur_limit = _counter(data.get("counter"), version)
         empty = _image(data.get("empty"), profile, px_per_mm)
         sensors = _sensors(data.get("sensors"), profile)
         return cls(profile.name, variant, px_per_mm, hollows, empty, corners, temperature, start_exact, sensors, whitest_seed,
-                   picture)
+                   picture, blur_limit)
 
 
-def _counter(data: Any, version: int) -> tuple[float, float, float | None]:
-    """The counter's temperature, start-position score and whitest seed (version 1 files have
-    none; files before the whitest seed was measured have no such field)."""
+def _counter(data: Any, version: int) -> tuple[float, float, float | None, float | None]:
+    """The counter's temperature, start-position score, whitest seed and blur limit (version 1
+    files have none; files before the whitest seed or the blur limit were measured have no
+    such field)."""
     if version == 1:
-        return 1.0, 1.0, None
+        return 1.0, 1.0, None, None
     if not isinstance(data, dict):
         raise CalibrationError("counter: expected an object with 'temperature' and 'start_exact'")
-    whitest = data.get("whitest_seed")
+    whitest, blur_limit = data.get("whitest_seed"), data.get("blur_limit_mm")
     return (_number(data.get("temperature"), "counter.temperature", 1.0, 100.0),
             _number(data.get("start_exact"), "counter.start_exact", 0.0, 1.0),
-            None if whitest is None else _number(whitest, "counter.whitest_seed", 0.0, 10_000.0))
+            None if whitest is None else _number(whitest, "counter.whitest_seed", 0.0, 10_000.0),
+            None if blur_limit is None else _number(blur_limit, "counter.blur_limit_mm", 0.0, 10.0))
 
 
 def _number(value: Any, field: str, low: float, high: float) -> float:

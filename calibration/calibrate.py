@@ -9,6 +9,8 @@ is no longer a surprise, so the referee is never told "certainly 5" of a pit
 that holds 4. A start picture that mostly does not read as the start
 position (no seeds, another board, the wrong variant) is refused, and so is a
 picture out of focus (:mod:`vision.focus`): its seeds would be learnt blurred.
+The start picture, blurred more and more, also says from which blur this
+board's seeds are misread: frames blurrier than that are not counted on it.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ from .calibfile import Calibration, CalibrationError
 from .profiles import PROFILE_LAYOUTS, BoardProfile, board_profile, start_counts
 
 DEFAULT_PX_PER_MM = 1.5
+START_BLURS_PX = tuple(float(sigma) for sigma in np.arange(1.5, 3.6, 0.25))  # blurs put on the start picture to
+# find this board's blur limit (Gaussian sigma, px): a lens blur under 1.5 px costs no board anything (focus_bench.py)
 TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 31)))  # 1 .. 20, 10 % apart
 SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer than 1 in 20
 
@@ -79,15 +83,44 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
                                "one picture, so take both with the camera that will watch the game")
     _rectified(start, draft.board, draft, "start image")  # the whole board in view, as for the empty one
     reader = BoardReader(draft)
-    reading = reader.read(start).reading
+    result = reader.read(start)
+    reading = result.reading
     counts, white = start_counts(name)
-    misread = [label for label, n in counts.items() if reading.pits[label] is None or reading.pits[label].most_likely != n]
+    misread = _misread(reading, counts)
     if len(misread) > len(counts) / 2:
         shown = ", ".join(f"{label} reads {_shown(reading, label)} (start: {counts[label]})" for label in misread[:6])
         raise CalibrationError(f"start image: it does not show the start position of {name}: {shown}; is it the start "
                                "position, fully in view, on the same board as the empty image?")
     return replace(draft, temperature=board_temperature(reading, counts, white), start_exact=1 - len(misread) / len(counts),
-                   whitest_seed=_whitest_seed(reader, start))
+                   whitest_seed=_whitest_seed(reader, start),
+                   blur_limit_mm=_blur_limit(draft, start, counts, result.status.blur_mm, len(misread)))
+
+
+def _misread(reading: Reading, counts: dict[str, int]) -> list[str]:
+    """The pits of a start position ``counts`` that ``reading`` does not read as the start."""
+    return [label for label, n in counts.items() if reading.pits[label] is None or reading.pits[label].most_likely != n]
+
+
+def _blur_limit(draft: Calibration, start: np.ndarray, counts: dict[str, int], sharp_blur: float | None,
+                sharp_misread: int) -> float | None:
+    """The blur (:mod:`vision.focus`, mm) over which this board's frames are not to be counted:
+    the start picture is blurred more and more (``START_BLURS_PX``) and read again, and where
+    it is misread more than in focus, the blur of the last one read as well. Seeds that blur
+    into the wood sooner (dark beans on dark wood) are misread sooner in play too
+    (docs/vision.md, section 2). None where the start position reads as well up to the
+    general limit (``vision.focus.TOO_BLURRED_MM``), or has no markers to measure."""
+    if sharp_blur is None:
+        return None
+    reader, clean = BoardReader(draft), sharp_blur
+    for sigma in START_BLURS_PX:
+        result = reader.read(cv2.GaussianBlur(start, (0, 0), sigma))
+        blur = result.status.blur_mm
+        if blur is None or all(pit is None for pit in result.reading.pits.values()):
+            return None  # its markers lost, or past the general limit: that one holds
+        if len(_misread(result.reading, counts)) > sharp_misread:
+            return clean
+        clean = max(clean, blur)
+    return None
 
 
 def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | None = None,

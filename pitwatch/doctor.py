@@ -86,7 +86,8 @@ def check_new_database(path: Path) -> Check:
 
 def check_camera(config: Config) -> Iterator[Check]:
     from calibration.calibfile import CalibrationError, load_calibration
-    from vision.camera import SourceError, first_good_frame, names_device, open_source
+    from vision.camera import SourceError, first_good_frame, names_device, open_source, too_small
+    from vision.focus import too_blurred_mm
     from vision.reader import BoardReader
 
     spec = config["camera"]["source"]
@@ -129,26 +130,28 @@ def check_camera(config: Config) -> Iterator[Check]:
                     "the board is found in the camera picture" if status.board_found
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
-            yield check_focus(status.blur_mm, (image.shape[1], image.shape[0]))
+            small = too_small((image.shape[1], image.shape[0]))
+            yield check_focus(status.blur_mm, too_blurred_mm(small, calibration.blur_limit_mm))
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
 
 
-def check_focus(blur_mm: float | None, picture: tuple[int, int]) -> Check:
-    """How blurred the camera's ``picture`` (width, height) is at the board's markers
-    (vision.focus): from ``BLURRED_MM`` on seeds are miscounted, and from the picture's
-    :func:`~vision.focus.too_blurred_mm` on they are not counted."""
-    from vision.camera import too_small
-    from vision.focus import BLURRED_MM, too_blurred_mm
+def check_focus(blur_mm: float | None, limit_mm: float) -> Check:
+    """How blurred the camera's picture is at the board's markers (vision.focus): from
+    ``BLURRED_MM`` on seeds are miscounted, and from ``limit_mm`` (this picture's and board's,
+    ``vision.focus.too_blurred_mm``) on they are not counted."""
+    from vision.focus import BLURRED_MM
 
     if blur_mm is None:
         return Check("focus", True, "not measured: no marker seen well enough (a board found by its corners "
                                     "has none); check by eye that the seeds look sharp")
-    if blur_mm <= BLURRED_MM:
-        return Check("focus", True, f"sharp: the markers' edges blurred over {blur_mm:.2f} mm (at most {BLURRED_MM:.2f})")
-    verdict = "too blurred to count seeds" if blur_mm > too_blurred_mm(too_small(picture)) else "blurred: seeds are miscounted"
+    if blur_mm <= min(BLURRED_MM, limit_mm):
+        return Check("focus", True, f"sharp: the markers' edges blurred over {blur_mm:.2f} mm "
+                                    f"(at most {min(BLURRED_MM, limit_mm):.2f})")
+    verdict = "too blurred to count seeds" if blur_mm > limit_mm else "blurred: seeds are miscounted"
     return Check("focus", False, f"{verdict}: the markers' edges blurred over {blur_mm:.2f} mm (at most "
-                                 f"{BLURRED_MM:.2f}); focus the camera (turn its lens ring; a webcam whose autofocus hunts: turn "
-                                 "that off, `v4l2-ctl --list-ctrls` names its focus controls) and hold it still")
+                                 f"{min(BLURRED_MM, limit_mm):.2f}); focus the camera (turn its lens ring; a webcam whose "
+                                 "autofocus hunts: turn that off, `v4l2-ctl --list-ctrls` names its focus controls) "
+                                 "and hold it still")
 
 
 def check_picture_size(image: np.ndarray, asked: tuple[int, int], device: bool) -> Check:

@@ -41,9 +41,13 @@ LEAST_SIDES = 4  # fewer sides measured than this: no measure
 QUARTILES_PER_SIGMA = 1.349  # a Gaussian blur of sigma spreads a step from its 25 % to its 75 % over 1.349 sigma
 
 
-def too_blurred_mm(small_picture: bool) -> float:
-    """The blur over which a picture is not counted; ``small_picture``: smaller than 1280 x 720."""
-    return TOO_BLURRED_SMALL_MM if small_picture else TOO_BLURRED_MM
+def too_blurred_mm(small_picture: bool, board_limit: float | None = None) -> float:
+    """The blur over which a picture is not counted: ``TOO_BLURRED_MM``, or ``TOO_BLURRED_SMALL_MM``
+    for a ``small_picture`` (smaller than 1280 x 720), or less on a board whose start position,
+    blurred at calibration, was misread from ``board_limit`` on (dark beans on dark wood blur
+    into it sooner than glass beads: ``Calibration.blur_limit_mm``)."""
+    limit = TOO_BLURRED_SMALL_MM if small_picture else TOO_BLURRED_MM
+    return limit if board_limit is None else min(limit, board_limit)
 
 
 def marker_blur_mm(gray: np.ndarray, found: dict[int, np.ndarray]) -> float | None:

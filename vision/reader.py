@@ -278,7 +278,7 @@ class BoardReader:
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)
         hand = cover.hand
-        blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(too_small(view.picture))
+        blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(too_small(view.picture), self.calibration.blur_limit_mm)
         in_view = {label for label, pit in self.pits.items()  # a picture too blurred has no pit in view
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))
                    } if blur <= blur_limit else set()

@@ -46,6 +46,8 @@ def _broken(saved, change):
     (lambda d: d["counter"].update(temperature=0.5), "counter.temperature"),
     (lambda d: d["counter"].update(start_exact=2), "counter.start_exact"),
     (lambda d: d["counter"].update(whitest_seed="white"), "counter.whitest_seed"),
+    (lambda d: d["counter"].update(blur_limit_mm=-1), "counter.blur_limit_mm"),
+    (lambda d: d["counter"].update(blur_limit_mm="sharp"), "counter.blur_limit_mm"),
     (lambda d: d.pop("counter"), "counter"),
     (lambda d: d.update(empty="not base64!"), "empty"),
     (lambda d: d.update(corners=[1, 2, 3]), "corners"),
@@ -90,3 +92,16 @@ def test_a_file_from_before_the_whitest_seed_reads_without_it(saved):
     data["counter"].pop("whitest_seed")
     saved.write_text(json.dumps(data))
     assert load_calibration(saved).whitest_seed is None
+
+
+def test_a_board_s_blur_limit_is_kept_and_a_file_without_one_has_the_general_limit(saved, kalah_setup):
+    """Calibration writes the blur from which this board's start position was misread; a file
+    without it (older, or a board that read well up to the general limit) reads as None."""
+    assert load_calibration(saved).blur_limit_mm is None and kalah_setup[1].blur_limit_mm is None
+    data = json.loads(saved.read_text())
+    data["counter"]["blur_limit_mm"] = 0.955
+    saved.write_text(json.dumps(data))
+    loaded = load_calibration(saved)
+    assert loaded.blur_limit_mm == 0.955
+    save_calibration(loaded, saved)
+    assert json.loads(saved.read_text())["counter"]["blur_limit_mm"] == 0.955
