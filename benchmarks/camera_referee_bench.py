@@ -1,7 +1,7 @@
 """Whole games refereed by the camera alone: what a club table without pit sensors gets.
 
     .venv/bin/python benchmarks/camera_referee_bench.py [--setups 3] [--plies 60] [--seed 1]
-        [--still-frames 1] [--easy] [--lamp] [--no-looks] [--frame 1280x720] [--variants kalah,oware] [--misses]
+        [--still-frames 1] [--easy] [--lamp] [--defocus 0] [--no-looks] [--frame 1280x720] [--variants kalah,oware] [--misses]
         [--models vision/models]
 
 For every variant, ``--setups`` set-ups (seed kind, wood, lamp, camera; the
@@ -15,7 +15,9 @@ sown into it land on top, and a penalty chip taken from an outbox is the topmost
 of its colour, the other chips left as they lay (the renderer's ``Shot.piles``
 and ``Shot.stacks``). ``--lamp`` adds a lamp switched on after calibration, whose
 reflection in the varnish lies near one hollow for the whole game (the vision
-benchmark's reflection, ``Shot.lamp`` keeping it in place). ``--frame`` renders
+benchmark's reflection, ``Shot.lamp`` keeping it in place). ``--defocus PX`` puts
+the lens out of focus all game (calibration in focus: a camera knocked out of
+focus after it, or focused for another distance). ``--frame`` renders
 another camera picture size with the same lenses (a webcam left at 640x480).
 ``--models`` reads with newly trained networks instead of the shipped ones.
 
@@ -115,7 +117,7 @@ class Table:
         self.rng = np.random.default_rng([args.seed, sorted(rules.VARIANTS).index(name), setup])
         self.scene, calibration = calibrated_scene(name, self.rng, args.frame)
         self.reader = BoardReader(calibration)
-        self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False)
+        self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False, defocus=args.defocus)
         if args.lamp:  # drawn from a stream of its own, so that the set-up is the same with or without the lamp
             lamp = int(np.random.default_rng([args.seed, sorted(rules.VARIANTS).index(name), setup, LAMP]).integers(1 << 30))
             self.conditions = replace(self.conditions, glare=GLARE, lamp=lamp)
@@ -215,6 +217,8 @@ def main() -> None:
     parser.add_argument("--still-frames", type=int, default=1, help="still frames the gate averages into a Reading")
     parser.add_argument("--easy", action="store_true", help="easy conditions (little noise and blur) instead of hard ones")
     parser.add_argument("--lamp", action="store_true", help="a lamp's reflection near one hollow, all game long")
+    parser.add_argument("--defocus", type=float, default=0.0, metavar="PX",
+                        help="the lens out of focus all game by a Gaussian blur of PX pixels of a 1280 px wide picture")
     parser.add_argument("--no-looks", action="store_true", help="judge without the pits the camera saw untouched")
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
@@ -243,7 +247,8 @@ def main() -> None:
         total += outcomes
         total_exact += exact
     print(row("all", total, total_exact))
-    print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}, "
+    print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}"
+          f"{f', the lens {args.defocus} px out of focus' if args.defocus else ''}, "
           f"{picture_size_text(args.frame)} pictures; {args.still_frames} still frame(s) a Reading; pits seen untouched "
           f"{'not used' if args.no_looks else 'pinned'}; {time.time() - started:.0f} s, load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}" + (f"; the seed counter's networks from {args.models}" if args.models else ""))

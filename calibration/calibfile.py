@@ -17,7 +17,7 @@ names the field. Format (version 2)::
                  "whitest_seed": 212.0,   # optional: the whitest seed at the start, its light divided out
                                        # (0..255 of the empty board's light): whiter in a hollow is glare
                  "blur_limit_mm": 0.9},   # optional: the blur (vision.focus) from which the start position,
-                                       # blurred at calibration, was misread: a blurrier frame is not counted
+                                       # blurred at calibration, was misread: a blurrier frame is read hedged
      "empty": "<base64 PNG>",          # the empty board, rectified: what "no seeds" looks like here
      "sensors": null}                  # optional: the pit sensors' calibration (firmware_bridge.sensors,
                                        # format "pitwatch-sensor-calibration"), learned by `pitwatch run`
@@ -96,7 +96,7 @@ class Calibration:
     whitest_seed: float | None = None  # how white the whitest seed was at the start (vision.glare); None: not measured
     corners_picture: tuple[int, int] | None = None  # the picture (width, height px) ``corners`` are pixels of; None:
     # markers, or not recorded (files before 2026-11-27)
-    blur_limit_mm: float | None = None  # a frame blurrier than this is not counted on this board (vision.focus);
+    blur_limit_mm: float | None = None  # a frame blurrier than this is read hedged on this board (vision.focus);
     # None: the general limit (the start position read well up to it, or a board without markers, or an older file)
 
     @property

@@ -10,7 +10,8 @@ that holds 4. A start picture that mostly does not read as the start
 position (no seeds, another board, the wrong variant) is refused, and so is a
 picture out of focus (:mod:`vision.focus`): its seeds would be learnt blurred.
 The start picture, blurred more and more, also says from which blur this
-board's seeds are misread: frames blurrier than that are not counted on it.
+board's seeds are misread: frames blurrier than that are read on it with every
+count kept possible.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from .profiles import PROFILE_LAYOUTS, BoardProfile, board_profile, start_counts
 DEFAULT_PX_PER_MM = 1.5
 START_BLURS_PX = tuple(float(sigma) for sigma in np.arange(1.5, 3.6, 0.25))  # blurs put on the start picture to
 # find this board's blur limit (Gaussian sigma, px): a lens blur under 1.5 px costs no board anything (focus_bench.py)
+LEAST_BLUR_LIMIT_MM = 0.8  # no board's blur limit is set lower: sharper than that, pits of 0-9 are read exactly
+# 99.9 % of the time over the focus benchmark's set-ups, dark beans among them
 TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 31)))  # 1 .. 20, 10 % apart
 SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer than 1 in 20
 
@@ -103,23 +106,27 @@ def _misread(reading: Reading, counts: dict[str, int]) -> list[str]:
 
 def _blur_limit(draft: Calibration, start: np.ndarray, counts: dict[str, int], sharp_blur: float | None,
                 sharp_misread: int) -> float | None:
-    """The blur (:mod:`vision.focus`, mm) over which this board's frames are not to be counted:
-    the start picture is blurred more and more (``START_BLURS_PX``) and read again, and where
-    it is misread more than in focus, the blur of the last one read as well. Seeds that blur
+    """The blur (:mod:`vision.focus`, mm) over which this board's frames are to be read hedged:
+    the start picture is blurred more and more (``START_BLURS_PX``) and read again, and where it
+    is misread more than in focus at two blurs in a row (one pit misread once is noise), the
+    blur of the last one read as well, but not under ``LEAST_BLUR_LIMIT_MM``. Seeds that blur
     into the wood sooner (dark beans on dark wood) are misread sooner in play too
     (docs/vision.md, section 2). None where the start position reads as well up to the
     general limit (``vision.focus.TOO_BLURRED_MM``), or has no markers to measure."""
     if sharp_blur is None:
         return None
-    reader, clean = BoardReader(draft), sharp_blur
+    reader, clean, failed = BoardReader(draft), sharp_blur, False
     for sigma in START_BLURS_PX:
         result = reader.read(cv2.GaussianBlur(start, (0, 0), sigma))
         blur = result.status.blur_mm
         if blur is None or all(pit is None for pit in result.reading.pits.values()):
             return None  # its markers lost, or past the general limit: that one holds
-        if len(_misread(result.reading, counts)) > sharp_misread:
-            return clean
-        clean = max(clean, blur)
+        if len(_misread(result.reading, counts)) <= sharp_misread:
+            clean, failed = max(clean, blur), False
+        elif failed:
+            return max(clean, LEAST_BLUR_LIMIT_MM)
+        else:
+            failed = True
     return None
 
 

@@ -22,7 +22,7 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
-from .focus import BLURRED_MM, marker_blur_mm, too_blurred_mm
+from .focus import BLURRED_MM, doubted_over_mm, marker_blur_mm, too_blurred_mm
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
@@ -278,7 +278,7 @@ class BoardReader:
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)
         hand = cover.hand
-        blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(too_small(view.picture), self.calibration.blur_limit_mm)
+        blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(too_small(view.picture))
         in_view = {label for label, pit in self.pits.items()  # a picture too blurred has no pit in view
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))
                    } if blur <= blur_limit else set()
@@ -308,7 +308,7 @@ class BoardReader:
         elif too_small(view.picture):
             message = (f"ok (a {view.picture[0]} x {view.picture[1]} picture, too small to count seeds well: "
                        "see pitwatch doctor)")
-        elif blur > BLURRED_MM:
+        elif blur > min(BLURRED_MM, doubted_over_mm(self.calibration.blur_limit_mm)):
             message = f"ok (picture blurred: the markers' edges over {blur:.2f} mm; focus the camera, see pitwatch doctor)"
         else:
             message = "ok"
@@ -332,13 +332,15 @@ class BoardReader:
                strays: np.ndarray | None) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
         """The seed counter's reading of every pit in view (None for the others), widened as
         calibration found this board needs and hedged where white clipped that may be a lamp's
-        reflection (:func:`~vision.glare.hedged`), and each such pit's window as the counter saw it;
+        reflection (:func:`~vision.glare.hedged`) or the picture is blurrier than this board's
+        seeds bear (:func:`~vision.focus.doubted_over_mm`), and each such pit's window as the counter saw it;
         seeds lying on the wood (``strays``, a mask) are shown to it as the empty wood, or a
         pit's window that reaches one would count it."""
         pits: dict[str, PitReading | None] = {label: None for label in self.labels}
         views: dict[str, np.ndarray] = {}
         counter = self._counter or shared_counter()
         temperature = self.calibration.temperature
+        doubted = (view.blur_mm or 0.0) > doubted_over_mm(self.calibration.blur_limit_mm)  # blurrier than this board bears
         for kind, relit in self._cutter.relit(view.board, view.log_gain, strays).items():
             labels = self._cutter.labels[kind]
             chosen = [k for k, label in enumerate(labels) if label in in_view]
@@ -347,7 +349,7 @@ class BoardReader:
             height = relit.shape[0] // len(labels)
             for k, read in zip(chosen, counter.read(kind, self._cutter.stack(relit, kind)[chosen])):
                 probabilities = [widened(p, temperature) for p in (read.counts, read.whites)[:1 + self.profile.chips]]
-                if view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful):
+                if doubted or (view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful)):
                     probabilities = [hedged(p) for p in probabilities]
                 pits[labels[k]] = PitReading(*(tuple(p.tolist()) for p in probabilities))
                 views[labels[k]] = relit[k * height:(k + 1) * height]
