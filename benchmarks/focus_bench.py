@@ -11,9 +11,9 @@ blur and then binned by the blur the reader measured at the markers
 90 %, and how often the truth lies in the 95 % set. The bins are what
 ``BLURRED_MM`` and ``TOO_BLURRED_MM`` were chosen from (docs/vision.md,
 section 2). A frame too blurred to count (over ``TOO_BLURRED_MM``, or
-``TOO_BLURRED_SMALL_MM`` in a picture under 1280 x 720) counts no pit, so the
-bins above it say what reading it would have given: the reader is asked with
-the limit lifted.
+``TOO_BLURRED_SMALL_MM`` in a picture under 1280 x 720) counts no pit, and one
+over a board's own limit is read hedged, so the reader is asked with both
+lifted: the bins say what the counter itself reads.
 """
 
 from __future__ import annotations
@@ -109,7 +109,8 @@ def main() -> None:
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
     args = parser.parse_args()
-    reader_module.too_blurred_mm = lambda small_picture: float("inf")  # count every frame, to see what it would read
+    reader_module.too_blurred_mm = lambda small_picture: float("inf")  # count every frame, to see what it would read,
+    reader_module.doubted_over_mm = lambda board_limit: float("inf")  # and as the counter reads it
     by_defocus, by_blur, lost = run(args.scenes, args.frames, args.seed, args.frame)
     print(f"{picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, {args.scenes} set-ups each, "
           f"{args.frames} frames each read at {len(DEFOCUS_PX)} lens blurs, seed {args.seed}; board not found {lost} times")
