@@ -16,7 +16,8 @@ Public API (stable; everything else is internal)::
             result.reading                            # rules.Reading (pits None = unseen)
             result.status                             # FrameStatus: board_found, markers_seen,
                                                       #   pits_unseen (glared: a lamp's reflection), hand,
-                                                      #   message; .to_json()
+                                                      #   blur_mm (how blurred, at the markers), message;
+                                                      #   .to_json()
             overlay = result.draw(frame.image)        # pits outlined + counts, for the dashboard
             stable = gate.update(result)              # a Reading once the board is still, else None
 
