@@ -28,13 +28,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.calibfile import CalibrationError  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS  # noqa: E402
 from vision import reader as reader_module  # noqa: E402
 from vision.picture_size import picture_size_text  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.render import FRAME_SIZE, random_counts, random_shot, render  # noqa: E402
-from vision_bench import calibrated_scene, frame_size  # noqa: E402
+from vision_bench import calibrated_setups, frame_size  # noqa: E402
 
 DEFOCUS_PX = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
 BLUR_BINS_MM = (0.0, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 9.0)
@@ -72,33 +71,28 @@ class Tally:
                 f"truth in 95 % set {100 * self.in_set / self.pits:6.2f} %")
 
 
-def run(scenes: int, frames: int, seed: int, frame: tuple[int, int]) -> tuple[dict[float, Tally], dict[float, Tally], int]:
-    """Tallies by lens blur and by measured blur (bins' lower edges), and frames where no board was found."""
+def run(scenes: int, frames: int, seed: int, frame: tuple[int, int]
+        ) -> tuple[dict[float, Tally], dict[float, Tally], int, list[str]]:
+    """Tallies by lens blur and by measured blur (bins' lower edges), frames where no board was
+    found, and the set-ups that could not be calibrated."""
     cv2.setNumThreads(1)
     by_defocus = {d: Tally() for d in DEFOCUS_PX}
     by_blur = {low: Tally() for low in BLUR_BINS_MM[:-1]}
-    lost = 0
-    for b, board in enumerate(PROFILE_LAYOUTS):
-        for s in range(scenes):
-            rng = np.random.default_rng([seed, b, s])
-            try:
-                scene, calibration = calibrated_scene(board, rng, frame)
-            except CalibrationError as error:
-                print(f"  calibration failed: {board} set-up {s}: {error}")
-                continue
-            reader = BoardReader(calibration)
-            for f in range(frames):
-                counts, white = random_counts(scene.profile, rng)
-                shot = replace(random_shot(rng, hard=bool(f % 2)), hand=False)
-                for defocus in DEFOCUS_PX:
-                    result = reader.read(render(scene, counts, white, replace(shot, defocus=defocus)).image)
-                    if not result.status.board_found or result.status.blur_mm is None:
-                        lost += 1
-                        continue
-                    by_defocus[defocus].add(counts, result)
-                    low = max(edge for edge in BLUR_BINS_MM[:-1] if edge <= result.status.blur_mm)
-                    by_blur[low].add(counts, result)
-    return by_defocus, by_blur, lost
+    lost, failures = 0, []
+    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures):
+        reader = BoardReader(replace(calibration, blur_limit_mm=None))  # as the counter reads, not hedged
+        for f in range(frames):
+            counts, white = random_counts(scene.profile, rng)
+            shot = replace(random_shot(rng, hard=bool(f % 2)), hand=False)
+            for defocus in DEFOCUS_PX:
+                result = reader.read(render(scene, counts, white, replace(shot, defocus=defocus)).image)
+                if not result.status.board_found or result.status.blur_mm is None:
+                    lost += 1
+                    continue
+                by_defocus[defocus].add(counts, result)
+                low = max(edge for edge in BLUR_BINS_MM[:-1] if edge <= result.status.blur_mm)
+                by_blur[low].add(counts, result)
+    return by_defocus, by_blur, lost, failures
 
 
 def main() -> None:
@@ -109,11 +103,12 @@ def main() -> None:
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
     args = parser.parse_args()
-    reader_module.too_blurred_mm = lambda small_picture: float("inf")  # count every frame, to see what it would read,
-    reader_module.doubted_over_mm = lambda board_limit: float("inf")  # and as the counter reads it
-    by_defocus, by_blur, lost = run(args.scenes, args.frames, args.seed, args.frame)
+    reader_module.too_blurred_mm = lambda small_picture: float("inf")  # count every frame, to see what it would read
+    by_defocus, by_blur, lost, failures = run(args.scenes, args.frames, args.seed, args.frame)
     print(f"{picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, {args.scenes} set-ups each, "
           f"{args.frames} frames each read at {len(DEFOCUS_PX)} lens blurs, seed {args.seed}; board not found {lost} times")
+    for failure in failures:
+        print(f"  calibration failed: {failure}")
     print("by the lens blur (px of a 1280 px wide picture):")
     for defocus, tally in by_defocus.items():
         print(f"  {defocus:3.1f} px: {tally.line()}")

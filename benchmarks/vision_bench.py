@@ -39,6 +39,7 @@ import statistics
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -47,14 +48,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.calibfile import CalibrationError  # noqa: E402
+from calibration.calibfile import Calibration, CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
 from vision import counter  # noqa: E402
 from vision.picture_size import parse_picture_size, picture_size_text  # noqa: E402
 from vision.pits import nominal_hollows, rim_gap  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.render import FRAME_SIZE, Shot, project, random_counts, random_scene, random_shot, render  # noqa: E402
+from vision.render import FRAME_SIZE, Scene, Shot, project, random_counts, random_scene, random_shot, render  # noqa: E402
 
 WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's wood (not timed)
 SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
@@ -78,6 +79,22 @@ def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int
     return scene, calibrate(board, empty, start)
 
 
+def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: list[str]
+                      ) -> Iterator[tuple[Scene, Calibration, np.random.Generator]]:
+    """Every board profile's ``scenes`` set-ups (:func:`calibrated_scene`), each with its own
+    seeded stream, which goes on to draw the set-up's frames; a set-up that cannot be
+    calibrated is named in ``failures`` and skipped."""
+    for b, board in enumerate(PROFILE_LAYOUTS):
+        for s in range(scenes):
+            rng = np.random.default_rng([seed, b, s])
+            try:
+                scene, calibration = calibrated_scene(board, rng, frame)
+            except CalibrationError as error:
+                failures.append(f"{board} scene {s}: {error}")
+                continue
+            yield scene, calibration, rng
+
+
 def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
     """A hard frame's conditions (``random_shot``), its lens ``defocus`` px out of focus."""
     return replace(random_shot(rng, hard=True), defocus=defocus)
@@ -93,49 +110,42 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
     blurs: list[float] = []  # mm, the blur the reader measured at the markers (vision.focus)
     failures: list[str] = []
     images = 0
-    for b, board in enumerate(PROFILE_LAYOUTS):
-        for s in range(scenes):
-            rng = np.random.default_rng([seed, b, s])
-            try:
-                scene, calibration = calibrated_scene(board, rng, frame)
-            except CalibrationError as error:
-                failures.append(f"{board} scene {s}: {error}")
-                continue
-            reader = BoardReader(calibration)
-            for _ in range(frames):
-                counts, white = random_counts(scene.profile, rng)
-                shot = hard_shot(rng, defocus)
-                rendered = render(scene, counts, white, shot)
-                result, spent = timed(reader, rendered.image)
-                if result.status.blur_mm is not None:
-                    blurs.append(result.status.blur_mm)
-                times.append(spent)
-                if result.image_to_board is not None:
-                    placed.append(placement_error(result.image_to_board, scene, shot))
-                # the next frame of a still board: the same seeds and light, a new exposure's noise
-                # (its seed not drawn from rng, so that every other frame stays what it was)
-                still = render(scene, counts, white, replace(shot, exposure=shot.seed + 1))
-                tracked.append(timed(reader, still.image)[1])
-                watched.append(timed(reader, still.image, result.reading)[1])  # once its Reading is given
-                images += 1
-                score(stats, rendered, result)
-            for _ in range(WOOD_HANDS):  # drawn after the set-up's frames, which stay what they were
-                counts, white = random_counts(scene.profile, rng)
-                rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=True, skin=scene.wood))
-                score_wood_hand(stats, rendered, reader.read(rendered.image))
-            for _ in range(SHADOWS):
-                counts, white = random_counts(scene.profile, rng)
-                rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=False, shadow=SHADOW))
-                score_shadow(stats, rendered, reader.read(rendered.image))
-            for _ in range(GLARES):
-                counts, white = random_counts(scene.profile, rng)
-                rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=False, glare=GLARE))
-                score_glare(stats, rendered, reader.read(rendered.image))
-            for _ in range(STRAYS):
-                counts, white = random_counts(scene.profile, rng)
-                shot = replace(hard_shot(rng, defocus), hand=False, strays=int(rng.integers(1, 3)))
-                rendered = render(scene, counts, white, shot)
-                score_strays(stats, rendered, reader.read(rendered.image))
+    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures):
+        reader = BoardReader(calibration)
+        for _ in range(frames):
+            counts, white = random_counts(scene.profile, rng)
+            shot = hard_shot(rng, defocus)
+            rendered = render(scene, counts, white, shot)
+            result, spent = timed(reader, rendered.image)
+            if result.status.blur_mm is not None:
+                blurs.append(result.status.blur_mm)
+            times.append(spent)
+            if result.image_to_board is not None:
+                placed.append(placement_error(result.image_to_board, scene, shot))
+            # the next frame of a still board: the same seeds and light, a new exposure's noise
+            # (its seed not drawn from rng, so that every other frame stays what it was)
+            still = render(scene, counts, white, replace(shot, exposure=shot.seed + 1))
+            tracked.append(timed(reader, still.image)[1])
+            watched.append(timed(reader, still.image, result.reading)[1])  # once its Reading is given
+            images += 1
+            score(stats, rendered, result)
+        for _ in range(WOOD_HANDS):  # drawn after the set-up's frames, which stay what they were
+            counts, white = random_counts(scene.profile, rng)
+            rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=True, skin=scene.wood))
+            score_wood_hand(stats, rendered, reader.read(rendered.image))
+        for _ in range(SHADOWS):
+            counts, white = random_counts(scene.profile, rng)
+            rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=False, shadow=SHADOW))
+            score_shadow(stats, rendered, reader.read(rendered.image))
+        for _ in range(GLARES):
+            counts, white = random_counts(scene.profile, rng)
+            rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=False, glare=GLARE))
+            score_glare(stats, rendered, reader.read(rendered.image))
+        for _ in range(STRAYS):
+            counts, white = random_counts(scene.profile, rng)
+            shot = replace(hard_shot(rng, defocus), hand=False, strays=int(rng.integers(1, 3)))
+            rendered = render(scene, counts, white, shot)
+            score_strays(stats, rendered, reader.read(rendered.image))
     return {"stats": stats, "times": times, "tracked": tracked, "watched": watched, "placed": placed,
             "blurs": blurs, "failures": failures, "images": images}
 

@@ -17,8 +17,8 @@ camera to be focused; over ``TOO_BLURRED_MM`` (:func:`too_blurred_mm`) it counts
 stillness gate waits for it), and calibration refuses a picture over
 ``BLURRED_MM``. Seeds differ: where a board's start position, blurred at
 calibration, was misread sooner, frames blurrier than that are read with every
-count kept possible (:func:`doubted_over_mm`), so that the referee asks rather
-than errs. A board found by its corners has no markers to measure: its
+count kept possible (``Calibration.blur_limit_mm``), so that the referee asks
+rather than errs. A board found by its corners has no markers to measure: its
 pictures are not checked.
 """
 
@@ -48,14 +48,6 @@ def too_blurred_mm(small_picture: bool) -> float:
     """The blur over which a picture is not counted: ``TOO_BLURRED_MM``, or ``TOO_BLURRED_SMALL_MM``
     for a ``small_picture`` (smaller than 1280 x 720)."""
     return TOO_BLURRED_SMALL_MM if small_picture else TOO_BLURRED_MM
-
-
-def doubted_over_mm(board_limit: float | None) -> float:
-    """The blur over which a picture's readings are hedged (:func:`vision.glare.hedged`): the
-    board's own limit, where its start position, blurred at calibration, was misread sooner
-    than the general limit (dark beans on dark wood blur into it sooner than glass beads:
-    ``Calibration.blur_limit_mm``); never, elsewhere."""
-    return float("inf") if board_limit is None else board_limit
 
 
 def marker_blur_mm(gray: np.ndarray, found: dict[int, np.ndarray]) -> float | None:

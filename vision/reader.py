@@ -22,7 +22,7 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
-from .focus import BLURRED_MM, doubted_over_mm, marker_blur_mm, too_blurred_mm
+from .focus import BLURRED_MM, marker_blur_mm, too_blurred_mm
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
@@ -282,9 +282,12 @@ class BoardReader:
         in_view = {label for label, pit in self.pits.items()  # a picture too blurred has no pit in view
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))
                    } if blur <= blur_limit else set()
+        board_limit = self.calibration.blur_limit_mm  # over it this board's seeds are misread: read hedged
+        blurred = board_limit is not None and blur > board_limit
         views: dict[str, np.ndarray] = {}
         if known is None:
-            pits, views = self._count(view, in_view, None if cover.stray_mask is None else cover.stray_mask & self._off_hollows)
+            off_hollows = None if cover.stray_mask is None else cover.stray_mask & self._off_hollows  # seeds on the wood
+            pits, views = self._count(view, in_view, off_hollows, blurred)
         else:
             pits = {label: known.pits.get(label) if label in in_view else None for label in self.labels}
         unseen = tuple(label for label, pit in pits.items() if pit is None)
@@ -308,7 +311,7 @@ class BoardReader:
         elif too_small(view.picture):
             message = (f"ok (a {view.picture[0]} x {view.picture[1]} picture, too small to count seeds well: "
                        "see pitwatch doctor)")
-        elif blur > min(BLURRED_MM, doubted_over_mm(self.calibration.blur_limit_mm)):
+        elif blur > BLURRED_MM or blurred:
             message = f"ok (picture blurred: the markers' edges over {blur:.2f} mm; focus the camera, see pitwatch doctor)"
         else:
             message = "ok"
@@ -328,19 +331,19 @@ class BoardReader:
             return f"{piece} on the wood by {beside[0]}: put it where it belongs"
         return f"{len(beside)} {piece}s on the wood by {', '.join(dict.fromkeys(beside))}: put them where they belong"
 
-    def _count(self, view: BoardView, in_view: set[str],
-               strays: np.ndarray | None) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
+    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None,
+               blurred: bool) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
         """The seed counter's reading of every pit in view (None for the others), widened as
         calibration found this board needs and hedged where white clipped that may be a lamp's
-        reflection (:func:`~vision.glare.hedged`) or the picture is blurrier than this board's
-        seeds bear (:func:`~vision.focus.doubted_over_mm`), and each such pit's window as the counter saw it;
+        reflection (:func:`~vision.glare.hedged`), every pit hedged where the picture is
+        ``blurred`` beyond what this board's seeds bear (``Calibration.blur_limit_mm``), and each
+        such pit's window as the counter saw it;
         seeds lying on the wood (``strays``, a mask) are shown to it as the empty wood, or a
         pit's window that reaches one would count it."""
         pits: dict[str, PitReading | None] = {label: None for label in self.labels}
         views: dict[str, np.ndarray] = {}
         counter = self._counter or shared_counter()
         temperature = self.calibration.temperature
-        doubted = (view.blur_mm or 0.0) > doubted_over_mm(self.calibration.blur_limit_mm)  # blurrier than this board bears
         for kind, relit in self._cutter.relit(view.board, view.log_gain, strays).items():
             labels = self._cutter.labels[kind]
             chosen = [k for k, label in enumerate(labels) if label in in_view]
@@ -349,7 +352,7 @@ class BoardReader:
             height = relit.shape[0] // len(labels)
             for k, read in zip(chosen, counter.read(kind, self._cutter.stack(relit, kind)[chosen])):
                 probabilities = [widened(p, temperature) for p in (read.counts, read.whites)[:1 + self.profile.chips]]
-                if doubted or (view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful)):
+                if blurred or (view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful)):
                     probabilities = [hedged(p) for p in probabilities]
                 pits[labels[k]] = PitReading(*(tuple(p.tolist()) for p in probabilities))
                 views[labels[k]] = relit[k * height:(k + 1) * height]
