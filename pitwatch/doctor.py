@@ -239,7 +239,7 @@ def check_counter() -> Check:
         shared_counter()
     except CounterError as exc:
         return Check("seed counter", False, f"{exc}; reinstall Pitwatch (scripts/demo installs it)")
-    return Check("seed counter", True, f"{MODELS}: the pit and store networks load")
+    return Check("seed counter", True, f"{MODELS}: the pit, store and heap networks load")
 
 
 def check_sensors(config: Config) -> Iterator[Check]:

@@ -1,9 +1,11 @@
-"""The seed counter: a small trained network that reads one hollow at a time.
+"""The seed counter: small trained networks that read one hollow at a time.
 
 Counting seeds that touch and pile up by hand-made rules (thresholds,
 watershed, areas) reached 74 % exact for heaps of 5-9 on the benchmark; a
 convolutional network trained on rendered hollows (``vision/training``)
-reads them far better, and says how sure it is. It runs from an ONNX file in
+reads them far better, and says how sure it is. There are three: one for
+playing pits, one for stores, and one that reads again, at the board's own
+finer scale, the pits the first reads as heaps. They run from ONNX files in
 ONNX Runtime, so Pitwatch needs no deep-learning framework: on the benchmark
 a frame takes 19 % less time than with OpenCV's DNN module, for the same
 readings (docs/vision.md, section 6).
@@ -24,17 +26,21 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import onnxruntime
 from onnxruntime.capi import onnxruntime_pybind11_state as runtime_errors
 
-from .patches import CHANNELS, PX_PER_MM, PatchShape
+from .patches import CHANNELS, PatchShape
 
 MODELS = Path(__file__).resolve().parent / "models"
 FORMAT, VERSION = "pitwatch-seed-counter", 1
+KINDS = ("pit", "store", "heap")  # the networks: playing pits, stores, and heaps in playing pits read again finer
 SURE = 0.995  # a window read at least this sure of one count is not read again mirrored
 MIRRORS = ((True, True), (False, True), (True, False))  # (rows, columns) reversed: a half turn, left-right, top-bottom
+HEAP_LEAST = 8  # the heap network was shown windows of this many seeds or more, and reads a pit the pit network
+HEAP_FROM, HEAP_SHARE = 10, 0.9  # gives at least this chance of holding this many: pits of 8-9 read as well by both
 INPUT, OUTPUTS = "window", ["counts", "whites"]  # the names train.py exports the networks with
 LOAD_ERRORS = (runtime_errors.NoSuchFile, runtime_errors.InvalidProtobuf, runtime_errors.InvalidGraph,
                runtime_errors.Fail, runtime_errors.NotImplemented, runtime_errors.RuntimeException)
@@ -59,7 +65,7 @@ class CountProbabilities:
 
 
 class CounterModel:
-    """One trained network (for playing pits or for stores) and its description."""
+    """One trained network (for playing pits, stores or heaps) and its description."""
 
     def __init__(self, kind: str, folder: Path | None = None) -> None:
         onnx_path, json_path = model_paths(folder or MODELS, kind)
@@ -71,7 +77,8 @@ class CounterModel:
         self.temperature = float(description["temperature"])
         self.white_temperature = float(description["white_temperature"])
         prior = np.asarray(description["training_prior"], np.float64)
-        self._log_prior = np.log(prior)
+        with np.errstate(divide="ignore"):  # a count never shown in training (the heap network's small ones) ...
+            self._log_prior = np.where(prior > 0, np.log(prior), np.inf)  # ... is never read: probability 0
         self._lock = threading.Lock()  # one network, several readers (camera loop, calibration): one forward at a time
         self._net = load_network(onnx_path, kind)
 
@@ -82,8 +89,9 @@ class CounterModel:
         if description.get("version") != VERSION or description.get("kind") != kind:
             raise CounterError(f"{where}: expected version {VERSION} of the {kind} counter, "
                                f"got version {description.get('version')!r} of {description.get('kind')!r}")
-        width, height = PatchShape.of(kind).size
-        expected = {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM}
+        shape = PatchShape.of(kind)
+        width, height = shape.size
+        expected = {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": shape.px_per_mm}
         if description.get("input") != expected:
             raise CounterError(f"{where}: input: the network was trained on {description.get('input')}, "
                                f"this Pitwatch cuts {expected}")
@@ -92,8 +100,9 @@ class CounterModel:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.05 <= value <= 20:
                 raise CounterError(f"{where}: {field}: expected a number from 0.05 to 20, got {value!r}")
         prior = description.get("training_prior")
-        if not isinstance(prior, list) or len(prior) != description.get("counts") or min(prior, default=0) <= 0:
-            raise CounterError(f"{where}: training_prior: expected one positive weight per count")
+        if (not isinstance(prior, list) or len(prior) != description.get("counts") or min(prior, default=-1) < 0
+                or max(prior) <= 0):
+            raise CounterError(f"{where}: training_prior: expected one weight per count, none negative")
 
     def read(self, windows: np.ndarray) -> list[CountProbabilities]:
         """Probabilities for a batch of windows (float32, N x 6 x H x W from :mod:`vision.patches`).
@@ -104,22 +113,34 @@ class CounterModel:
         benchmark four readings read 5-9 and 10-19 seeds better than two (the window and its half
         turn) and two better than one; reading only the unsure windows again (heaps, mostly) reads
         as well as reading every window again, for 4 ms less a frame (docs/vision.md, section 6)."""
-        with self._lock:
-            count_logits, white_logits = network_logits(self._net, windows)
-            counts = self._probabilities(count_logits)
-            unsure = counts.max(axis=1) < SURE
-            if unsure.any():
-                doubtful = windows[unsure]
-                views = np.concatenate([mirrored(doubtful, *mirror) for mirror in MIRRORS])
-                mirror_counts, mirror_whites = network_logits(self._net, views)
-                counts[unsure] = self._probabilities(_mean_of_views(count_logits[unsure], mirror_counts))
-                white_logits[unsure] = _mean_of_views(white_logits[unsure], mirror_whites)
-        whites = _softmax(white_logits.astype(np.float64) / self.white_temperature)
-        return [CountProbabilities(c, w) for c, w in zip(counts, whites)]
+        count_logits, white_logits = self.first_look(windows)
+        self.look_again(windows, count_logits, white_logits, self.probabilities(count_logits).max(axis=1) < SURE)
+        return _answers(self.probabilities(count_logits), self.white_probabilities(white_logits))
 
-    def _probabilities(self, count_logits: np.ndarray) -> np.ndarray:
+    def first_look(self, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The logits over counts and over white chips of each window read once, as cut."""
+        with self._lock:
+            return network_logits(self._net, windows)
+
+    def look_again(self, windows: np.ndarray, count_logits: np.ndarray, white_logits: np.ndarray,
+                   unsure: np.ndarray) -> None:
+        """Read the ``unsure`` windows (a mask) again in their :data:`MIRRORS` and put in their
+        rows of the logits of the :meth:`first_look` the mean of every view's, as cut and mirrored."""
+        if not unsure.any():
+            return
+        views = np.concatenate([mirrored(windows[unsure], *mirror) for mirror in MIRRORS])
+        with self._lock:
+            mirror_counts, mirror_whites = network_logits(self._net, views)
+        count_logits[unsure] = _mean_of_views(count_logits[unsure], mirror_counts)
+        white_logits[unsure] = _mean_of_views(white_logits[unsure], mirror_whites)
+
+    def probabilities(self, count_logits: np.ndarray) -> np.ndarray:
         """P(count) from the network's logits: honest by the temperature, the training mix divided out."""
         return _softmax(count_logits.astype(np.float64) / self.temperature - self._log_prior)
+
+    def white_probabilities(self, white_logits: np.ndarray) -> np.ndarray:
+        """P(white chips) from the network's logits, honest by its temperature."""
+        return _softmax(white_logits.astype(np.float64) / self.white_temperature)
 
 
 def load_network(onnx_path: Path, kind: str) -> onnxruntime.InferenceSession:
@@ -159,9 +180,10 @@ def mirrored(windows: np.ndarray, rows: bool, columns: bool) -> np.ndarray:
 
 
 def _mean_of_views(as_cut: np.ndarray, mirrors: np.ndarray) -> np.ndarray:
-    """The mean of N windows' logits as cut and of their mirror images' (``len(MIRRORS) * N`` rows,
+    """The mean of N windows' logits as cut and of their mirror images' (a multiple of N rows,
     one mirror after the other)."""
-    return (as_cut + mirrors.reshape(len(MIRRORS), len(as_cut), -1).sum(axis=0)) / (len(MIRRORS) + 1)
+    views = len(mirrors) // len(as_cut)
+    return (as_cut + mirrors.reshape(views, len(as_cut), -1).sum(axis=0)) / (views + 1)
 
 
 def widened(probabilities: np.ndarray, temperature: float) -> np.ndarray:
@@ -173,20 +195,57 @@ def widened(probabilities: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum(axis=-1, keepdims=True)
 
 
+def _answers(counts: np.ndarray, whites: np.ndarray) -> list[CountProbabilities]:
+    return [CountProbabilities(c, w) for c, w in zip(counts, whites)]
+
+
 def _softmax(logits: np.ndarray) -> np.ndarray:
     z = np.exp(logits - logits.max(axis=1, keepdims=True))
     return z / z.sum(axis=1, keepdims=True)
 
 
 class SeedCounter:
-    """The pit and store networks together."""
+    """The pit, store and heap networks together."""
 
     def __init__(self, folder: Path | None = None) -> None:
-        self._models = {kind: CounterModel(kind, folder) for kind in ("pit", "store")}
+        self._models = {kind: CounterModel(kind, folder) for kind in KINDS}
 
     def read(self, kind: str, windows: np.ndarray) -> list[CountProbabilities]:
         """Probabilities for windows of ``kind`` ("pit" or "store"); see :meth:`CounterModel.read`."""
         return self._models[kind].read(windows)
+
+    def read_pits(self, windows: np.ndarray, heap_windows: Callable[[list[int]], np.ndarray]) -> list[CountProbabilities]:
+        """Probabilities for playing pits' windows, heaps read again by the heap network.
+
+        The pit network reads every window once; a window it gives at least ``HEAP_SHARE`` of
+        holding ``HEAP_FROM`` seeds or more is not read again in its mirror images but cut again
+        at the board's own scale (``heap_windows``: the indices of those windows -> their heap
+        windows, stacked as :meth:`vision.patches.PatchCutter.stack` stacks them) and read once by
+        the heap network, which tells seeds under others apart better than the pit network's
+        coarser window (docs/vision.md, section 6, *A second look at heaps*). The two readings
+        are pooled (the geometric mean of their probabilities, over the ``HEAP_LEAST`` or more
+        seeds the heap network was trained on) and share out the pit network's chance of that
+        many; fewer keep the pit network's reading. The other windows are read as
+        :meth:`CounterModel.read` reads them."""
+        pit, heap = self._models["pit"], self._models["heap"]
+        count_logits, white_logits = pit.first_look(windows)
+        first, first_whites = pit.probabilities(count_logits), pit.white_probabilities(white_logits)
+        heaps = first[:, HEAP_FROM:].sum(axis=1) >= HEAP_SHARE
+        pit.look_again(windows, count_logits, white_logits, (first.max(axis=1) < SURE) & ~heaps)
+        counts, whites = pit.probabilities(count_logits), pit.white_probabilities(white_logits)
+        if heaps.any():
+            heap_logits, heap_white_logits = heap.first_look(heap_windows(np.flatnonzero(heaps).tolist()))
+            pooled = _pooled(first[heaps, HEAP_LEAST:], heap.probabilities(heap_logits)[:, HEAP_LEAST:])
+            counts[heaps, HEAP_LEAST:] = first[heaps, HEAP_LEAST:].sum(axis=1, keepdims=True) * pooled
+            whites[heaps] = _pooled(first_whites[heaps], heap.white_probabilities(heap_white_logits))
+        return _answers(counts, whites)
+
+
+def _pooled(one: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Two networks' probabilities for the same windows pooled: their geometric mean, normalised
+    (log-linear pooling: no weight to fit, and no surer than the two)."""
+    pooled = np.sqrt(one * other)
+    return pooled / pooled.sum(axis=1, keepdims=True)
 
 
 @functools.lru_cache(maxsize=1)

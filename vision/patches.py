@@ -26,6 +26,8 @@ from .rectify import LightModel
 
 PX_PER_MM = 1.0  # the counter's scale: a seed of 8-12 mm is 8-12 px. At the board's own 1.5 px/mm the network
 # costs three times as much to train and over twice as much to run (see docs/vision.md, "The seed counter")
+HEAP_PX_PER_MM = 1.5  # the heap network's: the board's own scale (calibration's default), where seeds that lie
+# under others show the slivers a heap is counted by (docs/vision.md, section 6, "A second look at heaps")
 PIT_WINDOW_MM = (52.0, 46.0)  # a playing hollow (46 x 40 mm) with a margin for a nudged board and seeds on its rim
 STORE_WINDOW_MM = (48.0, 104.0)  # a store or outbox (44 x 98 mm on a two-row board)
 CHANNELS = 6  # B, G, R of the board now (light divided out), then of the empty board
@@ -33,15 +35,22 @@ CHANNELS = 6  # B, G, R of the board now (light divided out), then of the empty 
 
 @dataclass(frozen=True)
 class PatchShape:
-    """The window of one kind of hollow, in patch pixels (width, height)."""
+    """The window one network reads, in patch pixels (width, height), and its scale."""
 
-    kind: str  # "pit" or "store"
+    kind: str  # the network: "pit", "store", or "heap" (a playing pit's window at the board's own scale)
     size: tuple[int, int]
+    px_per_mm: float
 
     @classmethod
     def of(cls, kind: str) -> "PatchShape":
-        width, height = PIT_WINDOW_MM if kind == "pit" else STORE_WINDOW_MM
-        return cls(kind, (int(round(width * PX_PER_MM)), int(round(height * PX_PER_MM))))
+        width, height = STORE_WINDOW_MM if kind == "store" else PIT_WINDOW_MM
+        scale = HEAP_PX_PER_MM if kind == "heap" else PX_PER_MM
+        return cls(kind, (int(round(width * scale)), int(round(height * scale))), scale)
+
+    @property
+    def hollows(self) -> str:
+        """The kind of hollow this window is cut round (:func:`hollow_kind`)."""
+        return "store" if self.kind == "store" else "pit"
 
 
 def hollow_kind(is_store: bool) -> str:
@@ -52,24 +61,26 @@ def hollow_kind(is_store: bool) -> str:
 class PatchCutter:
     """Cuts the hollows of one calibrated board; built once per calibration, used every frame.
 
-    For each kind of hollow all its windows are stacked into one tall image, so a frame
-    costs one remap for the board and one for its light, whatever the number of pits.
+    For each network (``kinds``: the reader's pit and store networks, or the heap network's
+    finer windows of the playing pits) all its windows are stacked into one tall image, so a
+    frame costs one remap for the board and one for its light, whatever the number of pits.
     """
 
-    def __init__(self, calibration: Calibration) -> None:
+    def __init__(self, calibration: Calibration, kinds: tuple[str, ...] = ("pit", "store")) -> None:
         profile = calibration.profile
         self.labels: dict[str, list[str]] = {}
         self._maps: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._light: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._empty: dict[str, np.ndarray] = {}
-        self._scale = scale = calibration.px_per_mm / PX_PER_MM  # board px per patch px
+        self._scales: dict[str, float] = {}  # board px per patch px
         self._centres = {label: hollow.centre for label, hollow in calibration.hollows.items()}
-        empty = _smoothed(calibration.empty, scale)
-        for kind in ("pit", "store"):
-            labels = [h.label for h in profile.hollows if hollow_kind(h.is_store) == kind]
+        for kind in kinds:
+            shape = PatchShape.of(kind)
+            labels = [h.label for h in profile.hollows if hollow_kind(h.is_store) == shape.hollows]
             if not labels:
                 continue
-            width, height = PatchShape.of(kind).size
+            self._scales[kind] = scale = calibration.px_per_mm / shape.px_per_mm
+            width, height = shape.size
             xs, ys = [], []
             for label in labels:
                 cx, cy = calibration.hollows[label].centre
@@ -82,42 +93,60 @@ class PatchCutter:
             self.labels[kind] = labels
             self._maps[kind] = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
             self._light[kind] = LightModel.sampler(map_x, map_y)
-            self._empty[kind] = self._remap(empty, kind)
+            self._empty[kind] = self._remap(_smoothed(calibration.empty, scale), kind)
 
-    def _remap(self, image: np.ndarray, kind: str) -> np.ndarray:
-        return cv2.remap(image, *self._maps[kind], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    def _remap(self, image: np.ndarray, kind: str, chosen: list[int] | None = None) -> np.ndarray:
+        return cv2.remap(image, *self._rows(self._maps[kind], kind, chosen), cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
 
-    def relit(self, board: np.ndarray, log_gain: np.ndarray, emptied: np.ndarray | None = None) -> dict[str, np.ndarray]:
-        """Per kind of hollow, its windows stacked (uint8 BGR, N*H x W, in the order of
-        :attr:`labels`): ``board`` (rectified, uint8 BGR) with the light model's ``log_gain`` (per
-        cell, :meth:`LightModel.log_gain`) divided out, as under the empty board's light; the
-        board is smoothed once for every kind. :meth:`stack` makes them the network's input.
-        ``emptied`` (bool, rectified board): where the windows are to show the empty board
-        instead, a seed lying on the wood beside a hollow, which is in no pit."""
-        smoothed = _smoothed(board, self._scale)
-        relit = {kind: self._relit(smoothed, log_gain, kind) for kind in self.labels}
-        if emptied is not None:
-            for kind, windows in relit.items():
-                inside = self._remap(emptied.view(np.uint8), kind) > 0
-                windows[inside] = self._empty[kind][inside]
+    def _rows(self, stacked: tuple[np.ndarray, ...], kind: str, chosen: list[int] | None) -> tuple[np.ndarray, ...]:
+        """The rows of the windows ``chosen`` (indices into :attr:`labels`; None: every one) of
+        images stacked as :meth:`relit` stacks windows."""
+        if chosen is None:
+            return stacked
+        height = stacked[0].shape[0] // len(self.labels[kind])
+        return tuple(np.concatenate([image[k * height:(k + 1) * height] for k in chosen]) for image in stacked)
+
+    def relit(self, board: np.ndarray, log_gain: np.ndarray, emptied: np.ndarray | None = None,
+              chosen: dict[str, list[int]] | None = None) -> dict[str, np.ndarray]:
+        """Per network, its windows stacked (uint8 BGR, N*H x W, in the order of :attr:`labels`,
+        or only those ``chosen`` for a kind, in that order): ``board`` (rectified, uint8 BGR) with
+        the light model's ``log_gain`` (per cell, :meth:`LightModel.log_gain`) divided out, as
+        under the empty board's light; the board is smoothed once for every scale. :meth:`stack`
+        makes them the network's input. ``emptied`` (bool, rectified board): where the windows
+        are to show the empty board instead, a seed lying on the wood beside a hollow, which is
+        in no pit."""
+        kinds = list(chosen) if chosen is not None else list(self.labels)
+        smoothed = {scale: _smoothed(board, scale) for scale in {self._scales[kind] for kind in kinds}}
+        relit = {}
+        for kind in kinds:
+            rows = chosen[kind] if chosen is not None else None
+            windows = relit[kind] = self._relit(smoothed[self._scales[kind]], log_gain, kind, rows)
+            if emptied is not None:
+                inside = self._remap(emptied.view(np.uint8), kind, rows) > 0
+                windows[inside] = self._rows((self._empty[kind],), kind, rows)[0][inside]
         return relit
 
-    def _relit(self, smoothed: np.ndarray, log_gain: np.ndarray, kind: str) -> np.ndarray:
-        now = self._remap(smoothed, kind).astype(np.float32)
-        gain = cv2.exp(-LightModel.sample(log_gain, self._light[kind]))
+    def _relit(self, smoothed: np.ndarray, log_gain: np.ndarray, kind: str, chosen: list[int] | None) -> np.ndarray:
+        now = self._remap(smoothed, kind, chosen).astype(np.float32)
+        gain = cv2.exp(-LightModel.sample(log_gain, self._rows(self._light[kind], kind, chosen)))
         return np.clip(cv2.multiply(now, gain), 0, 255).astype(np.uint8)
 
-    def stack(self, relit: np.ndarray, kind: str) -> np.ndarray:
-        """The network input from stacked relit windows (see :meth:`relit`) of one kind."""
-        return network_input(relit, self._empty[kind], len(self.labels[kind]))
+    def stack(self, relit: np.ndarray, kind: str, chosen: list[int] | None = None) -> np.ndarray:
+        """The network input from stacked relit windows (see :meth:`relit`) of one kind, of the
+        windows ``chosen`` if only those were cut."""
+        count = len(chosen) if chosen is not None else len(self.labels[kind])
+        return network_input(relit, self._rows((self._empty[kind],), kind, chosen)[0], count)
 
     def window_points(self, label: str, points_mm: np.ndarray) -> np.ndarray:
         """Where board points (mm, N x 2) lie in the window of hollow ``label``: (column, row) in
         window pixels, the inverse of the cut (training marks each seed's centre so)."""
         kind = next(kind for kind, labels in self.labels.items() if label in labels)
-        width, height = PatchShape.of(kind).size
-        centre = np.asarray(self._centres[label], np.float64) / self._scale  # in window pixels from the board's corner
-        return np.asarray(points_mm, np.float64).reshape(-1, 2) * PX_PER_MM - centre + ((width - 1) / 2, (height - 1) / 2)
+        shape = PatchShape.of(kind)
+        width, height = shape.size
+        centre = np.asarray(self._centres[label], np.float64) / self._scales[kind]  # in window px from the board's corner
+        return (np.asarray(points_mm, np.float64).reshape(-1, 2) * shape.px_per_mm - centre
+                + ((width - 1) / 2, (height - 1) / 2))
 
     def empty(self, kind: str) -> np.ndarray:
         """The empty board's windows of one kind, stacked (uint8 BGR, N*H x W)."""

@@ -166,6 +166,7 @@ class BoardReader:
         self._light = LightModel(empty, surface)
         self._hands = HandFinder(empty, surface, calibration.px_per_mm, calibration.hollows.values())
         self._cutter = PatchCutter(calibration)
+        self._heap_cutter = PatchCutter(calibration, kinds=("heap",))
         self._counter = counter
         self._tracker = MarkerTracker(self.profile)
         self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (round(DARK_PATCH_MM * calibration.px_per_mm) | 1,) * 2)
@@ -278,7 +279,8 @@ class BoardReader:
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)
         hand = cover.hand
-        blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(too_small(view.picture))
+        small = too_small(view.picture)
+        blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(small)
         in_view = {label for label, pit in self.pits.items()  # a picture too blurred has no pit in view
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))
                    } if blur <= blur_limit else set()
@@ -287,7 +289,7 @@ class BoardReader:
         views: dict[str, np.ndarray] = {}
         if known is None:
             off_hollows = None if cover.stray_mask is None else cover.stray_mask & self._off_hollows  # seeds on the wood
-            pits, views = self._count(view, in_view, off_hollows, blurred)
+            pits, views = self._count(view, in_view, off_hollows, blurred, heaps_again=not small)
         else:
             pits = {label: known.pits.get(label) if label in in_view else None for label in self.labels}
         unseen = tuple(label for label, pit in pits.items() if pit is None)
@@ -331,9 +333,12 @@ class BoardReader:
             return f"{piece} on the wood by {beside[0]}: put it where it belongs"
         return f"{len(beside)} {piece}s on the wood by {', '.join(dict.fromkeys(beside))}: put them where they belong"
 
-    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None,
-               blurred: bool) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
-        """The seed counter's reading of every pit in view (None for the others), widened as
+    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None, blurred: bool,
+               heaps_again: bool) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
+        """The seed counter's reading of every pit in view (None for the others; heaps in playing
+        pits read again at the board's own scale if ``heaps_again``, :meth:`SeedCounter.read_pits`:
+        the heap network learnt from 1280 x 720 pictures only, and in smaller ones reads heaps and
+        white chips worse than the pit network, docs/vision.md, section 6), widened as
         calibration found this board needs and hedged where white clipped that may be a lamp's
         reflection (:func:`~vision.glare.hedged`), every pit hedged where the picture is
         ``blurred`` beyond what this board's seeds bear (``Calibration.blur_limit_mm``), and each
@@ -350,13 +355,24 @@ class BoardReader:
             if not chosen:
                 continue
             height = relit.shape[0] // len(labels)
-            for k, read in zip(chosen, counter.read(kind, self._cutter.stack(relit, kind)[chosen])):
+            windows = self._cutter.stack(relit, kind)[chosen]
+            if kind == "pit" and heaps_again:
+                reads = counter.read_pits(windows, lambda heaps: self._heap_windows(view, strays, [chosen[k] for k in heaps]))
+            else:
+                reads = counter.read(kind, windows)
+            for k, read in zip(chosen, reads):
                 probabilities = [widened(p, temperature) for p in (read.counts, read.whites)[:1 + self.profile.chips]]
                 if blurred or (view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful)):
                     probabilities = [hedged(p) for p in probabilities]
                 pits[labels[k]] = PitReading(*(tuple(p.tolist()) for p in probabilities))
                 views[labels[k]] = relit[k * height:(k + 1) * height]
         return pits, views
+
+    def _heap_windows(self, view: BoardView, strays: np.ndarray | None, pits: list[int]) -> np.ndarray:
+        """The heap network's input for the playing pits ``pits`` (indices into the pit labels),
+        cut as :meth:`_count` cuts every pit's window, at the board's own scale."""
+        cut = self._heap_cutter.relit(view.board, view.log_gain, strays, {"heap": pits})
+        return self._heap_cutter.stack(cut["heap"], "heap", pits)
 
     def _visible(self, shape: tuple[int, ...], homography: np.ndarray, brightness: np.ndarray) -> np.ndarray | None:
         """The rectified pixels in view and lit, or None when the whole board is (the usual case).

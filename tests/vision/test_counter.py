@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from vision import counter
-from vision.counter import MODELS, CounterError, CounterModel, mirrored, model_paths, widened
+from vision.counter import (HEAP_FROM, HEAP_LEAST, KINDS, MODELS, CounterError, CounterModel, SeedCounter, mirrored,
+                            model_paths, widened)
 from vision.patches import PatchShape
 
 
@@ -16,7 +17,7 @@ def windows(kind, count, seed=0):
     return np.random.default_rng(seed).uniform(-0.5, 0.5, (count, 6, height, width)).astype(np.float32)
 
 
-@pytest.mark.parametrize("kind, counts", [("pit", 49), ("store", 81)])
+@pytest.mark.parametrize("kind, counts", [("pit", 49), ("store", 81), ("heap", 49)])
 def test_shipped_networks_load_and_answer_a_probability_per_count(kind, counts):
     model = CounterModel(kind)
     read = model.read(windows(kind, 3))
@@ -62,9 +63,68 @@ def test_mirrored_reverses_rows_or_columns():
     assert mirrored(batch, True, True).flags.c_contiguous
 
 
+def test_the_heap_network_never_reads_a_count_it_was_not_shown():
+    """Trained on pits of HEAP_LEAST seeds or more only, it says nothing of fewer (its training mix
+    has no weight there, and dividing that out must not make them likely)."""
+    for answer in CounterModel("heap").read(windows("heap", 3, seed=3)):
+        assert (answer.counts[:HEAP_LEAST] == 0).all() and answer.counts[HEAP_LEAST:].sum() == pytest.approx(1.0)
+
+
+class _Heaps:
+    """The heap windows of a batch of pit windows, and which ones the counter asked for."""
+
+    def __init__(self, count):
+        self.all, self.asked = windows("heap", count, seed=4), []
+
+    def __call__(self, chosen):
+        self.asked.append(list(chosen))
+        return self.all[chosen]
+
+
+def test_pits_read_as_small_heaps_are_read_as_the_pit_network_reads_them(monkeypatch):
+    seeds, batch = SeedCounter(), windows("pit", 4, seed=5)
+    heaps = _Heaps(4)
+    monkeypatch.setattr(counter, "HEAP_SHARE", 1.01)  # no pit is a heap
+    for read, alone in zip(seeds.read_pits(batch, heaps), seeds.read("pit", batch)):
+        assert np.array_equal(read.counts, alone.counts) and np.array_equal(read.whites, alone.whites)
+    assert heaps.asked == []
+
+
+def test_a_heap_is_read_again_by_the_heap_network_pooled_with_the_pit_networks_first_look(monkeypatch):
+    """Counts under HEAP_LEAST keep the pit network's first look; its chance of HEAP_LEAST or more
+    is shared out as the geometric mean of the two networks' readings says (the heap window read
+    once, not mirrored), and so are the white chips."""
+    seeds, batch = SeedCounter(), windows("pit", 3, seed=6)
+    heaps = _Heaps(3)
+    monkeypatch.setattr(counter, "HEAP_SHARE", 0.0)  # every pit a heap
+    read = seeds.read_pits(batch, heaps)
+    assert heaps.asked == [[0, 1, 2]]
+    pit, heap = CounterModel("pit"), CounterModel("heap")
+    count_logits, white_logits = pit.first_look(batch)
+    first, first_whites = pit.probabilities(count_logits), pit.white_probabilities(white_logits)
+    heap_logits, heap_whites = heap.first_look(heaps.all)
+    by_heap, heap_whites = heap.probabilities(heap_logits), heap.white_probabilities(heap_whites)
+    for k, answer in enumerate(read):
+        assert np.allclose(answer.counts[:HEAP_LEAST], first[k, :HEAP_LEAST])
+        pooled = np.sqrt(first[k, HEAP_LEAST:] * by_heap[k, HEAP_LEAST:])
+        assert np.allclose(answer.counts[HEAP_LEAST:], first[k, HEAP_LEAST:].sum() * pooled / pooled.sum())
+        assert np.allclose(answer.whites, np.sqrt(first_whites[k] * heap_whites[k]) / np.sqrt(first_whites[k] * heap_whites[k]).sum())
+        assert answer.counts.sum() == pytest.approx(1.0)
+
+
+def test_only_the_pits_likely_to_hold_a_heap_are_cut_again(monkeypatch):
+    seeds, batch = SeedCounter(), windows("pit", 6, seed=7)
+    pit = CounterModel("pit")
+    chance = pit.probabilities(pit.first_look(batch)[0])[:, HEAP_FROM:].sum(axis=1)
+    monkeypatch.setattr(counter, "HEAP_SHARE", float(np.median(chance)))
+    heaps = _Heaps(6)
+    seeds.read_pits(batch, heaps)
+    assert heaps.asked == [np.flatnonzero(chance >= np.median(chance)).tolist()] and 0 < len(heaps.asked[0]) < 6
+
+
 @pytest.fixture()
 def copied(tmp_path):
-    for kind in ("pit", "store"):
+    for kind in KINDS:
         for path in model_paths(MODELS, kind):
             shutil.copy(path, tmp_path / path.name)
     return tmp_path
@@ -95,6 +155,8 @@ def test_the_training_mix_is_divided_out(copied):
     (lambda d: d.update(kind="store"), "expected version 1 of the pit counter"),
     (lambda d: d["input"].update(width=50), "input: the network was trained on"),
     (lambda d: d.update(training_prior=[1.0]), "training_prior"),
+    (lambda d: d.update(training_prior=[-1.0] + d["training_prior"][1:]), "training_prior: .* none negative"),
+    (lambda d: d.update(training_prior=[0.0] * len(d["training_prior"])), "training_prior"),
     (lambda d: d.update(temperature="warm"), "temperature: expected a number"),
     (lambda d: d.pop("white_temperature"), "white_temperature: expected a number"),
 ])

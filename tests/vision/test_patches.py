@@ -1,11 +1,12 @@
 """The windows the seed counter sees: centred on each hollow, at the counter's scale, today's light divided out."""
 
+import cv2
 import numpy as np
 import pytest
 
 from calibration.calibrate import calibrate_empty
 from vision.patches import PX_PER_MM, PatchCutter, PatchShape, network_input
-from vision.reader import _bare_wood
+from vision.reader import BoardReader, _bare_wood
 from vision.rectify import LightModel
 from vision.render import Shot, render
 
@@ -73,3 +74,37 @@ def test_a_channel_the_camera_clipped_is_fitted_on_the_wood_it_did_not_clip(kala
     assert 0.4 < (brighter[..., 2][wood] == 255).mean() < 0.7
     red = light.log_gain(brighter)[..., 2]
     assert np.abs(red - np.log(gain[2])).max() < 0.04, (float(red.min()), float(np.log(gain[2])))
+
+
+def test_the_heap_windows_are_the_pit_windows_at_the_boards_own_scale(kalah_setup):
+    """The heap network's windows (vision.counter.SeedCounter.read_pits) cover the same
+    millimetres round the same playing pits, at the 1.5 px/mm calibration rectifies at: no
+    resampling, every pixel of the board kept."""
+    _, calibration = kalah_setup
+    heap, pit = PatchShape.of("heap"), PatchShape.of("pit")
+    assert heap.px_per_mm == calibration.px_per_mm == 1.5 and pit.px_per_mm == PX_PER_MM
+    assert heap.size == (78, 69) and pit.size == (52, 46) and heap.hollows == pit.hollows == "pit"
+    cutter, heaps = PatchCutter(calibration), PatchCutter(calibration, kinds=("heap",))
+    assert heaps.labels == {"heap": cutter.labels["pit"]}
+    for k, label in enumerate(heaps.labels["heap"]):  # the empty board's own pixels round each hollow's centre
+        own = cv2.getRectSubPix(calibration.empty, heap.size, calibration.hollows[label].centre)
+        window = heaps.empty("heap")[k * 69:(k + 1) * 69]
+        assert np.abs(window.astype(np.int16) - own).max() <= 2, label
+
+
+def test_a_few_windows_cut_alone_are_those_windows_of_the_whole_cut(kalah_setup):
+    """The reader cuts heap windows only for the pits it reads as heaps (a frame's time); they
+    must be the very windows a whole cut gives (what training cut), seeds on the wood emptied too."""
+    scene, calibration = kalah_setup
+    frame = render(scene, {"B": 12, "E": 15, "d": 9}, None, Shot(seed=3, gain=0.9)).image
+    view = BoardReader(calibration).view(frame)
+    emptied = np.zeros(view.board.shape[:2], bool)
+    emptied[::7, ::5] = True
+    cutter = PatchCutter(calibration, kinds=("heap",))
+    chosen = [cutter.labels["heap"].index(label) for label in ("E", "B", "d")]
+    whole = cutter.relit(view.board, view.log_gain, emptied)["heap"]
+    alone = cutter.relit(view.board, view.log_gain, emptied, {"heap": chosen})["heap"]
+    assert alone.shape == (3 * 69, 78, 3)
+    for row, k in enumerate(chosen):
+        assert np.array_equal(alone[row * 69:(row + 1) * 69], whole[k * 69:(k + 1) * 69])
+    assert np.array_equal(cutter.stack(alone, "heap", chosen), cutter.stack(whole, "heap")[chosen])

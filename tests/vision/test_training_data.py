@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.profiles import board_profile
-from vision.counter import SeedCounter
+from vision.counter import HEAP_LEAST, SeedCounter
 from vision.patches import PatchCutter, PatchShape, network_input
 from vision.reader import BoardReader
 from vision.render import Shot, render
@@ -64,9 +64,10 @@ def test_sets_rendered_in_separate_runs_train_as_one(tmp_path):
 
 def test_a_training_picture_is_what_the_reader_shows_the_counter(kalah_setup):
     """For the same frame, the windows BoardReader.read hands the counter are exactly the
-    training cut (reader.view, then the cutter's relit windows beside the empty board)."""
+    training cut (reader.view, then the cutter's relit windows beside the empty board), the
+    heap windows of the pits it reads as heaps too."""
     scene, calibration = kalah_setup
-    frame = render(scene, {"A": 3, "S": 9}, None, Shot(seed=4, gain=0.8)).image
+    frame = render(scene, {"A": 3, "C": 14, "S": 9}, None, Shot(seed=4, gain=0.8)).image
 
     class Recorder(SeedCounter):
         def __init__(self):
@@ -77,14 +78,41 @@ def test_a_training_picture_is_what_the_reader_shows_the_counter(kalah_setup):
             self.seen[kind] = windows.copy()
             return super().read(kind, windows)
 
+        def read_pits(self, windows, heap_windows):
+            def recorded(chosen):
+                self.seen["heap"] = chosen, heap_windows(chosen).copy()
+                return self.seen["heap"][1]
+            self.seen["pit"] = windows.copy()
+            return super().read_pits(windows, recorded)
+
     recorder = Recorder()
     BoardReader(calibration, recorder).read(frame)
     view = BoardReader(calibration).view(frame)
-    cutter = PatchCutter(calibration)
+    cutter = PatchCutter(calibration, kinds=("pit", "store", "heap"))
     for kind, labels in cutter.labels.items():
         relit = cutter.relit(view.board, view.log_gain)[kind]
         training = network_input(relit, cutter.empty(kind), len(labels))
-        assert np.array_equal(recorder.seen[kind], training), kind
+        if kind == "heap":
+            chosen, seen = recorder.seen[kind]
+            assert [labels[k] for k in chosen] == ["C"]
+            training = training[chosen]
+        else:
+            seen = recorder.seen[kind]
+        assert np.array_equal(seen, training), kind
+
+
+def test_the_heap_networks_pictures_are_the_heaps_of_the_same_frames_cut_finer():
+    """``dataset --heaps`` photographs the same frames with the same counts, and keeps the playing
+    pits of HEAP_LEAST seeds or more, at the board's own scale."""
+    setup = BOARDS.index("2x6+stores")
+    pits, heaps = setup_patches(setup, frames=3)["pit"], setup_patches(setup, frames=3, kinds=("heap",))["heap"]
+    assert heaps.counts == [n for n in pits.counts if n >= HEAP_LEAST] and heaps.counts
+    width, height = PatchShape.of("heap").size
+    assert all(window.shape == (height, width, 3) for window in heaps.relit + heaps.empty)
+    assert heaps.seed_kind == [kind for kind, n in zip(pits.seed_kind, pits.counts) if n >= HEAP_LEAST]
+    assert np.bincount(heaps.seed_window, minlength=len(heaps.relit)).tolist() == heaps.counts
+    prior = count_prior("heap")
+    assert (prior[:HEAP_LEAST] == 0).all() and np.allclose(prior[HEAP_LEAST:], count_prior("pit")[HEAP_LEAST:] / count_prior("pit")[HEAP_LEAST:].sum())
 
 
 @pytest.mark.parametrize("kind, label", [("pit", "C"), ("store", "S")])

@@ -19,9 +19,12 @@ windows, so that a network can learn what a small picture shows. ``--lamp SHARE`
 photographs that share of the frames with a lamp's reflection in the varnish
 near a hollow (``Shot.glare``), as at a club table under a lamp: the network
 learns to count beside a reflection, and to hedge under one, instead of taking
-its light for seeds.
+its light for seeds. ``--heaps`` cuts the heap network's pictures instead: the
+playing pits holding ``HEAP_LEAST`` seeds or more, at the board's own scale
+(heap.npz; :data:`vision.counter.HEAP_LEAST`).
 
     python -m vision.training.dataset --setups 0:600 --frames 20 -o data/counter [--frame 1280x720] [--lamp 0.3]
+    python -m vision.training.dataset --setups 900:1200 --frames 20 --heaps -o data/heaps900
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from calibration.calibfile import CalibrationError
 from calibration.calibrate import calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, BoardProfile, board_profile
 
+from ..counter import HEAP_LEAST
 from ..patches import PatchCutter, PatchShape, hollow_kind
 from ..picture_size import parse_picture_size, picture_size_text
 from ..reader import BoardReader, FrameUnreadable
@@ -67,9 +71,11 @@ def training_counts(profile: BoardProfile, rng: np.random.Generator) -> tuple[di
 
 def count_prior(kind: str) -> np.ndarray:
     """How often training shows each count: playing pits 0-19 three times as often as
-    20-48 (real games hold mostly small heaps); stores flat up to 64, rarer beyond."""
-    if kind == "pit":
-        weights = np.where(np.arange(PIT_TRAINING_MAX + 1) < 20, 3.0, 1.0)
+    20-48 (real games hold mostly small heaps); stores flat up to 64, rarer beyond; the heap
+    network's pictures, the playing pits' of ``HEAP_LEAST`` seeds or more."""
+    if kind in ("pit", "heap"):
+        counts = np.arange(PIT_TRAINING_MAX + 1)
+        weights = np.where(counts < 20, 3.0, 1.0) * (counts >= (HEAP_LEAST if kind == "heap" else 0))
     else:
         weights = np.where(np.arange(STORE_TRAINING_MAX + 1) <= 64, 3.0, 1.0)
     return weights / weights.sum()
@@ -156,10 +162,11 @@ def seed_cells(xy: np.ndarray, window: tuple[int, int], flip: tuple[bool, bool],
 
 
 def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_SIZE,
-                  lamp: float = 0.0) -> dict[str, Patches]:
-    """The training pictures of set-up number ``setup``, photographed in pictures of ``frame``
-    (width, height) px, a share ``lamp`` of them with a lamp's reflection; none if it fails to
-    calibrate."""
+                  lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store")) -> dict[str, Patches]:
+    """The training pictures of set-up number ``setup`` for the networks ``kinds`` (the heap
+    network's only of pits holding ``HEAP_LEAST`` seeds or more), photographed in pictures of
+    ``frame`` (width, height) px, a share ``lamp`` of them with a lamp's reflection; none if it
+    fails to calibrate. The frames and their counts are the same whatever the kinds."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng([TRAINING_STREAM, setup])
     board = BOARDS[setup % len(BOARDS)]
@@ -170,7 +177,7 @@ def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_S
         calibration = calibrate_empty(board, empty)
     except CalibrationError:
         return {}
-    reader, cutter = BoardReader(calibration), PatchCutter(calibration)
+    reader, cutter = BoardReader(calibration), PatchCutter(calibration, kinds)
     out = {kind: Patches(empty=_windows(cutter.empty(kind), len(labels))) for kind, labels in cutter.labels.items()}
     for number in range(frames):
         counts, white = training_counts(profile, rng)
@@ -185,7 +192,7 @@ def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_S
             windows = _windows(relit[kind], len(labels))
             patches = out[kind]
             for k, label in enumerate(labels):
-                if label in rendered.covered:
+                if label in rendered.covered or (kind == "heap" and counts[label] < HEAP_LEAST):
                     continue
                 seeds = cutter.window_points(label, np.array(rendered.seeds[label]))
                 patches.seed_window += [len(patches.relit)] * len(seeds)
@@ -211,24 +218,25 @@ def _windows(stacked: np.ndarray, count: int) -> list[np.ndarray]:
 
 
 def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int, int] = FRAME_SIZE,
-          lamp: float = 0.0) -> None:
+          lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store")) -> None:
     """Render set-ups ``setups`` in pictures of ``frame`` px (a share ``lamp`` of the frames with
-    a lamp's reflection) on ``workers`` processes and save ``out``/pit.npz and store.npz."""
+    a lamp's reflection) on ``workers`` processes and save ``out``/KIND.npz for each of ``kinds``."""
     out.mkdir(parents=True, exist_ok=True)
-    total = {"pit": Patches(), "store": Patches()}
+    total = {kind: Patches() for kind in kinds}
     started = time.time()
+    jobs = [(k, frames, frame, lamp, kinds) for k in setups]
     with Pool(workers) as pool:
-        for done, result in enumerate(pool.imap(_setup_job, [(k, frames, frame, lamp) for k in setups], chunksize=2), 1):
+        for done, result in enumerate(pool.imap(_setup_job, jobs, chunksize=2), 1):
             for kind, patches in result.items():
                 total[kind].extend(patches)
             if done % 20 == 0 or done == len(setups):
-                print(f"{done}/{len(setups)} set-ups, {len(total['pit'].counts)} pits, {len(total['store'].counts)} stores, "
-                      f"{time.time() - started:.0f} s", flush=True)
+                windows = ", ".join(f"{len(patches.counts)} {kind} windows" for kind, patches in total.items())
+                print(f"{done}/{len(setups)} set-ups, {windows}, {time.time() - started:.0f} s", flush=True)
     for kind, patches in total.items():
         patches.save(out / f"{kind}.npz", PatchShape.of(kind))
 
 
-def _setup_job(args: tuple[int, int, tuple[int, int], float]) -> dict[str, Patches]:
+def _setup_job(args: tuple[int, int, tuple[int, int], float, tuple[str, ...]]) -> dict[str, Patches]:
     return setup_patches(*args)
 
 
@@ -241,6 +249,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the camera picture's size (default: %(default)s)")
     parser.add_argument("--lamp", type=float, default=0.0, metavar="SHARE",
                         help="the share of frames (0-1) with a lamp's reflection near a hollow (default: none)")
+    parser.add_argument("--heaps", action="store_true",
+                        help=f"cut the heap network's pictures (pits of {HEAP_LEAST} seeds or more, finer) into heap.npz")
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder for pit.npz and store.npz")
     args = parser.parse_args(argv)
     try:
@@ -253,7 +263,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--frame = {error}")
     if not 0 <= args.lamp <= 1:
         parser.error(f"--lamp = {args.lamp}: expected a share of the frames, 0-1")
-    build(range(first, stop), args.frames, args.output, args.workers, frame, args.lamp)
+    build(range(first, stop), args.frames, args.output, args.workers, frame, args.lamp,
+          ("heap",) if args.heaps else ("pit", "store"))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,9 @@
 
 Two small convolutional networks, one for playing pits and one for stores
 (bigger windows, bigger heaps), each answering for one hollow: a probability
-for every count, and for every number of white chips. They are built from
+for every count, and for every number of white chips; and a third, the heap
+network, for the playing pits the pit network reads as heaps, at the board's
+own scale (``--heaps``, on pictures rendered with ``dataset --heaps``). They are built from
 depthwise-separable convolutions (MobileNet's), which ONNX Runtime
 runs in a few milliseconds for a whole board on one core (docs/vision.md, section 6).
 
@@ -25,7 +27,11 @@ networks again, for when the counter changes how it reads them. ``--widths``
 sets a new network's channels (``--store-only`` then needs the same ones), and
 ``--teacher FOLDER`` has the networks exported there teach it as well as the
 truth (:func:`distillation`; docs/vision.md, section 6, *A cheaper network
-taught by the shipped one*).
+taught by the shipped one*). ``--heaps`` trains the heap network alone and saves
+it as ``heap_counter.pt`` too; ``--heaps --resume`` trains that one further
+(``--epochs 0``: only fits its temperatures and exports it again).
+
+    python -m vision.training.train data/heaps900 data/heaps1200 --heaps -o vision/models --widths 16,32,96,128,192,256
 
 Needs PyTorch (``pip install -e .[train]``); deterministic for a given data
 set, seed and number of threads.
@@ -49,8 +55,8 @@ import torch.nn.functional as F
 from onnx import numpy_helper
 from torch import nn
 
-from ..counter import INPUT, MIRRORS, OUTPUTS, CounterError, load_network, model_paths, network_logits
-from ..patches import CHANNELS, PX_PER_MM, PatchShape
+from ..counter import INPUT, KINDS, MIRRORS, OUTPUTS, CounterError, load_network, model_paths, network_logits
+from ..patches import CHANNELS, PatchShape
 from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches, seed_cells
 
 WIDTHS = (32, 64, 96, 128, 192, 256)
@@ -248,7 +254,14 @@ def distillation(student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
 
 def count_classes(kind: str) -> int:
     """How many counts (0 to the most the pictures hold) a network for ``kind`` tells apart."""
-    return (PIT_TRAINING_MAX if kind == "pit" else STORE_TRAINING_MAX) + 1
+    return (STORE_TRAINING_MAX if kind == "store" else PIT_TRAINING_MAX) + 1
+
+
+def reading_mirrors(kind: str) -> tuple[tuple[bool, bool], ...]:
+    """The mirror images the counter reads an unsure window of ``kind`` in besides the window as
+    cut (:mod:`vision.counter`), which its temperature is fitted to: none for the heap network,
+    which reads a heap once."""
+    return () if kind == "heap" else MIRRORS
 
 
 @dataclass(frozen=True)
@@ -275,7 +288,8 @@ class Teacher:
         return cls(folder, networks)
 
 
-def predict(model: Counter, pictures: Pictures, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def predict(model: Counter, pictures: Pictures, index: np.ndarray,
+            mirrors: tuple[tuple[bool, bool], ...] = MIRRORS) -> tuple[np.ndarray, np.ndarray]:
     """Count and white-chip logits of the pictures ``index`` from a network in training."""
     model.eval()
 
@@ -283,20 +297,20 @@ def predict(model: Counter, pictures: Pictures, index: np.ndarray) -> tuple[np.n
         with torch.no_grad():
             counts, whites = model(x)
         return counts.numpy(), whites.numpy()
-    return mean_view_logits(forward, pictures, index)
+    return mean_view_logits(forward, pictures, index, mirrors)
 
 
 def mean_view_logits(forward: Callable[[torch.Tensor], tuple[np.ndarray, np.ndarray]], pictures: Pictures,
-                     index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                     index: np.ndarray, mirrors: tuple[tuple[bool, bool], ...] = MIRRORS) -> tuple[np.ndarray, np.ndarray]:
     """Count and white-chip logits of the pictures ``index``, each the mean of the window's and its
-    mirror images' (:data:`vision.counter.MIRRORS`): what the counter says of every window it is
-    unsure of (``vision.counter.CounterModel.read``; a window it is sure of is read once), so that
-    the temperature is fitted to the readings that decide."""
+    ``mirrors``' (:data:`vision.counter.MIRRORS` for the pit and store networks): what the counter
+    says of every window it is unsure of (``vision.counter.CounterModel.read``; a window it is sure
+    of is read once), so that the temperature is fitted to the readings that decide."""
     counts, whites = [], []
     for start in range(0, len(index), 512):
         chosen = index[start:start + 512]
         views = [forward(pictures.batch(chosen))]
-        views += [forward(pictures.batch(chosen, (columns, rows))) for rows, columns in MIRRORS]
+        views += [forward(pictures.batch(chosen, (columns, rows))) for rows, columns in mirrors]
         counts.append(np.mean([c for c, _ in views], axis=0))
         whites.append(np.mean([w for _, w in views], axis=0))
     return np.concatenate(counts), np.concatenate(whites)
@@ -341,10 +355,36 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
     model.eval()
     width, height = PatchShape.of(kind).size
     onnx_path, json_path = model_paths(out, kind)
+    out.mkdir(parents=True, exist_ok=True)
     batch = {name: {0: "batch"} for name in (INPUT, *OUTPUTS)}
     torch.onnx.export(model, torch.zeros(1, CHANNELS, height, width), str(onnx_path), input_names=[INPUT],
                       output_names=OUTPUTS, dynamic_axes=batch, opset_version=13, dynamo=False)
     json_path.write_text(json.dumps(description, indent=1) + "\n")
+
+
+def saved_counter(path: Path, kind: str, widths: tuple[int, ...], missing: str) -> Counter:
+    """The network for ``kind`` a run saved in ``path`` (``torch.save`` of its state); a missing
+    or unreadable file stops the run with ``missing`` and why."""
+    try:
+        state = torch.load(path)
+    except OSError as error:
+        raise SystemExit(f"{missing} ({error})") from None
+    model = Counter(count_classes(kind), WHITE_TRAINING_MAX + 1, widths)
+    model.load_state_dict(state)
+    return model
+
+
+def run_heaps(data: list[Path], out: Path, epochs: int, seed: int, threads: int, resume: bool = False,
+              widths: tuple[int, ...] = WIDTHS, rate: float | None = None) -> None:
+    """Train the heap network (on ``data``'s heap.npz) and save it as ``heap_counter.pt`` beside
+    its export; ``resume`` trains the one saved there further (for ``epochs``; none: export it
+    again), at peak ``rate``."""
+    torch.set_num_threads(threads)
+    saved = out / "heap_counter.pt"
+    start = saved_counter(saved, "heap", widths, "--resume: no heap network saved; train one first") if resume else None
+    model = train_counter("heap", data, out, epochs, seed, start=start, rate=rate, widths=widths,
+                          continued={"from": str(saved)} if resume else None)
+    torch.save(model.state_dict(), saved)
 
 
 def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int,
@@ -365,12 +405,7 @@ def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, 
         return
     trunk_path = out / "pit_counter.pt"
     if store_only:
-        try:
-            state = torch.load(trunk_path)
-        except OSError as error:
-            raise SystemExit(f"--store-only: no pit network saved in {out} ({error}); train both first") from None
-        trunk = Counter(count_classes("pit"), WHITE_TRAINING_MAX + 1, widths)
-        trunk.load_state_dict(state)
+        trunk = saved_counter(trunk_path, "pit", widths, "--store-only: no pit network saved; train both first")
     else:
         trunk = train_counter("pit", data, out, epochs, seed, density=density, widths=widths, teacher=teacher)
         torch.save(trunk.state_dict(), trunk_path)
@@ -394,12 +429,15 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         model.hidden.load_state_dict(trunk.hidden.state_dict())
         model.density.load_state_dict(trunk.density.state_dict())
     print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
-    train(model, pictures, epochs, rate or (3e-3 if trunk is None else 1.5e-3), seed, density, taught_by)
-    honesty_figures = honesty(predict(model, pictures, np.nonzero(pictures.held_out)[0]), pictures)
-    width, height = PatchShape.of(kind).size
+    if epochs:
+        train(model, pictures, epochs, rate or (3e-3 if trunk is None else 1.5e-3), seed, density, taught_by)
+    honesty_figures = honesty(predict(model, pictures, np.nonzero(pictures.held_out)[0], reading_mirrors(kind)),
+                              pictures)
+    shape = PatchShape.of(kind)
+    width, height = shape.size
     export(model, kind, out, {
         "format": "pitwatch-seed-counter", "version": 1, "kind": kind,
-        "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": PX_PER_MM},
+        "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": shape.px_per_mm},
         "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty_figures,
         "training_prior": [round(float(v), 6) for v in count_prior(kind)],
         "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed, "density": density,
@@ -428,13 +466,16 @@ def recalibrate(data: list[Path], out: Path) -> None:
     """Fit the temperatures of the exported networks in ``out`` again on the held-out pictures of
     ``data``, as Pitwatch runs them, without training them again: for when the counter changes how
     it reads (more mirror images, say), which changes how sure its averaged readings are."""
-    for kind in ("pit", "store"):
+    for kind in KINDS:
+        if not all((folder / f"{kind}.npz").exists() for folder in data):
+            continue  # the heap network's pictures are rendered apart (dataset --heaps)
         onnx_path, json_path = model_paths(out, kind)
         net = load_network(onnx_path, kind)
         pictures = Pictures([folder / f"{kind}.npz" for folder in data])
         print(f"{kind}: {int(pictures.held_out.sum())} held out")
         description = json.loads(json_path.read_text())
-        logits = mean_view_logits(lambda x: network_logits(net, x.numpy()), pictures, np.nonzero(pictures.held_out)[0])
+        logits = mean_view_logits(lambda x: network_logits(net, x.numpy()), pictures, np.nonzero(pictures.held_out)[0],
+                                  reading_mirrors(kind))
         description.update(honesty(logits, pictures))
         json_path.write_text(json.dumps(description, indent=1) + "\n")
 
@@ -460,16 +501,27 @@ def main(argv: list[str] | None = None) -> None:
                         help="exported networks in FOLDER that the new ones also learn from (distillation)")
     parser.add_argument("--recalibrate", action="store_true",
                         help="train nothing: fit the temperatures of the networks in OUTPUT again on DATA's held-out pictures")
+    parser.add_argument("--heaps", action="store_true",
+                        help="train only the heap network, on DATA's heap.npz (vision.training.dataset --heaps)")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --heaps: train the heap network saved in OUTPUT (heap_counter.pt) further")
+    parser.add_argument("--rate", type=float, help="with --heaps: the peak learning rate (default 3e-3)")
     args = parser.parse_args(argv)
+    if args.resume and not args.heaps:
+        parser.error("--resume goes with --heaps")
     try:
         if args.recalibrate:
             recalibrate(args.data, args.output)
+        elif args.heaps:
+            run_heaps(args.data, args.output, args.epochs, args.seed, args.threads, args.resume, args.widths, args.rate)
         else:
             teacher = Teacher.load(args.teacher) if args.teacher is not None else None
             run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only,
                 args.continue_from, args.density, args.widths, teacher)
     except ValueError as error:  # pictures or a teacher that cannot train a network: say which, no traceback
         parser.error(str(error))
+    except OSError as error:  # a folder without the pictures asked for (heap.npz: rendered with dataset --heaps)
+        parser.error(f"{error.filename}: {error.strerror}")
 
 
 def _widths(text: str) -> tuple[int, ...]:
