@@ -233,13 +233,13 @@ def reading_delay(per_frame: float, still_frames: int, camera_rate: float | None
 def check_counter() -> Check:
     """The seed counter's networks, which come with Pitwatch: a broken or partial installation
     shows here rather than on the first frame."""
-    from vision.counter import MODELS, CounterError, shared_counter
+    from vision.counter import KINDS, MODELS, CounterError, shared_counter
 
     try:
         shared_counter()
     except CounterError as exc:
         return Check("seed counter", False, f"{exc}; reinstall Pitwatch (scripts/demo installs it)")
-    return Check("seed counter", True, f"{MODELS}: the pit, store and heap networks load")
+    return Check("seed counter", True, f"{MODELS}: the {', '.join(KINDS)} networks load")
 
 
 def check_sensors(config: Config) -> Iterator[Check]:

@@ -39,8 +39,8 @@ FORMAT, VERSION = "pitwatch-seed-counter", 1
 KINDS = ("pit", "store", "heap")  # the networks: playing pits, stores, and heaps in playing pits read again finer
 SURE = 0.995  # a window read at least this sure of one count is not read again mirrored
 MIRRORS = ((True, True), (False, True), (True, False))  # (rows, columns) reversed: a half turn, left-right, top-bottom
-HEAP_LEAST = 8  # the heap network was shown windows of this many seeds or more, and reads a pit the pit network
-HEAP_FROM, HEAP_SHARE = 10, 0.9  # gives at least this chance of holding this many: pits of 8-9 read as well by both
+HEAP_LEAST = 8  # the heap network was shown windows of this many seeds or more, and says nothing of fewer
+HEAP_FROM, HEAP_SHARE = 10, 0.9  # it reads a pit the pit network gives this chance of this many (8-9: both as well)
 INPUT, OUTPUTS = "window", ["counts", "whites"]  # the names train.py exports the networks with
 LOAD_ERRORS = (runtime_errors.NoSuchFile, runtime_errors.InvalidProtobuf, runtime_errors.InvalidGraph,
                runtime_errors.Fail, runtime_errors.NotImplemented, runtime_errors.RuntimeException)
@@ -144,7 +144,7 @@ class CounterModel:
 
 
 def load_network(onnx_path: Path, kind: str) -> onnxruntime.InferenceSession:
-    """The network for ``kind`` ("pit" or "store") in ``onnx_path``, run on one thread: a frame is
+    """The network for ``kind`` (one of :data:`KINDS`) in ``onnx_path``, run on one thread: a frame is
     read on one core, leaving the other to the dashboard and the bridge. A file that takes
     another window than :mod:`vision.patches` cuts, or a batch of one only (OpenCV's DNN module
     ran those), is a broken installation."""
@@ -229,15 +229,15 @@ class SeedCounter:
         :meth:`CounterModel.read` reads them."""
         pit, heap = self._models["pit"], self._models["heap"]
         count_logits, white_logits = pit.first_look(windows)
-        first, first_whites = pit.probabilities(count_logits), pit.white_probabilities(white_logits)
+        first = pit.probabilities(count_logits)
         heaps = first[:, HEAP_FROM:].sum(axis=1) >= HEAP_SHARE
         pit.look_again(windows, count_logits, white_logits, (first.max(axis=1) < SURE) & ~heaps)
-        counts, whites = pit.probabilities(count_logits), pit.white_probabilities(white_logits)
+        counts, whites = pit.probabilities(count_logits), pit.white_probabilities(white_logits)  # heaps: the first look
         if heaps.any():
             heap_logits, heap_white_logits = heap.first_look(heap_windows(np.flatnonzero(heaps).tolist()))
-            pooled = _pooled(first[heaps, HEAP_LEAST:], heap.probabilities(heap_logits)[:, HEAP_LEAST:])
-            counts[heaps, HEAP_LEAST:] = first[heaps, HEAP_LEAST:].sum(axis=1, keepdims=True) * pooled
-            whites[heaps] = _pooled(first_whites[heaps], heap.white_probabilities(heap_white_logits))
+            pooled = _pooled(counts[heaps, HEAP_LEAST:], heap.probabilities(heap_logits)[:, HEAP_LEAST:])
+            counts[heaps, HEAP_LEAST:] = counts[heaps, HEAP_LEAST:].sum(axis=1, keepdims=True) * pooled
+            whites[heaps] = _pooled(whites[heaps], heap.white_probabilities(heap_white_logits))
         return _answers(counts, whites)
 
 

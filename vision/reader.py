@@ -310,7 +310,7 @@ class BoardReader:
             message = self._strays_message(strays)
         elif missing:
             message = f"ok (marker {', '.join(missing)} not seen)"
-        elif too_small(view.picture):
+        elif small:
             message = (f"ok (a {view.picture[0]} x {view.picture[1]} picture, too small to count seeds well: "
                        "see pitwatch doctor)")
         elif blur > BLURRED_MM or blurred:

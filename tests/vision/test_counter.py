@@ -202,3 +202,11 @@ def test_widening_keeps_the_order_and_flattens():
     assert widened(p, 1.0) is p
     wide = widened(p, 3.0)
     assert wide.sum() == pytest.approx(1.0) and np.argmax(wide) == 1 and wide[1] < p[1] and wide[0] > p[0]
+
+
+def test_an_installation_without_the_heap_network_is_named(copied):
+    """The heap network is part of the counter: a folder of only the pit and store networks (one
+    trained before 2026-11-28) is refused on load, naming the missing file, not on a heap."""
+    model_paths(copied, "heap")[1].unlink()
+    with pytest.raises(CounterError, match="heap_counter.json: cannot read the heap counter's description"):
+        SeedCounter(copied)
