@@ -29,7 +29,8 @@ sets a new network's channels (``--store-only`` then needs the same ones), and
 truth (:func:`distillation`; docs/vision.md, section 6, *A cheaper network
 taught by the shipped one*). ``--heaps`` trains the heap network alone and saves
 it as ``heap_counter.pt`` too; ``--heaps --resume`` trains that one further
-(``--epochs 0``: only fits its temperatures and exports it again).
+(``--epochs 0``: only fits its temperatures and exports it again), and its description
+keeps how the one it continues was trained (``trained.continued.trained``).
 
     python -m vision.training.train data/heaps900 data/heaps1200 --heaps -o vision/models --widths 16,32,96,128,192,256
 
@@ -383,8 +384,19 @@ def run_heaps(data: list[Path], out: Path, epochs: int, seed: int, threads: int,
     saved = out / "heap_counter.pt"
     start = saved_counter(saved, "heap", widths, "--resume: no heap network saved; train one first") if resume else None
     model = train_counter("heap", data, out, epochs, seed, start=start, rate=rate, widths=widths,
-                          continued={"from": str(saved)} if resume else None)
+                          continued={"from": str(saved), "trained": exported_training(out, "heap")} if resume else None)
     torch.save(model.state_dict(), saved)
+
+
+def exported_training(folder: Path, kind: str) -> dict | None:
+    """How the network for ``kind`` exported in ``folder`` was trained (its description's
+    ``trained``), so that a network trained further carries its whole history; None when no
+    description is there (a saved network copied alone)."""
+    _, json_path = model_paths(folder, kind)
+    try:
+        return json.loads(json_path.read_text()).get("trained")
+    except FileNotFoundError:
+        return None
 
 
 def run(data: list[Path], out: Path, epochs: int, store_epochs: int, seed: int, threads: int,
@@ -429,8 +441,9 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         model.hidden.load_state_dict(trunk.hidden.state_dict())
         model.density.load_state_dict(trunk.density.state_dict())
     print(f"{kind}: {int((~pictures.held_out).sum())} training pictures, {int(pictures.held_out.sum())} held out")
+    rate = rate or (3e-3 if trunk is None else 1.5e-3)
     if epochs:
-        train(model, pictures, epochs, rate or (3e-3 if trunk is None else 1.5e-3), seed, density, taught_by)
+        train(model, pictures, epochs, rate, seed, density, taught_by)
     honesty_figures = honesty(predict(model, pictures, np.nonzero(pictures.held_out)[0], reading_mirrors(kind)),
                               pictures)
     shape = PatchShape.of(kind)
@@ -440,7 +453,7 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": shape.px_per_mm},
         "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty_figures,
         "training_prior": [round(float(v), 6) for v in count_prior(kind)],
-        "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "seed": seed, "density": density,
+        "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "rate": rate, "seed": seed, "density": density,
                     "widths": list(model.widths), **({"teacher": str(teacher.folder)} if teacher is not None else {}),
                     "torch": torch.__version__, "pictures": int((~pictures.held_out).sum()),
                     **({"continued": continued} if continued else {})},
