@@ -536,8 +536,8 @@ def accuracy(setup_of):
 
 
 @pytest.mark.parametrize("measure, floor", [
-    # measured 1.0, 1.0, 0.99, 1.0, 0.962, 0.998, 1.0 (the shipped counter, this fixed set; before the heap
-    # network, 0.943 within one for 10-19 and 0.993 in the 95 % set)
+    # measured 1.0, 1.0, 0.99, 1.0, 0.981, 0.995, 1.0 (the shipped counter, this fixed set; with the heap network
+    # trained on 600 set-ups, 0.962 within one for 10-19 and 0.998 in the 95 % set; before it, 0.943 and 0.993)
     ("exact_0", 0.99), ("exact_small", 0.99), ("exact_5_9", 0.97), ("within_one_to_9", 0.99),
     ("within_one_10_19", 0.90), ("in_set", 0.98), ("white", 0.98),
 ])
