@@ -289,7 +289,7 @@ class BoardReader:
         views: dict[str, np.ndarray] = {}
         if known is None:
             off_hollows = None if cover.stray_mask is None else cover.stray_mask & self._off_hollows  # seeds on the wood
-            pits, views = self._count(view, in_view, off_hollows, blurred, heaps_again=not small)
+            pits, views = self._count(view, in_view, off_hollows, blurred)
         else:
             pits = {label: known.pits.get(label) if label in in_view else None for label in self.labels}
         unseen = tuple(label for label, pit in pits.items() if pit is None)
@@ -333,12 +333,10 @@ class BoardReader:
             return f"{piece} on the wood by {beside[0]}: put it where it belongs"
         return f"{len(beside)} {piece}s on the wood by {', '.join(dict.fromkeys(beside))}: put them where they belong"
 
-    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None, blurred: bool,
-               heaps_again: bool) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
+    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None,
+               blurred: bool) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
         """The seed counter's reading of every pit in view (None for the others; heaps in playing
-        pits read again at the board's own scale if ``heaps_again``, :meth:`SeedCounter.read_pits`:
-        the heap network learnt from 1280 x 720 pictures only, and in smaller ones reads heaps and
-        white chips worse than the pit network, docs/vision.md, section 6), widened as
+        pits read again at the board's own scale, :meth:`SeedCounter.read_pits`), widened as
         calibration found this board needs and hedged where white clipped that may be a lamp's
         reflection (:func:`~vision.glare.hedged`), every pit hedged where the picture is
         ``blurred`` beyond what this board's seeds bear (``Calibration.blur_limit_mm``), and each
@@ -356,7 +354,7 @@ class BoardReader:
                 continue
             height = relit.shape[0] // len(labels)
             windows = self._cutter.stack(relit, kind)[chosen]
-            if kind == "pit" and heaps_again:
+            if kind == "pit":
                 reads = counter.read_pits(windows, lambda heaps: self._heap_windows(view, strays, [chosen[k] for k in heaps]))
             else:
                 reads = counter.read(kind, windows)

@@ -66,11 +66,11 @@ def test_a_camera_of_another_picture_size_is_calibrated_and_read(setup_from, siz
     assert result.reading.most_likely_counts() == counts
 
 
-@pytest.mark.parametrize("size, again", [((1280, 720), True), ((1920, 1080), True), ((640, 480), False)])
-def test_heaps_are_read_again_finer_in_pictures_of_1280_x_720_and_more(setup_from, size, again):
-    """The heap network learnt from 1280 x 720 pictures only; in a 640 x 480 one it reads heaps
-    and white chips worse than the pit network (docs/vision.md, section 6), so there the pit
-    network's reading stands."""
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (640, 480)])
+def test_heaps_are_read_again_finer_in_pictures_of_every_size(setup_from, size):
+    """The heap network learnt from 640 x 480 and 1024 x 768 pictures too, and reads heaps there
+    better than the pit network alone (docs/vision.md, section 6): a webcam left at its
+    starting size gets it as well."""
     scene, calibration = setup_from("2x6+stores", np.random.default_rng(21), frame=size)
 
     class Recorder(SeedCounter):
@@ -83,7 +83,7 @@ def test_heaps_are_read_again_finer_in_pictures_of_1280_x_720_and_more(setup_fro
     result = reader.read(render(scene, {"C": 14, "d": 2}, None, Shot(seed=3, noise=2, jpeg=85)).image)
     assert result.status.markers_seen == (0, 1, 2, 3) and result.reading.pits["C"].most_likely >= 10
     playing = [hollow.label for hollow in calibration.profile.hollows if not hollow.is_store]
-    assert [playing[k] for k in Recorder.heaps] == (["C"] if again else [])
+    assert [playing[k] for k in Recorder.heaps] == ["C"]
 
 
 def test_a_known_reading_is_kept_without_counting_but_the_frame_is_still_looked_at(kalah_setup):
@@ -536,8 +536,8 @@ def accuracy(setup_of):
 
 
 @pytest.mark.parametrize("measure, floor", [
-    # measured 1.0, 1.0, 0.99, 1.0, 0.981, 0.995, 1.0 (the shipped counter, this fixed set; with the heap network
-    # trained on 600 set-ups, 0.962 within one for 10-19 and 0.998 in the 95 % set; before it, 0.943 and 0.993)
+    # measured 1.0, 1.0, 0.99, 1.0, 0.943, 0.998, 1.0 (the shipped counter, this fixed set of 53 heaps of 10-19; with
+    # the heap networks before, 0.981 / 0.995 and 0.962 / 0.998 within one for 10-19 / in the 95 % set; with none, 0.943 / 0.993)
     ("exact_0", 0.99), ("exact_small", 0.99), ("exact_5_9", 0.97), ("within_one_to_9", 0.99),
     ("within_one_10_19", 0.90), ("in_set", 0.98), ("white", 0.98),
 ])
