@@ -1,6 +1,6 @@
 """Focus benchmark: how a lens out of focus costs the counter, by the blur the reader measures.
 
-    .venv/bin/python benchmarks/focus_bench.py [--scenes 3] [--frames 4] [--seed 11] [--frame 1280x720]
+    .venv/bin/python benchmarks/focus_bench.py [--scenes 3] [--frames 4] [--seed 11] [--frame 1280x720] [--corners]
 
 For each board profile, ``--scenes`` set-ups calibrated in focus (as
 ``vision_bench.py`` calibrates them), then ``--frames`` frames each (every
@@ -13,7 +13,10 @@ blur and then binned by the blur the reader measured at the markers
 section 2). A frame too blurred to count (over ``TOO_BLURRED_MM``, or
 ``TOO_BLURRED_SMALL_MM`` in a picture under 1280 x 720) counts no pit, and one
 over a board's own limit is read hedged, so the reader is asked with both
-lifted: the bins say what the counter itself reads.
+lifted: the bins say what the counter itself reads. ``--corners`` calibrates
+every board by its four corners instead of its markers, as a board without
+markers is, and the blur is then measured by the wood's grain against the empty
+board's (:meth:`vision.grain.Grain.blur_mm`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.profiles import PROFILE_LAYOUTS  # noqa: E402
 from vision import reader as reader_module  # noqa: E402
+from vision.focus import measured_at  # noqa: E402
 from vision.picture_size import picture_size_text  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.render import FRAME_SIZE, random_counts, random_shot, render  # noqa: E402
@@ -71,15 +75,16 @@ class Tally:
                 f"truth in 95 % set {100 * self.in_set / self.pits:6.2f} %")
 
 
-def run(scenes: int, frames: int, seed: int, frame: tuple[int, int]
+def run(scenes: int, frames: int, seed: int, frame: tuple[int, int], corners: bool = False
         ) -> tuple[dict[float, Tally], dict[float, Tally], int, list[str]]:
     """Tallies by lens blur and by measured blur (bins' lower edges), frames where no board was
-    found, and the set-ups that could not be calibrated."""
+    found (or its blur not measured), and the set-ups that could not be calibrated; boards found
+    by their ``corners`` or by their markers."""
     cv2.setNumThreads(1)
     by_defocus = {d: Tally() for d in DEFOCUS_PX}
     by_blur = {low: Tally() for low in BLUR_BINS_MM[:-1]}
     lost, failures = 0, []
-    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures):
+    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners):
         reader = BoardReader(replace(calibration, blur_limit_mm=None))  # as the counter reads, not hedged
         for f in range(frames):
             counts, white = random_counts(scene.profile, rng)
@@ -102,17 +107,21 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
+    parser.add_argument("--corners", action="store_true",
+                        help="boards found by their corners, without markers: the blur is measured by the wood's grain")
     args = parser.parse_args()
     reader_module.too_blurred_mm = lambda small_picture: float("inf")  # count every frame, to see what it would read
-    by_defocus, by_blur, lost, failures = run(args.scenes, args.frames, args.seed, args.frame)
-    print(f"{picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, {args.scenes} set-ups each, "
-          f"{args.frames} frames each read at {len(DEFOCUS_PX)} lens blurs, seed {args.seed}; board not found {lost} times")
+    by_defocus, by_blur, lost, failures = run(args.scenes, args.frames, args.seed, args.frame, args.corners)
+    print(f"{picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles"
+          f"{' found by their corners' if args.corners else ''}, {args.scenes} set-ups each, "
+          f"{args.frames} frames each read at {len(DEFOCUS_PX)} lens blurs, seed {args.seed}; "
+          f"board not found or blur not measured {lost} times")
     for failure in failures:
         print(f"  calibration failed: {failure}")
     print("by the lens blur (px of a 1280 px wide picture):")
     for defocus, tally in by_defocus.items():
         print(f"  {defocus:3.1f} px: {tally.line()}")
-    print("by the blur measured at the markers (vision.focus):")
+    print(f"by the blur measured at {measured_at(args.corners)} (vision.focus):")
     for low, high in zip(BLUR_BINS_MM, BLUR_BINS_MM[1:]):
         tally = by_blur[low]
         if tally.frames:

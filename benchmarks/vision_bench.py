@@ -1,7 +1,7 @@
 """Vision benchmark: the reader against the renderer's truth, across every board profile.
 
     .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995] [--frame 1280x720]
-                                                [--defocus 0] [--models vision/models]
+                                                [--defocus 0] [--models vision/models] [--corners]
 
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
@@ -23,6 +23,10 @@ rectified and checked for motion and a hand, not counted again, as the live
 camera loop does while the board stays still).
 ``--frame`` renders another camera picture size with the same lenses (a webcam
 left at 640x480, a 1080p one): the same board in fewer or more pixels.
+``--corners`` calibrates every board by its four corners in the empty picture
+instead of its markers (a board without markers; its markers are drawn but not
+used), so that a nudged board is followed by its wood (:mod:`vision.nudge`)
+and its blur measured by its grain.
 ``--defocus`` puts the lens out of focus in every hard frame (calibration stays
 sharp, as with an autofocus that hunts in play); every run prints the blur the
 reader measured at the markers and how many frames it said were blurred or too
@@ -52,6 +56,7 @@ from calibration.calibfile import Calibration, CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
 from vision import counter  # noqa: E402
+from vision.focus import measured_at  # noqa: E402
 from vision.picture_size import parse_picture_size, picture_size_text  # noqa: E402
 from vision.pits import nominal_hollows, rim_gap  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
@@ -69,26 +74,30 @@ def heap_bin(n: int) -> str:
     return next(name for lo, hi, name in BINS if lo <= n <= hi)
 
 
-def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE):
-    """A random set-up (a camera of ``frame`` px) and its calibration from an easy empty frame and start frame."""
+def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE, corners: bool = False):
+    """A random set-up (a camera of ``frame`` px) and its calibration from an easy empty frame and
+    start frame; with ``corners``, by the board's four corners where they are in the empty
+    picture, as a user gives them (a board without markers: its markers are drawn but not used)."""
     scene = random_scene(board, rng, frame=frame)
     profile = board_profile(board)
-    empty = render(scene, {h.label: 0 for h in profile.hollows}, None, random_shot(rng, hard=False, hand=False)).image
+    empty_shot = random_shot(rng, hard=False, hand=False)
+    empty = render(scene, {h.label: 0 for h in profile.hollows}, None, empty_shot).image
     counts, white = start_counts(board)
     start = render(scene, counts, white, random_shot(rng, hard=False, hand=False)).image
-    return scene, calibrate(board, empty, start)
+    outline = project(scene, np.array(profile.board_corners()), empty_shot).ravel().tolist() if corners else None
+    return scene, calibrate(board, empty, start, outline)
 
 
-def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: list[str]
+def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: list[str], corners: bool = False
                       ) -> Iterator[tuple[Scene, Calibration, np.random.Generator]]:
-    """Every board profile's ``scenes`` set-ups (:func:`calibrated_scene`), each with its own
-    seeded stream, which goes on to draw the set-up's frames; a set-up that cannot be
-    calibrated is named in ``failures`` and skipped."""
+    """Every board profile's ``scenes`` set-ups (:func:`calibrated_scene`, found by their
+    ``corners`` or not), each with its own seeded stream, which goes on to draw the set-up's
+    frames; a set-up that cannot be calibrated is named in ``failures`` and skipped."""
     for b, board in enumerate(PROFILE_LAYOUTS):
         for s in range(scenes):
             rng = np.random.default_rng([seed, b, s])
             try:
-                scene, calibration = calibrated_scene(board, rng, frame)
+                scene, calibration = calibrated_scene(board, rng, frame, corners)
             except CalibrationError as error:
                 failures.append(f"{board} scene {s}: {error}")
                 continue
@@ -100,7 +109,8 @@ def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
     return replace(random_shot(rng, hard=True), defocus=defocus)
 
 
-def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE, defocus: float = 0.0) -> dict:
+def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE, defocus: float = 0.0,
+        corners: bool = False) -> dict:
     cv2.setNumThreads(1)
     stats: dict = defaultdict(lambda: [0, 0])  # name -> [hits, total]
     times: list[tuple[float, float]] = []  # (CPU, wall) seconds per frame
@@ -110,7 +120,7 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
     blurs: list[float] = []  # mm, the blur the reader measured at the markers (vision.focus)
     failures: list[str] = []
     images = 0
-    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures):
+    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners):
         reader = BoardReader(calibration)
         for _ in range(frames):
             counts, white = random_counts(scene.profile, rng)
@@ -318,16 +328,19 @@ def main() -> None:
     parser.add_argument("--defocus", type=float, default=0.0, metavar="PX",
                         help="every hard frame's lens out of focus by a Gaussian blur of PX pixels of a 1280 px wide "
                              "picture (calibration stays in focus: an autofocus that hunts in play)")
+    parser.add_argument("--corners", action="store_true",
+                        help="calibrate every board by its four corners, not its markers, as a board without markers is")
     add_models_option(parser)
     args = parser.parse_args()
     counter.SURE = args.sure
     use_models(parser, args.models)
     started = time.time()
-    out = run(args.scenes, args.frames, args.seed, args.frame, args.defocus)
+    out = run(args.scenes, args.frames, args.seed, args.frame, args.defocus, args.corners)
     stats = out["stats"]
     print(f"{out['images']} rendered {picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, "
           f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure"
-          + (f", lens out of focus by {args.defocus} px" if args.defocus else "") + f" ({time.time() - started:.0f} s)")
+          + (f", lens out of focus by {args.defocus} px" if args.defocus else "")
+          + (", boards found by their corners" if args.corners else "") + f" ({time.time() - started:.0f} s)")
     if args.models is not None:
         print(f"  the seed counter's networks from {args.models}")
     for failure in out["failures"]:
@@ -349,7 +362,7 @@ def main() -> None:
             print(f"  {name:52s} {100 * hits / total:6.2f} %  ({hits}/{total})")
     if out["blurs"]:
         blurs = np.array(out["blurs"])
-        print(f"  blur measured at the markers (vision.focus)             median {np.median(blurs):.2f} mm, "
+        print(f"  {'blur measured at ' + measured_at(args.corners) + ' (vision.focus)':54s} median {np.median(blurs):.2f} mm, "
               f"90 % under {np.percentile(blurs, 90):.2f} mm")
     if out["placed"]:
         placed = np.array(out["placed"])

@@ -112,7 +112,8 @@ def _blur_limit(draft: Calibration, start: np.ndarray, counts: dict[str, int], s
     blur of the last one read as well, but not under ``LEAST_BLUR_LIMIT_MM``. Seeds that blur
     into the wood sooner (dark beans on dark wood) are misread sooner in play too
     (docs/vision.md, section 2). None where the start position reads as well up to the
-    general limit (``vision.focus.TOO_BLURRED_MM``), or has no markers to measure."""
+    general limit (``vision.focus.TOO_BLURRED_MM``), or has no blur measured (no markers seen,
+    and on a board found by its corners no grain or a hand)."""
     if sharp_blur is None:
         return None
     reader, clean, failed = BoardReader(draft), sharp_blur, False

@@ -131,25 +131,28 @@ def check_camera(config: Config) -> Iterator[Check]:
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
             small = too_small((image.shape[1], image.shape[0]))
-            yield check_focus(status.blur_mm, too_blurred_mm(small), calibration.blur_limit_mm)
+            yield check_focus(status.blur_mm, too_blurred_mm(small), calibration.blur_limit_mm, calibration.corners is not None)
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
 
 
-def check_focus(blur_mm: float | None, limit_mm: float, board_limit_mm: float | None = None) -> Check:
-    """How blurred the camera's picture is at the board's markers (vision.focus): from
-    ``BLURRED_MM`` (or this board's own limit, ``board_limit_mm``, where its start position
-    blurred into misreads sooner) on seeds are miscounted, and from ``limit_mm`` (this
-    picture's, ``vision.focus.too_blurred_mm``) on they are not counted."""
-    from vision.focus import BLURRED_MM
+def check_focus(blur_mm: float | None, limit_mm: float, board_limit_mm: float | None = None,
+                corners: bool = False) -> Check:
+    """How blurred the camera's picture is at the board's markers, or by its wood's grain on a
+    board found by its ``corners`` (vision.focus): from ``BLURRED_MM`` (or this board's own
+    limit, ``board_limit_mm``, where its start position blurred into misreads sooner) on seeds
+    are miscounted, and from ``limit_mm`` (this picture's, ``vision.focus.too_blurred_mm``) on
+    they are not counted."""
+    from vision.focus import BLURRED_MM, measured_at
 
     if blur_mm is None:
-        return Check("focus", True, "not measured: no marker seen well enough (a board found by its corners "
-                                    "has none); check by eye that the seeds look sharp")
+        return Check("focus", True, "not measured: no marker seen well enough, or a hand or no grain on the wood of a "
+                                    "board found by its corners; check by eye that the seeds look sharp")
     sharp = min(BLURRED_MM, limit_mm, board_limit_mm or BLURRED_MM)
+    at = measured_at(corners)
     if blur_mm <= sharp:
-        return Check("focus", True, f"sharp: the markers' edges blurred over {blur_mm:.2f} mm (at most {sharp:.2f})")
+        return Check("focus", True, f"sharp: {at} blurred over {blur_mm:.2f} mm (at most {sharp:.2f})")
     verdict = "too blurred to count seeds" if blur_mm > limit_mm else "blurred: seeds are miscounted"
-    return Check("focus", False, f"{verdict}: the markers' edges blurred over {blur_mm:.2f} mm (at most {sharp:.2f}); "
+    return Check("focus", False, f"{verdict}: {at} blurred over {blur_mm:.2f} mm (at most {sharp:.2f}); "
                                  "focus the camera (turn its lens ring; a webcam whose autofocus hunts: turn that off, "
                                  "`v4l2-ctl --list-ctrls` names its focus controls) and hold it still")
 

@@ -18,8 +18,15 @@ stillness gate waits for it), and calibration refuses a picture over
 ``BLURRED_MM``. Seeds differ: where a board's start position, blurred at
 calibration, was misread sooner, frames blurrier than that are read with every
 count kept possible (``Calibration.blur_limit_mm``), so that the referee asks
-rather than errs. A board found by its corners has no markers to measure: its
-pictures are not checked.
+rather than errs.
+
+A board found by its corners has no markers to measure. Its wood's grain
+tells instead (:meth:`vision.grain.Grain.blur_mm`): how far the empty board's
+grain must be blurred to fade as much as a frame's has is how much blurrier
+the frame is than the empty board's picture, which is taken to have been in
+focus (``IN_FOCUS_MM``); the two add as a Gaussian's do (:func:`grain_blur_mm`).
+A frame with a hand over the board is not measured so (skin has no grain),
+nor a board of wood without any.
 """
 
 from __future__ import annotations
@@ -42,12 +49,26 @@ LEAST_BIT_PX = 2.5  # a marker whose bit is smaller across a side (15 px a side)
 LEAST_CONTRAST = 20.0  # grey levels from black to white below which a side is not measured (a shadow, a glare)
 LEAST_SIDES = 4  # fewer sides measured than this: no measure
 QUARTILES_PER_SIGMA = 1.349  # a Gaussian blur of sigma spreads a step from its 25 % to its 75 % over 1.349 sigma
+IN_FOCUS_MM = 0.3  # the blur taken for a board's empty picture when no marker measures it: the markers' median
+# on rendered frames in focus (benchmarks/focus_bench.py)
 
 
 def too_blurred_mm(small_picture: bool) -> float:
     """The blur over which a picture is not counted: ``TOO_BLURRED_MM``, or ``TOO_BLURRED_SMALL_MM``
     for a ``small_picture`` (smaller than 1280 x 720)."""
     return TOO_BLURRED_SMALL_MM if small_picture else TOO_BLURRED_MM
+
+
+def measured_at(corners: bool) -> str:
+    """What a picture's blur is measured at, for status messages: the markers' edges, or the
+    wood's grain on a board found by its ``corners``."""
+    return "the wood's grain" if corners else "the markers' edges"
+
+
+def grain_blur_mm(added_mm: float) -> float:
+    """The blur of a frame of a board found by its corners that its wood's grain says is
+    ``added_mm`` blurrier than the empty board's picture, taken to be ``IN_FOCUS_MM``."""
+    return float(np.hypot(IN_FOCUS_MM, added_mm))
 
 
 def marker_blur_mm(gray: np.ndarray, found: dict[int, np.ndarray]) -> float | None:

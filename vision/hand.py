@@ -20,7 +20,7 @@ while it was sown (:meth:`HandFinder._strays`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 import cv2
@@ -28,7 +28,7 @@ import numpy as np
 
 from calibration.calibfile import HollowFit
 
-from .grain import Grain
+from .grain import Grain, GrainCheck
 from .pits import hollow_mask
 from .rectify import LightModel, reduce
 
@@ -74,6 +74,8 @@ class Cover:
     # model is to follow the light closely (bool, rectified board)
     strays: tuple[tuple[float, float], ...] = ()  # seeds lying on the bare wood: their centres (rectified board px)
     stray_mask: np.ndarray | None = None  # ...and where they lie, shadows included (bool, rectified board)
+    grain_energy: float | None = None  # how much of the empty board's grain the wood shows (GrainCheck.energy:
+    # under 1 in a blurred picture; HandFinder.blur_mm); None where the board has no grain to show
 
 
 class HandFinder:
@@ -113,13 +115,28 @@ class HandFinder:
         for the light model to follow. So is a change too small to be a hand where the smooth
         light model missed the light by more than ``SHADE_STEP``. The whole wood is counted,
         not each piece: a hand held over the hollows shows on the wood as its shadow and a
-        fingertip (docs/vision.md, section 4)."""
+        fingertip (docs/vision.md, section 4). It also says how much of the empty board's grain
+        the wood shows, which tells how blurred the frame is (:meth:`blur_mm`)."""
         surface = self._surface if seen is None else self._surface & half_mask(seen)
         relit = self._relit(board, log_gain)
         colour, brightness = self.change(relit, surface)
-        over = (colour > 1.0) | (brightness > 1.0)
         brightness_now = cv2.transform(relit, _MEAN)
         grain = self._grain.check(brightness_now, surface)
+        cover = self._cover(surface, colour, brightness, brightness_now, grain if grain is not None and grain.readable else None)
+        return cover if grain is None else replace(cover, grain_energy=grain.energy)
+
+    def blur_mm(self, grain_energy: float) -> float:
+        """How much blurrier (a Gaussian's sigma, mm of board) a frame whose wood shows
+        ``grain_energy`` of the empty board's grain (:attr:`Cover.grain_energy`) is than the
+        empty board's picture (:meth:`vision.grain.Grain.blur_mm`)."""
+        return self._grain.blur_mm(grain_energy)
+
+    def _cover(self, surface: np.ndarray, colour: np.ndarray, brightness: np.ndarray, brightness_now: np.ndarray,
+               grain: GrainCheck | None) -> Cover:
+        """What :meth:`find` finds, from the change in ``colour`` and ``brightness`` of each
+        half-size pixel of the wood in view (``surface``) and the ``grain`` of it (None when
+        there is none, or it no longer follows the empty board's)."""
+        over = (colour > 1.0) | (brightness > 1.0)
         if grain is not None:
             unlit = over & ~grain.kept & ((colour > 1.0) | ~grain.strong)  # what no light explains
             unlit |= grain.lost

@@ -22,11 +22,11 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
-from .focus import BLURRED_MM, marker_blur_mm, too_blurred_mm
+from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_blurred_mm
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
-from .nudge import NudgeFinder, shifted
+from .nudge import BOARD_MOVED, NudgeFinder, moved_back
 from .patches import PatchCutter
 from .picture_size import DEVICE_SIZE
 from .pits import hollow_mask, in_hollows, rim_gap
@@ -51,7 +51,8 @@ class FrameStatus:
     message: str  # "ok" or a short reason, e.g. "hand over board", "board not found"
     strays: tuple[str, ...] = ()  # the pit beside each seed lying on the bare wood (rolled out while sowing)
     glared: tuple[str, ...] = ()  # of the pits unseen, those a lamp's reflection washes out
-    blur_mm: float | None = None  # how blurred the picture is (vision.focus); None: not measured (no markers in view)
+    blur_mm: float | None = None  # how blurred the picture is (vision.focus: at the markers, or by the wood's grain on a
+    # board found by its corners); None: not measured (no markers in view; a hand over a board found by its corners)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -99,7 +100,8 @@ class BoardView:
     refined: bool = False  # the board did not move, its placement was refined (a marker found again)
     doubtful: np.ndarray | None = None  # clipped white in hollows, a white seed or a reflection (bool); None: none
     picture: tuple[int, int] = DEVICE_SIZE  # the camera picture's width and height (px)
-    blur_mm: float | None = None  # the picture's blur at the markers (vision.focus); None: not measured
+    blur_mm: float | None = None  # the picture's blur at the markers (vision.focus); None: not measured (on a board
+    # found by its corners, filled in from its grain once the hand finder has looked: BoardReader._read_view)
 
 
 @dataclass
@@ -172,7 +174,7 @@ class BoardReader:
         self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (round(DARK_PATCH_MM * calibration.px_per_mm) | 1,) * 2)
         self._glare = GlareFinder(self.profile, calibration.px_per_mm, shape, surface, calibration.whitest_seed)
         self._glare_reach = round(STRAY_GLARE_MM * calibration.px_per_mm)
-        self._nudges = NudgeFinder(empty, calibration.px_per_mm) if calibration.corners is not None else None
+        self._nudges = NudgeFinder(empty, calibration.px_per_mm, surface) if calibration.corners is not None else None
         self._last_homography: np.ndarray | None = None
         self._last_markers: dict[int, np.ndarray] = {}
 
@@ -218,8 +220,10 @@ class BoardReader:
                 missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
                 raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", markers)
             board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
-            if self._nudges is not None and (nudge := self._nudges.offset_mm(board)) is not None:
-                homography = shifted(homography, nudge)  # a board without markers, nudged: follow it
+            if self._nudges is not None and (move := self._nudges.move(board)) is not None:
+                if not move.nudge:  # its corners no longer say where its pits are
+                    raise FrameUnreadable(BOARD_MOVED)
+                homography = moved_back(homography, move.motion_mm)  # a board without markers, nudged: follow it
                 board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
             seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
             log_gain = self._light.log_gain(board, seen)
@@ -279,6 +283,9 @@ class BoardReader:
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)
         hand = cover.hand
+        if self.calibration.corners is not None and hand is None and cover.grain_energy is not None:
+            view = replace(view, blur_mm=grain_blur_mm(self._hands.blur_mm(cover.grain_energy)))  # no markers: the grain tells
+        measured = measured_at(self.calibration.corners is not None)
         small = too_small(view.picture)
         blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(small)
         in_view = {label for label, pit in self.pits.items()  # a picture too blurred has no pit in view
@@ -300,7 +307,7 @@ class BoardReader:
         if hand is not None:
             message = "hand over board"
         elif blur > blur_limit:
-            message = (f"picture too blurred to count seeds (the markers' edges blurred over {blur:.2f} mm, "
+            message = (f"picture too blurred to count seeds ({measured} blurred over {blur:.2f} mm, "
                        f"at most {blur_limit:.2f}): focus the camera")
         elif glared:
             message = f"glare on pits {', '.join(glared)}: a lamp's reflection; move the lamp or turn the board"
@@ -314,7 +321,7 @@ class BoardReader:
             message = (f"ok (a {view.picture[0]} x {view.picture[1]} picture, too small to count seeds well: "
                        "see pitwatch doctor)")
         elif blur > BLURRED_MM or blurred:
-            message = f"ok (picture blurred: the markers' edges over {blur:.2f} mm; focus the camera, see pitwatch doctor)"
+            message = f"ok (picture blurred: {measured} over {blur:.2f} mm; focus the camera, see pitwatch doctor)"
         else:
             message = "ok"
         reading = Reading(pits, "vision", when, message)

@@ -22,6 +22,7 @@ from pitwatch.corners import CornersError, CornersUnavailable, check_outline
 from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime
 from vision.camera import Frame
+from vision.nudge import BOARD_MOVED
 from waiting import wait_until
 
 
@@ -106,7 +107,7 @@ def test_clicked_corners_are_read_from_the_next_frame_and_saved(live):
         corners.use(markerless.true_corners(markerless.MOVED))
     for _ in range(3):
         camera.step()
-    assert camera.status == "hand over board"  # the stale corners put the pits on bare wood
+    assert camera.status == BOARD_MOVED  # the stale corners no longer say where the pits are
     assert camera.fusion.fused(time.monotonic()) is None
 
     clicked = markerless.true_corners(markerless.MOVED)
@@ -140,7 +141,7 @@ def test_corners_that_cannot_be_saved_change_nothing(live):
     assert corners.calibration.corners == markerless.calibration().corners
     assert load_calibration(path).corners == markerless.calibration().corners
     camera.step()
-    assert camera.status == "hand over board"  # still read from the old corners
+    assert camera.status == BOARD_MOVED  # still the old corners
 
 
 def test_the_configured_camera_comes_with_its_corners_and_their_file(tmp_path):
@@ -149,7 +150,7 @@ def test_the_configured_camera_comes_with_its_corners_and_their_file(tmp_path):
     save_calibration(markerless.calibration(), path)
     with configured_camera(tmp_path, image, path) as (camera, corners, _):
         camera.step()
-        assert corners.state()["calibration"] == str(path) and camera.status == "hand over board"
+        assert corners.state()["calibration"] == str(path) and camera.status == BOARD_MOVED
         corners.use(markerless.true_corners(markerless.MOVED))
         assert load_calibration(path).corners == corners.calibration.corners != markerless.calibration().corners
 

@@ -1,5 +1,5 @@
-"""A picture out of focus: measured at the markers' edges, said in the status, not counted when
-too blurred, refused at calibration (vision.focus)."""
+"""A picture out of focus: measured at the markers' edges (or the wood's grain on a board found by its
+corners), said in the status, not counted when too blurred, refused at calibration (vision.focus)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ from calibration.calibrate import LEAST_BLUR_LIMIT_MM, calibrate
 from calibration.profiles import MARKER_MM, PROFILE_LAYOUTS, board_profile, start_counts
 from pitwatch.doctor import check_focus
 from rules.referee.likelihood import RULED_OUT
-from vision.focus import BLURRED_MM, TOO_BLURRED_MM, TOO_BLURRED_SMALL_MM, marker_blur_mm, too_blurred_mm
+from vision.focus import BLURRED_MM, IN_FOCUS_MM, TOO_BLURRED_MM, TOO_BLURRED_SMALL_MM, marker_blur_mm, too_blurred_mm
 from vision.glare import DOUBT
 from vision.markers import detect_markers, marker_image
 from vision.live import StillnessGate
 from vision.reader import BoardReader
-from vision.render import Shot, random_counts, random_scene, render
+from vision.render import Shot, project, random_counts, random_scene, render
 
 
 def _measured(image: np.ndarray) -> tuple[float | None, float]:
@@ -197,3 +197,29 @@ def test_the_doctor_says_whether_the_camera_is_in_focus():
     assert check_focus(0.85, TOO_BLURRED_MM, board_limit).ok
     unmeasured = check_focus(None, TOO_BLURRED_MM)
     assert unmeasured.ok and unmeasured.detail.startswith("not measured")
+
+
+def test_a_board_found_by_its_corners_is_checked_for_focus_by_its_grain(kalah_setup):
+    """No markers to measure: how far the wood's grain has faded against the empty board's says
+    how blurred the picture is (vision.grain), and the status says so as it does with markers:
+    sharp, blurred (read, focus asked for), too blurred (not counted)."""
+    scene = kalah_setup[0]
+    corners = project(scene, np.array(scene.profile.board_corners())).ravel()
+    counts, white = start_counts("kalah")
+    empty, start = (render(scene, shown, white, Shot(seed=seed)).image for shown, seed in (({}, 1), (counts, 2)))
+    reader = BoardReader(replace(calibrate("kalah", empty, start, corners), blur_limit_mm=None))
+
+    def read(defocus: float):
+        return reader.read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=defocus)).image)
+
+    sharp = read(0.0)
+    assert sharp.status.message == "ok" and IN_FOCUS_MM <= sharp.status.blur_mm < BLURRED_MM
+    blurred = read(2.25)
+    assert BLURRED_MM < blurred.status.blur_mm <= TOO_BLURRED_MM, blurred.status.blur_mm
+    assert blurred.status.message.startswith("ok (picture blurred: the wood's grain over 1.")
+    too_blurred = read(4.0)
+    assert too_blurred.status.blur_mm > TOO_BLURRED_MM
+    assert too_blurred.status.message.startswith("picture too blurred to count seeds (the wood's grain blurred over ")
+    assert all(pit is None for pit in too_blurred.reading.pits.values())
+    growing = [read(d).status.blur_mm for d in (0.0, 1.0, 2.0, 3.0)]
+    assert growing == sorted(growing), growing

@@ -2,8 +2,9 @@
 
 import cv2
 import numpy as np
+import pytest
 
-from vision.grain import Grain
+from vision.grain import BLURS_MM, Grain
 from vision.reader import _bare_wood
 
 
@@ -41,11 +42,32 @@ def test_flat_wood_colour_over_the_grain_is_found_and_nothing_else(kalah_setup):
 
 
 def test_a_frame_too_blurred_to_show_grain_is_left_to_the_colour_test(kalah_setup):
+    """Blurred by 4 mm the wood no longer follows the empty board's grain: no masks, and the
+    grain's energy says the frame is blurred past the last blur measured."""
     calibration = kalah_setup[1]
     grain, wood = _grain_of(calibration)
-    blurred = cv2.GaussianBlur(calibration.empty, (0, 0), 4 * calibration.px_per_mm)
-    assert grain.check(_brightness(blurred), wood) is None
-    assert not grain.check(_brightness(calibration.empty), wood).lost.any()
+    blurred = grain.check(_brightness(cv2.GaussianBlur(calibration.empty, (0, 0), 4 * calibration.px_per_mm)), wood)
+    assert blurred is not None and not blurred.readable and blurred.lost is None
+    assert blurred.energy < 0.1 and grain.blur_mm(blurred.energy) == BLURS_MM[-1]
+    sharp = grain.check(_brightness(calibration.empty), wood)
+    assert sharp.readable and not sharp.lost.any()
+    assert sharp.energy == pytest.approx(1.0) and grain.blur_mm(sharp.energy) == 0.0
+
+
+@pytest.mark.parametrize("blur_mm", [0.5, 1.0, 1.5])
+def test_how_far_the_grain_has_faded_says_how_blurred_the_frame_is(kalah_setup, blur_mm):
+    """The empty board blurred by a lens of ``blur_mm`` (a Gaussian, its sigma in mm), under
+    dimmer light and with a little sensor noise: the grain says the frame is that much blurrier
+    than the empty board, within a tenth of a millimetre or so (noise adds a little energy in
+    the grain's scales, so the blur is found a little short, never long)."""
+    calibration = kalah_setup[1]
+    grain, wood = _grain_of(calibration)
+    ppm = calibration.px_per_mm
+    frame = cv2.GaussianBlur(calibration.empty.astype(np.float32), (0, 0), blur_mm * ppm) * 0.8
+    frame += np.random.default_rng(3).normal(0, 1.0, frame.shape)
+    check = grain.check(_brightness(np.clip(frame, 0, 255).astype(np.uint8)), wood)
+    assert check is not None and check.readable
+    assert blur_mm - 0.15 <= grain.blur_mm(check.energy) <= blur_mm + 0.05, grain.blur_mm(check.energy)
 
 
 def test_wood_without_grain_has_none_to_lose(kalah_setup):

@@ -22,7 +22,7 @@ from vision.counter import MODELS, SeedCounter, model_paths
 from vision.glare import DOUBT, hedged
 from vision.hand import HandFinder
 from vision.markers import homography_from_corners
-from vision.nudge import NudgeFinder
+from vision.nudge import BOARD_MOVED, NudgeFinder, moved_back
 from vision.pits import hollow_mask, nominal_hollows, rim_gap
 from vision.reader import BoardReader, BoardView, _bare_wood
 from vision.rectify import LightModel, warp_to_board
@@ -545,24 +545,57 @@ def test_accuracy_floor_on_hard_rendered_frames(accuracy, measure, floor):
     assert accuracy[measure] >= floor, accuracy
 
 
-def test_a_board_without_markers_is_followed_when_nudged():
-    """Corners given once, then the board is pushed 6 mm and turned a little while seeds are laid
-    out: the reader finds the shift against the empty board and reads every pit right, where
-    the fixed corners alone cut every hollow off by the nudge."""
+def _board_without_markers():
+    """A 2 x 6 board of pebbles calibrated by its corners in the empty picture (its markers are
+    drawn but not used), and counts to lay out on it: (scene, corners, calibration, counts)."""
     rng = np.random.default_rng(31)
     scene = random_scene("2x6", rng, "pebble")
-    profile = board_profile("2x6")
-    corners = project(scene, np.array(profile.board_corners())).ravel()
+    corners = project(scene, np.array(scene.profile.board_corners())).ravel()
     calibration = calibrate_empty("2x6", render(scene, {}, None, Shot(seed=1)).image, corners)
-    counts = {label: int(n) for label, n in zip(profile.layout.labels, rng.integers(0, 8, 12))}
-    nudged = render(scene, counts, None, Shot(seed=2, nudge=(5.0, -3.5, 0.01))).image
+    counts = {label: int(n) for label, n in zip(scene.profile.layout.labels, rng.integers(0, 8, 12))}
+    return scene, corners, calibration, counts
+
+
+@pytest.mark.parametrize("nudge", [(5.0, -3.5, 0.01), (-4.0, 2.5, -0.03)])
+def test_a_board_without_markers_is_followed_when_nudged(nudge):
+    """Corners given once on the empty picture, then the board is pushed 6 mm and turned a little,
+    or pushed 5 mm and turned 1.7 degrees (its ends 7 mm off), while seeds are laid out under a
+    lamp lighting one end more: the reader finds the move against the empty board and reads
+    every pit right, where the fixed corners alone cut every hollow off by the nudge (and a
+    shift alone leaves the turned board's ends off, where the wood's edge looks like a hand)."""
+    scene, corners, calibration, counts = _board_without_markers()
+    profile = scene.profile
+    nudged = render(scene, counts, None, Shot(seed=2, nudge=nudge, gradient=(0.3, -0.2))).image
     result = BoardReader(calibration).read(nudged)
+    assert result.status.message == "ok"
     assert result.reading.most_likely_counts() == counts
-    fixed = NudgeFinder(calibration.empty, calibration.px_per_mm)
+    wood = _bare_wood(calibration.empty.shape[:2], calibration)
+    finder = NudgeFinder(calibration.empty, calibration.px_per_mm, wood)
     board = warp_to_board(nudged, homography_from_corners(corners, profile), profile.size, calibration.px_per_mm)
-    found = fixed.offset_mm(board)
-    assert found is not None and abs(np.hypot(*found) - np.hypot(5.0, 3.5)) < 1.5, found
-    assert fixed.offset_mm(calibration.empty) is None
+    move = finder.move(board)
+    assert move is not None and move.nudge
+    motion = move.motion_mm
+    centre = np.array(profile.size) / 2
+    moved = motion[:2, :2] @ centre + motion[:2, 2] - centre
+    assert abs(np.hypot(*moved) - np.hypot(*nudge[:2])) < 1.5, moved
+    assert abs(abs(np.arctan2(motion[1, 0], motion[0, 0])) - abs(nudge[2])) < 0.005, motion
+    # taken back, what is left moves no corner of the board by a millimetre
+    again = warp_to_board(nudged, moved_back(homography_from_corners(corners, profile), motion), profile.size,
+                          calibration.px_per_mm)
+    left = finder.move(again)
+    outline = np.array(profile.board_corners())
+    assert left is None or np.abs(outline @ left.motion_mm[:2, :2].T + left.motion_mm[:2, 2] - outline).max() < 1.0, left
+    assert finder.move(calibration.empty) is None
+
+
+def test_a_board_without_markers_moved_too_far_asks_for_its_corners_again():
+    """Pushed 4 cm, the board is no longer where its corners say, and too far to follow as a
+    nudge: no pit is read from the stale corners (they would be read off the wood), and the
+    status says what to do."""
+    scene, _, calibration, counts = _board_without_markers()
+    result = BoardReader(calibration).read(render(scene, counts, None, Shot(seed=2, nudge=(36.0, -12.0, 0.02))).image)
+    assert result.status.message == BOARD_MOVED and not result.status.board_found
+    assert all(pit is None for pit in result.reading.pits.values())
 
 
 def test_the_light_is_fitted_again_without_the_hand(kalah_setup):

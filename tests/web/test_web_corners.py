@@ -21,6 +21,7 @@ from pitwatch.fusion import Fusion
 from pitwatch.hub import FrameFeed
 from pitwatch.livesources import live_camera
 from vision.camera import Frame
+from vision.nudge import BOARD_MOVED
 from web import create_app
 
 TRUE = [[round(x, 1), round(y, 1)] for x, y in markerless.true_corners(markerless.MOVED)]
@@ -55,7 +56,7 @@ def test_the_state_says_the_picture_size_the_corners_in_use_and_the_file(client,
     stale = markerless.calibration().corners
     assert state["corners"] == [[stale[i], stale[i + 1]] for i in range(0, 8, 2)]
     assert state["calibration"] == str(path)
-    assert state["status"] == "hand over board"
+    assert state["status"] == BOARD_MOVED
 
 
 def test_the_picture_is_the_camera_frame_at_full_size_without_overlay(client):
@@ -121,7 +122,7 @@ def test_a_bad_request_gets_a_400_naming_the_problem_and_changes_nothing(client,
     assert problem in answer.get_json()["error"]
     assert path.read_text() == before
     source.step()
-    assert source.status == "hand over board"  # still read from the saved corners
+    assert source.status == BOARD_MOVED  # still the saved corners
 
 
 def test_corners_are_a_control_action(client, csrf):

@@ -25,6 +25,7 @@ from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime, source_weights
 from pitwatch_browser import chromium, wait_for
 from vision.camera import Frame
+from vision.nudge import BOARD_MOVED
 
 CLICK_TOLERANCE_PX = 2.0  # a click lands on a whole CSS pixel: about 1.3 camera pixels here, plus rounding
 
@@ -90,7 +91,7 @@ def test_clicking_the_four_corners_makes_the_camera_find_the_board(live_run, bro
     browser.get(url)
     browser.find_element(By.ID, "link-corners").click()  # reached from the camera view
     wait_for(lambda: text(browser, "corner-prompt").startswith("Click corner 1: near-left"), what="the camera's picture")
-    wait_for(lambda: text(browser, "camera-status") == "hand over board", what="the stale corners' reading")
+    wait_for(lambda: text(browser, "camera-status") == BOARD_MOVED, what="the stale corners' status")
     assert state(url)["verdict"]["kind"] == "waiting"
     browser.execute_script("document.querySelector('.corner-stage').scrollIntoView({block: 'center'})")
     shown = browser.find_element(By.ID, "corner-picture").size["width"]
