@@ -28,7 +28,7 @@ What this buys, measured: docs/vision.md, section 4.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -52,9 +52,18 @@ class GrainCheck:
 
     energy: float  # the grain's energy against the empty board's, median over the wood: under 1 in a blurred picture
     readable: bool  # the wood still correlates with the empty board's (else too blurred or noisy: no masks)
+    sampled: tuple[np.ndarray, np.ndarray] = field(repr=False)  # the wood's pixels the medians are over (flat
+    # indices) and the energy of each against the empty board's
     lost: np.ndarray | None = None  # bool: gone (faded, and correlating under LOST_CORRELATION)
     strong: np.ndarray | None = None  # bool: as strong as ever (not faded), whatever it correlates
     kept: np.ndarray | None = None  # bool: there (correlating at least KEPT_CORRELATION)
+
+    def energy_outside(self, covered: np.ndarray) -> float | None:
+        """:attr:`energy` over the wood not ``covered`` (bool, the size the grain was judged at):
+        a hand has no grain to tell the picture's sharpness by. None where no wood is left."""
+        where, energies = self.sampled
+        free = ~covered.ravel()[where]
+        return float(np.median(energies[free])) if free.any() else None
 
 
 class Grain:
@@ -89,10 +98,11 @@ class Grain:
         shared -= frame_mean * self._empty_mean
         spread = np.sqrt(energy)
         at = np.unravel_index(sample, wood.shape)
-        typical = self._typical(energy, at)
+        energies = energy[at] / self._empty_energy[at]
+        typical = float(np.median(energies))
         correlation = shared[at] / np.maximum(spread[at] * self._empty_spread[at], 1e-9)
         if np.median(correlation) < READABLE_CORRELATION:
-            return GrainCheck(typical, False)
+            return GrainCheck(typical, False, (sample, energies))
         spread *= self._empty_spread  # correlation = shared / spread
         grained = self._grained & wood
         strong = energy >= (FADED_ENERGY * typical) * self._empty_energy
@@ -101,7 +111,7 @@ class Grain:
         lost &= grained & ~strong
         kept = shared >= KEPT_CORRELATION * spread
         kept &= grained
-        return GrainCheck(typical, True, lost, strong, kept)
+        return GrainCheck(typical, True, (sample, energies), lost, strong, kept)
 
     def blur_mm(self, energy: float) -> float:
         """The blur (a Gaussian's sigma, mm of board) that fades the empty board's grain to
@@ -119,12 +129,8 @@ class Grain:
         faded = [1.0]
         for mm in BLURS_MM[1:]:
             _, energy = self._energy(self._band(cv2.GaussianBlur(self._empty_brightness, (0, 0), mm * self._px_per_mm)))
-            faded.append(self._typical(energy, at))
+            faded.append(float(np.median(energy[at] / self._empty_energy[at])))
         return np.minimum.accumulate(faded) - 1e-9 * np.arange(len(faded))  # falling, if by a hair: the least blur that fades so
-
-    def _typical(self, energy: np.ndarray, at: tuple[np.ndarray, ...]) -> float:
-        """The median over the pixels ``at`` of ``energy`` against the empty board's."""
-        return float(np.median(energy[at] / self._empty_energy[at]))
 
     def _energy(self, band: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The local mean and energy (variance over ``GRAIN_WINDOW_MM``) of an image's grain (its :meth:`_band`)."""

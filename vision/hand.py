@@ -74,8 +74,8 @@ class Cover:
     # model is to follow the light closely (bool, rectified board)
     strays: tuple[tuple[float, float], ...] = ()  # seeds lying on the bare wood: their centres (rectified board px)
     stray_mask: np.ndarray | None = None  # ...and where they lie, shadows included (bool, rectified board)
-    grain_energy: float | None = None  # how much of the empty board's grain the wood shows (GrainCheck.energy:
-    # under 1 in a blurred picture; HandFinder.blur_mm); None where the board has no grain to show
+    grain_energy: float | None = None  # how much of the empty board's grain the wood not under a hand shows
+    # (GrainCheck.energy: under 1 in a blurred picture; HandFinder.blur_mm); None where no grain shows
 
 
 class HandFinder:
@@ -123,7 +123,9 @@ class HandFinder:
         brightness_now = cv2.transform(relit, _MEAN)
         grain = self._grain.check(brightness_now, surface)
         cover = self._cover(surface, colour, brightness, brightness_now, grain if grain is not None and grain.readable else None)
-        return cover if grain is None else replace(cover, grain_energy=grain.energy)
+        if grain is None:
+            return cover
+        return replace(cover, grain_energy=grain.energy if cover.hand is None else grain.energy_outside(half_mask(cover.hand)))
 
     def blur_mm(self, grain_energy: float) -> float:
         """How much blurrier (a Gaussian's sigma, mm of board) a frame whose wood shows

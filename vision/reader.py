@@ -52,7 +52,7 @@ class FrameStatus:
     strays: tuple[str, ...] = ()  # the pit beside each seed lying on the bare wood (rolled out while sowing)
     glared: tuple[str, ...] = ()  # of the pits unseen, those a lamp's reflection washes out
     blur_mm: float | None = None  # how blurred the picture is (vision.focus: at the markers, or by the wood's grain on a
-    # board found by its corners); None: not measured (no markers in view; a hand over a board found by its corners)
+    # board found by its corners); None: not measured (no markers in view; no grain in view beside a hand)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -283,7 +283,7 @@ class BoardReader:
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)
         hand = cover.hand
-        if self.calibration.corners is not None and hand is None and cover.grain_energy is not None:
+        if self.calibration.corners is not None and cover.grain_energy is not None:
             view = replace(view, blur_mm=grain_blur_mm(self._hands.blur_mm(cover.grain_energy)))  # no markers: the grain tells
         measured = measured_at(self.calibration.corners is not None)
         small = too_small(view.picture)
@@ -304,11 +304,11 @@ class BoardReader:
         glared = [label for label in unseen if view.glare is not None and self.pits[label].touches(view.glare)]
         lying = [point for point in cover.strays if not _near(view.glare, point, self._glare_reach)]  # not the halo of a reflection
         strays = [self._beside(point) for point in lying]
-        if hand is not None:
-            message = "hand over board"
-        elif blur > blur_limit:
+        if blur > blur_limit:  # first: blur changes the wood as a hand does, and a hand is no reason to refocus
             message = (f"picture too blurred to count seeds ({measured} blurred over {blur:.2f} mm, "
                        f"at most {blur_limit:.2f}): focus the camera")
+        elif hand is not None:
+            message = "hand over board"
         elif glared:
             message = f"glare on pits {', '.join(glared)}: a lamp's reflection; move the lamp or turn the board"
         elif unseen:

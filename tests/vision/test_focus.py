@@ -223,3 +223,19 @@ def test_a_board_found_by_its_corners_is_checked_for_focus_by_its_grain(kalah_se
     assert all(pit is None for pit in too_blurred.reading.pits.values())
     growing = [read(d).status.blur_mm for d in (0.0, 1.0, 2.0, 3.0)]
     assert growing == sorted(growing), growing
+    # a hand has no grain: the wood beside it tells
+    held = reader.read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, hand=True)).image)
+    assert held.status.hand and held.status.message == "hand over board" and held.status.blur_mm < BLURRED_MM
+    blurred_hand = reader.read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, hand=True, defocus=4.0)).image)
+    assert blurred_hand.status.hand and blurred_hand.status.blur_mm > TOO_BLURRED_MM
+    assert blurred_hand.status.message.startswith("picture too blurred to count seeds (the wood's grain blurred over ")
+
+
+def test_a_picture_too_blurred_says_so_before_a_hand(kalah_setup):
+    """A hand over a picture too blurred to count: the status asks for focus (the hand is
+    reported too); blur changes the wood as a hand does, and a hand is no reason to refocus."""
+    scene, calibration = kalah_setup
+    counts, white = start_counts("kalah")
+    result = BoardReader(calibration).read(render(scene, counts, white, Shot(seed=5, noise=3.0, jpeg=85, hand=True, defocus=3.75)).image)
+    assert result.status.hand and result.status.blur_mm > TOO_BLURRED_MM
+    assert result.status.message.startswith("picture too blurred to count seeds (the markers' edges blurred over ")

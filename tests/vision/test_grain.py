@@ -76,3 +76,19 @@ def test_wood_without_grain_has_none_to_lose(kalah_setup):
     painted = np.full_like(calibration.empty, 120)
     grain = Grain(_brightness(painted), calibration.px_per_mm, wood)
     assert grain.check(_brightness(calibration.empty), wood) is None
+
+
+def test_the_grain_beside_a_cover_tells_the_sharpness_without_it(kalah_setup):
+    """Two thirds of the board under something flat (a hand has no grain): over all the wood
+    the grain seems faded, over the wood beside it, as strong as ever."""
+    calibration = kalah_setup[1]
+    grain, wood = _grain_of(calibration)
+    frame = calibration.empty.copy()
+    most = 2 * frame.shape[1] // 3
+    frame[:, :most] = frame[:, :most].reshape(-1, 3).mean(axis=0).astype(np.uint8)
+    check = grain.check(_brightness(frame), wood)
+    covered = np.zeros(wood.shape, bool)
+    covered[:, :most] = True
+    assert check.energy < 0.5
+    assert check.energy_outside(covered) == pytest.approx(1.0, abs=0.05)
+    assert check.energy_outside(np.ones(wood.shape, bool)) is None
