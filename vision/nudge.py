@@ -20,7 +20,7 @@ board is not a move. A board moved farther than a nudge is not read from its
 stale corners (:data:`BOARD_MOVED`). On the benchmark's boards found by their
 corners (``vision_bench.py --corners``, seeds 1 / 2; docs/vision.md, section 1)
 pits with no hand over the board were read 84.3 / 79.8 % of the time with the
-shift alone and 96.7 / 94.8 % with the turn as well.
+shift alone and 97.2 / 97.0 % with the turn as well.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ class NudgeFinder:
         height, width = empty.shape[:2]
         self._middle = np.float64([width, height]) / 2 / px_per_mm  # board mm
         self._corners = np.float64([[0, 0], [width, 0], [width, height], [0, height]]) / px_per_mm
+        self._last_aligned: np.ndarray | None = None  # the last alignment ECC was sure of (a 2 x 3 warp)
 
     def _prepared(self, board: np.ndarray) -> np.ndarray:
         """A quarter size, grey, float, the light's slow changes taken out: a nudge is
@@ -79,12 +80,18 @@ class NudgeFinder:
         from the empty board, or None when it has not (or not clearly: a hand, a dark frame).
         A move is trusted when ECC aligns the wood (``LEAST_ALIGNED``), or, where it does not, a
         clear shift within a nudge is taken alone. Every frame is aligned afresh: a board that
-        stays nudged costs a second warp a frame (remembering where it was found saved half a
-        millisecond a still frame but read pits worse on the benchmark, docs/vision.md, section 1)."""
+        stays nudged costs a second warp a frame (starting from where it was found saved half a
+        millisecond a still frame but read pits worse on the benchmark, docs/vision.md, section
+        1). Where ECC is not sure from the shift (a board turned by 3 degrees, blurred: phase
+        correlation sees no turn), it starts again from the last alignment it was sure of."""
         now = self._prepared(board)
         (dx, dy), response = cv2.phaseCorrelate(self._empty, now, self._window)
         shift = np.float32([[1, 0, dx], [0, 1, dy]]) if response >= MIN_RESPONSE else np.eye(2, 3, dtype=np.float32)
         aligned, warp = self._aligned(now, shift)
+        if aligned < LEAST_ALIGNED and self._last_aligned is not None:  # a turn phase correlation does not see:
+            aligned, warp = max((aligned, warp), self._aligned(now, self._last_aligned), key=lambda tried: tried[0])
+        if aligned >= LEAST_ALIGNED:
+            self._last_aligned = warp
         motion = self._in_mm(warp if aligned >= LEAST_ALIGNED else shift)
         nudge = self._nudge(motion)
         if aligned < LEAST_ALIGNED and (response < MIN_RESPONSE or not nudge):

@@ -588,6 +588,34 @@ def test_a_board_without_markers_is_followed_when_nudged(nudge):
     assert finder.move(calibration.empty) is None
 
 
+def test_a_turned_board_without_markers_is_followed_through_a_hard_frame():
+    """A long board turned 3 degrees: in a frame with motion blur and a lamp lighting one end
+    more, phase correlation sees no turn, and ECC started from its shift is not sure of any
+    alignment (a finder that has seen nothing before falls back to the shift alone); started
+    again from the last alignment it was sure of (the frame before), it finds the turn."""
+    rng = np.random.default_rng(31)
+    scene = random_scene("2x8+stores", rng)
+    profile = scene.profile
+    corners = project(scene, np.array(profile.board_corners())).ravel()
+    calibration = calibrate_empty(profile.name, render(scene, {}, None, Shot(seed=1)).image, corners)
+    counts = {label: int(n) for label, n in zip(profile.layout.labels, rng.integers(0, 8, len(profile.layout.labels)))}
+    nudge = (-4.0, 3.0, -0.05)
+
+    def rectified(shot: Shot) -> np.ndarray:
+        image = render(scene, counts, None, shot).image
+        return warp_to_board(image, homography_from_corners(corners, profile), profile.size, calibration.px_per_mm)
+
+    def turn(move) -> float:
+        return abs(float(np.arctan2(move.motion_mm[1, 0], move.motion_mm[0, 0]))) if move is not None else 0.0
+    wood = _bare_wood(calibration.empty.shape[:2], calibration)
+    easy = rectified(Shot(seed=2, nudge=nudge))
+    hard = rectified(Shot(seed=3, nudge=nudge, blur=3.0, blur_angle=0.3, gradient=(0.45, 0.3), noise=6.0, jpeg=50))
+    assert turn(NudgeFinder(calibration.empty, calibration.px_per_mm, wood).move(hard)) < 0.01
+    finder = NudgeFinder(calibration.empty, calibration.px_per_mm, wood)
+    assert abs(turn(finder.move(easy)) - 0.05) < 0.005
+    assert abs(turn(finder.move(hard)) - 0.05) < 0.005
+
+
 def test_a_board_without_markers_moved_too_far_asks_for_its_corners_again():
     """Pushed 4 cm, the board is no longer where its corners say, and too far to follow as a
     nudge: no pit is read from the stale corners (they would be read off the wood), and the
