@@ -25,8 +25,8 @@ tells instead (:meth:`vision.grain.Grain.blur_mm`): how far the empty board's
 grain must be blurred to fade as much as a frame's has is how much blurrier
 the frame is than the empty board's picture, which is taken to have been in
 focus (``IN_FOCUS_MM``); the two add as a Gaussian's do (:func:`grain_blur_mm`).
-A frame with a hand over the board is not measured so (skin has no grain),
-nor a board of wood without any.
+The wood under a hand is left out (skin has no grain), and a board of wood
+without any grain is not measured.
 """
 
 from __future__ import annotations

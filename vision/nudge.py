@@ -53,7 +53,8 @@ class Move:
 
 
 class NudgeFinder:
-    """Finds how far a rectified board has moved from the empty board of its calibration."""
+    """Finds how far a rectified board has moved from the empty board of its calibration. It
+    keeps the last alignment it was sure of: one per reader, not shared between threads."""
 
     def __init__(self, empty: np.ndarray, px_per_mm: float, wood: np.ndarray) -> None:
         """``empty``: the rectified empty board (uint8 BGR); ``wood``: its bare wood (bool)."""
