@@ -197,6 +197,9 @@ def test_the_doctor_says_whether_the_camera_is_in_focus():
     assert check_focus(0.85, TOO_BLURRED_MM, board_limit).ok
     unmeasured = check_focus(None, TOO_BLURRED_MM)
     assert unmeasured.ok and unmeasured.detail.startswith("not measured")
+    assert "the markers' edges blurred over 0.40 mm" in check_focus(0.4, TOO_BLURRED_MM).detail
+    by_grain = check_focus(TOO_BLURRED_MM + 0.05, TOO_BLURRED_MM, corners=True)  # a board found by its corners
+    assert not by_grain.ok and by_grain.detail.startswith("too blurred to count seeds: the wood's grain blurred over 1.25 mm")
 
 
 def test_a_board_found_by_its_corners_is_checked_for_focus_by_its_grain(kalah_setup):
