@@ -74,8 +74,8 @@ class Cover:
     # model is to follow the light closely (bool, rectified board)
     strays: tuple[tuple[float, float], ...] = ()  # seeds lying on the bare wood: their centres (rectified board px)
     stray_mask: np.ndarray | None = None  # ...and where they lie, shadows included (bool, rectified board)
-    grain_energy: float | None = None  # how much of the empty board's grain the wood not under a hand shows
-    # (GrainCheck.energy: under 1 in a blurred picture; HandFinder.blur_mm); None where no grain shows
+    grain: GrainCheck | None = None  # the wood's grain against the empty board's, which tells how sharp the frame
+    # is (HandFinder.blur_mm); None where no grain shows
 
 
 class HandFinder:
@@ -123,15 +123,17 @@ class HandFinder:
         brightness_now = cv2.transform(relit, _MEAN)
         grain = self._grain.check(brightness_now, surface)
         cover = self._cover(surface, colour, brightness, brightness_now, grain if grain is not None and grain.readable else None)
-        if grain is None:
-            return cover
-        return replace(cover, grain_energy=grain.energy if cover.hand is None else grain.energy_outside(half_mask(cover.hand)))
+        return cover if grain is None else replace(cover, grain=grain)
 
-    def blur_mm(self, grain_energy: float) -> float:
-        """How much blurrier (a Gaussian's sigma, mm of board) a frame whose wood shows
-        ``grain_energy`` of the empty board's grain (:attr:`Cover.grain_energy`) is than the
-        empty board's picture (:meth:`vision.grain.Grain.blur_mm`)."""
-        return self._grain.blur_mm(grain_energy)
+    def blur_mm(self, cover: Cover) -> float | None:
+        """How much blurrier (a Gaussian's sigma, mm of board) the frame that ``cover`` was found
+        in is than the empty board's picture, by the grain of the wood not under a hand (skin has
+        none; :meth:`vision.grain.Grain.blur_mm`); None where no grain shows. Asked only of a
+        board without markers, which has nothing else to tell it by."""
+        if cover.grain is None:
+            return None
+        energy = cover.grain.energy if cover.hand is None else cover.grain.energy_outside(half_mask(cover.hand))
+        return None if energy is None else self._grain.blur_mm(energy)
 
     def _cover(self, surface: np.ndarray, colour: np.ndarray, brightness: np.ndarray, brightness_now: np.ndarray,
                grain: GrainCheck | None) -> Cover:

@@ -283,8 +283,8 @@ class BoardReader:
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)
         hand = cover.hand
-        if self.calibration.corners is not None and cover.grain_energy is not None:
-            view = replace(view, blur_mm=grain_blur_mm(self._hands.blur_mm(cover.grain_energy)))  # no markers: the grain tells
+        if self.calibration.corners is not None and (added_mm := self._hands.blur_mm(cover)) is not None:
+            view = replace(view, blur_mm=grain_blur_mm(added_mm))  # no markers: the grain tells
         measured = measured_at(self.calibration.corners is not None)
         small = too_small(view.picture)
         blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(small)
