@@ -7,25 +7,28 @@ millimetres off, and the seed counter would take a hollow's rim, now where
 the empty board had wood, for seeds, and the hand finder the wood's edge for a
 hand. The rectified board is therefore aligned with the empty board on its
 bare wood (the rims and the grain line up whatever lies in the hollows), and
-the move found is taken back into the homography. A player's nudge turns the
-board as well as shifting it, and on a board half a metre long a turn of one
-degree moves its ends by 4 mm: the alignment finds both, with OpenCV's ECC
-(``findTransformECCWithMask``, a rigid motion), started from the shift phase
-correlation finds (ECC needs a start near the answer).
+the move found is taken back into the homography.
 
-Both run at a quarter of the rectified size, where ECC converges (at half size
-it often does not) in about a millisecond, on the picture with its light's slow
-changes taken out: ECC matches brightness, and a lamp's gradient across the
-board is not a move. A board moved farther than a nudge is not read from its
-stale corners (:data:`BOARD_MOVED`). On the benchmark's boards found by their
-corners (``vision_bench.py --corners``, seeds 1 / 2; docs/vision.md, section 1)
-pits with no hand over the board were read 84.3 / 79.8 % of the time with the
-shift alone and 97.2 / 97.0 % with the turn as well.
+A player's nudge turns the board as well as shifting it, and on a board half a
+metre long a turn of two degrees moves its ends by 9 mm. So the alignment
+starts from how far each end of the board moved (phase correlation of its
+outer quarters: together a shift and a turn), and OpenCV's ECC
+(``findTransformECCWithMask``, a rigid motion) finds the motion exactly from
+there. A hand or a shadow's edge over the board is not the board: where the
+aligned picture is most unlike the empty board, it is left out, and ECC
+aligns the rest again.
+
+All of it runs at a quarter of the rectified size, on the picture with its
+light's changes over more than a few millimetres taken out: ECC matches
+brightness, and neither a lamp's gradient nor a shadow is a move; the grain
+and the rims' edges are what line up. A board moved farther than a nudge is
+not read from its stale corners (:data:`BOARD_MOVED`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -35,11 +38,16 @@ from .rectify import reduce
 MAX_NUDGE_MM = 25.0  # the board's middle moved farther, or turned more than MAX_TURN (radians), is not a nudge:
 MAX_TURN = 0.06  # the corners must be given again (a nudge of the benchmarks: up to 16 mm and 3 degrees from where
 # the corners were given, as an easy shot of the empty board and a hard frame are each nudged)
+MIN_RESPONSE = 0.08  # phase-correlation peak below which an end's shift is not clear (a hand, a dark frame)
 LEAST_ALIGNED = 0.8  # ECC's correlation of the aligned wood under which its move is not trusted (aligned: 0.9-0.99)
-MIN_RESPONSE = 0.08  # phase-correlation peak below which the shift is not trusted (a hand, a dark frame)
 MIN_SHIFT_PX = 0.5  # full-size rectified px: a move of less anywhere on the board is not worth a second warp
 ALIGN_EVERY = 4  # the board is aligned at a quarter of its rectified size
-LIGHT_MM = 20.0  # brightness changing more slowly than over this (a Gaussian's sigma) is the light, not the board
+LIGHT_MM = 6.0  # brightness changing more slowly than over this (a Gaussian's sigma) is the light, not the board
+END_SHARE = 0.25  # each end of the board whose shift is found: a quarter of its length
+UNLIKE = 2.0  # blocks of wood this many times more unlike the empty board than the median are a hand or a shadow
+UNLIKE_BLOCK = 4  # ...blocks of this many aligned pixels (about 11 mm) a side
+LEAST_WOOD = 0.3  # with less of the wood left, the alignment is not done again
+MAX_REFINED_PX = 2.0  # aligning again without what covers the wood moves a corner at most this much (aligned px)
 ALIGNMENT = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-4)  # ECC: at most 50 steps, or until this still
 BOARD_MOVED = "board moved since its corners were set: set them again (dashboard: Set the board corners)"
 
@@ -64,47 +72,105 @@ class NudgeFinder:
         whole = cv2.erode(wood.astype(np.uint8) * np.uint8(255), np.ones((5, 5), np.uint8))
         self._wood = (reduce(whole, ALIGN_EVERY) == 255).astype(np.uint8)  # blocks of wood only, clear of the rims
         self._anywhere = np.ones_like(self._wood)
+        self._empty_standard = _standardised(self._empty, self._wood > 0)
+        self._wood_share = cv2.blur(self._wood.astype(np.float32), (UNLIKE_BLOCK, UNLIKE_BLOCK))  # of each block
         self._window = cv2.createHanningWindow(self._empty.shape[::-1], cv2.CV_32F)
+        height, width = self._empty.shape
+        end = int(width * END_SHARE)
+        self._ends = (slice(0, end), slice(width - end, width))
+        self._end_window = cv2.createHanningWindow((end, height), cv2.CV_32F)
+        self._end_middles = np.float64([[end / 2, height / 2], [width - end / 2, height / 2]])  # aligned px
+        self._aligned_corners = np.float32([[0, 0], [width, 0], [width, height], [0, height]]).reshape(-1, 1, 2)
         height, width = empty.shape[:2]
         self._middle = np.float64([width, height]) / 2 / px_per_mm  # board mm
         self._corners = np.float64([[0, 0], [width, 0], [width, height], [0, height]]) / px_per_mm
         self._last_aligned: np.ndarray | None = None  # the last alignment ECC was sure of (a 2 x 3 warp)
 
     def _prepared(self, board: np.ndarray) -> np.ndarray:
-        """A quarter size, grey, float, the light's slow changes taken out: a nudge is
-        millimetres, the fine texture adds nothing, and the light is not the board."""
+        """A quarter size, grey, float, the light's changes over more than a few millimetres
+        taken out: a nudge is millimetres, the finest texture adds nothing, and neither the
+        light nor a shadow is the board."""
         small = reduce(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY), ALIGN_EVERY).astype(np.float32)
         return small - cv2.GaussianBlur(small, (0, 0), LIGHT_MM / self._mm_per_px)
 
     def move(self, board: np.ndarray) -> Move | None:
         """How the board in ``board`` (rectified with the corners given, uint8 BGR) has moved
-        from the empty board, or None when it has not (or not clearly: a hand, a dark frame).
-        A move is trusted when ECC aligns the wood (``LEAST_ALIGNED``), or, where it does not, a
-        clear shift within a nudge is taken alone. Every frame is aligned afresh: a board that
-        stays nudged costs a second warp a frame (starting from where it was found saved half a
-        millisecond a still frame but read pits worse on the benchmark, docs/vision.md, section
-        1). Where ECC is not sure from the shift (a board turned by 3 degrees, blurred: phase
-        correlation sees no turn), it starts again from the last alignment it was sure of."""
+        from the empty board, or None when it has not (or not surely: a hand over most of it,
+        a dark frame). Every frame is aligned afresh (starting from where the board was last
+        found saved half a millisecond a still frame but read pits worse on the benchmark,
+        docs/vision.md, section 1)."""
         now = self._prepared(board)
-        (dx, dy), response = cv2.phaseCorrelate(self._empty, now, self._window)
-        shift = np.float32([[1, 0, dx], [0, 1, dy]]) if response >= MIN_RESPONSE else np.eye(2, 3, dtype=np.float32)
-        aligned, warp = self._aligned(now, shift)
-        if aligned < LEAST_ALIGNED and self._last_aligned is not None:  # a turn phase correlation does not see:
-            aligned, warp = max((aligned, warp), self._aligned(now, self._last_aligned), key=lambda tried: tried[0])
+        ends, clear = self._from_ends(now)
+        aligned, warp = self._best_alignment(now, ends)
         if aligned >= LEAST_ALIGNED:
             self._last_aligned = warp
-        motion = self._in_mm(warp if aligned >= LEAST_ALIGNED else shift)
-        nudge = self._nudge(motion)
-        if aligned < LEAST_ALIGNED and (response < MIN_RESPONSE or not nudge):
+            motion = self._in_mm(warp)
+        elif clear and self._pushed_far(ends):  # farther than ECC aligns from: plainly moved, not nudged
+            motion = self._in_mm(ends)
+        else:
             return None
         most_moved = np.abs(cv2.perspectiveTransform(self._corners.reshape(-1, 1, 2), motion).reshape(-1, 2) - self._corners).max()
-        return None if most_moved * self._px_per_mm < MIN_SHIFT_PX else Move(motion, nudge)
+        return None if most_moved * self._px_per_mm < MIN_SHIFT_PX else Move(motion, self._nudge(motion))
 
-    def _aligned(self, now: np.ndarray, start: np.ndarray) -> tuple[float, np.ndarray]:
-        """ECC's alignment of the wood of ``now`` (:meth:`_prepared`) with the empty board's from
-        ``start`` (a 2 x 3 warp of their pixels): its correlation (0 where it did not converge) and warp."""
+    def _best_alignment(self, now: np.ndarray, ends: np.ndarray) -> tuple[float, np.ndarray]:
+        """ECC's best alignment (its correlation and warp) from each of :meth:`_starts` in
+        turn, until one is sure."""
+        best = (0.0, ends)
+        for start in self._starts(now, ends):
+            best = max(best, self._without_cover(now, *self._aligned(now, self._wood, start)), key=lambda tried: tried[0])
+            if best[0] >= LEAST_ALIGNED:
+                break
+        return best
+
+    def _starts(self, now: np.ndarray, ends: np.ndarray) -> Iterator[np.ndarray]:
+        """Where ECC starts (2 x 3 warps of aligned pixels), each tried only if ECC was not sure
+        from the ones before: the ends' shifts; the whole board's shift, where it is clear
+        (an end's shift can mistake a hollow for its neighbour); the last alignment ECC was sure
+        of (a turn that blur hides from phase correlation); no move at all."""
+        yield ends
+        (dx, dy), response = cv2.phaseCorrelate(self._empty, now, self._window)
+        if response >= MIN_RESPONSE:
+            yield np.float32([[1, 0, dx], [0, 1, dy]])
+        if self._last_aligned is not None:
+            yield self._last_aligned
+        yield np.eye(2, 3, dtype=np.float32)
+
+    def _from_ends(self, now: np.ndarray) -> tuple[np.ndarray, bool]:
+        """Where ECC starts: the rigid motion that moves the middles of the board's two ends as
+        phase correlation says each moved (a 2 x 3 warp of aligned pixels), and whether both
+        ends' shifts are clear (a hand, a dark frame: not)."""
+        found = [cv2.phaseCorrelate(self._empty[:, end], now[:, end], self._end_window) for end in self._ends]
+        moved = self._end_middles + [shift for shift, _ in found]
+        before, after = self._end_middles[1] - self._end_middles[0], moved[1] - moved[0]
+        turn = np.arctan2(after[1], after[0]) - np.arctan2(before[1], before[0])
+        rotation = np.float64([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        warp = np.hstack([rotation, (moved.mean(axis=0) - rotation @ self._end_middles.mean(axis=0))[:, None]])
+        return warp.astype(np.float32), all(response >= MIN_RESPONSE for _, response in found)
+
+    def _without_cover(self, now: np.ndarray, aligned: float, warp: np.ndarray) -> tuple[float, np.ndarray]:
+        """The alignment done again on the wood that, aligned, looks like the empty board's:
+        a hand or a shadow's edge pulls ECC towards itself. Kept only when it moves no
+        corner far (it refines, it does not jump) and aligns at least as well."""
+        if aligned <= 0:  # ECC did not converge: nothing to refine
+            return aligned, warp
+        height, width = now.shape
+        back = cv2.warpAffine(now, warp, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        wood = self._wood > 0
+        unlike = np.abs(self._empty_standard - _standardised(back, wood)) * wood
+        unlike = cv2.blur(unlike, (UNLIKE_BLOCK, UNLIKE_BLOCK)) / np.maximum(self._wood_share, 1e-3)
+        like = wood & (unlike < UNLIKE * np.median(unlike[wood]))
+        if np.count_nonzero(like) < LEAST_WOOD * np.count_nonzero(wood):
+            return aligned, warp
+        again, refined = self._aligned(now, like.astype(np.uint8), warp)
+        corners_moved = np.abs(cv2.transform(self._aligned_corners, refined) - cv2.transform(self._aligned_corners, warp)).max()
+        return (again, refined) if again >= aligned and corners_moved <= MAX_REFINED_PX else (aligned, warp)
+
+    def _aligned(self, now: np.ndarray, wood: np.ndarray, start: np.ndarray) -> tuple[float, np.ndarray]:
+        """ECC's alignment of ``wood`` (uint8 mask) of the empty board with ``now``
+        (:meth:`_prepared`) from ``start`` (a 2 x 3 warp of their pixels): its correlation (0
+        where it did not converge) and warp."""
         try:
-            return cv2.findTransformECCWithMask(self._empty, now, self._wood, self._anywhere, start.copy(),
+            return cv2.findTransformECCWithMask(self._empty, now, wood, self._anywhere, start.copy(),
                                                 cv2.MOTION_EUCLIDEAN, ALIGNMENT, 5)
         except cv2.error:
             return 0.0, start
@@ -118,6 +184,17 @@ class NudgeFinder:
         """Whether ``motion`` moved the board's middle at most ``MAX_NUDGE_MM`` and turned it at most ``MAX_TURN``."""
         middle_moved = np.hypot(*(motion[:2, :2] @ self._middle + motion[:2, 2] - self._middle))
         return bool(middle_moved <= MAX_NUDGE_MM and abs(np.arctan2(motion[1, 0], motion[0, 0])) <= MAX_TURN)
+
+    def _pushed_far(self, ends: np.ndarray) -> bool:
+        """Whether the ends' shifts (a 2 x 3 warp) say the board was pushed beyond a nudge while
+        both ends turned alike (two shifts that disagree more are a mistake, not a move)."""
+        return not self._nudge(self._in_mm(ends)) and abs(np.arctan2(ends[1, 0], ends[0, 0])) <= MAX_TURN
+
+
+def _standardised(picture: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """``picture`` less its mean over ``where``, over its standard deviation there."""
+    values = picture[where]
+    return (picture - values.mean()) / (values.std() + 1e-6)
 
 
 def moved_back(homography: np.ndarray, motion_mm: np.ndarray) -> np.ndarray:
