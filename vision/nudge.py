@@ -35,7 +35,7 @@ import numpy as np
 
 from .rectify import reduce
 
-MAX_NUDGE_MM = 25.0  # the board's middle moved farther, or turned more than MAX_TURN (radians), is not a nudge:
+MAX_NUDGE_MM = 35.0  # the board's middle moved farther, or turned more than MAX_TURN (radians), is not a nudge:
 MAX_TURN = 0.06  # the corners must be given again (a nudge of the benchmarks: up to 16 mm and 3 degrees from where
 # the corners were given, as an easy shot of the empty board and a hard frame are each nudged)
 MIN_RESPONSE = 0.08  # phase-correlation peak below which an end's shift is not clear (a hand, a dark frame)

@@ -556,10 +556,11 @@ def _board_without_markers():
     return scene, corners, calibration, counts
 
 
-@pytest.mark.parametrize("nudge", [(5.0, -3.5, 0.01), (-4.0, 2.5, -0.03)])
+@pytest.mark.parametrize("nudge", [(5.0, -3.5, 0.01), (-4.0, 2.5, -0.03), (-24.0, 16.0, 0.02)])
 def test_a_board_without_markers_is_followed_when_nudged(nudge):
     """Corners given once on the empty picture, then the board is pushed 6 mm and turned a little,
-    or pushed 5 mm and turned 1.7 degrees (its ends 7 mm off), while seeds are laid out under a
+    or pushed 5 mm and turned 1.7 degrees (its ends 7 mm off), or pushed 29 mm (beyond the 25 mm
+    followed until the twelfth session), while seeds are laid out under a
     lamp lighting one end more: the reader finds the move against the empty board and reads
     every pit right, where the fixed corners alone cut every hollow off by the nudge (and a
     shift alone leaves the turned board's ends off, where the wood's edge looks like a hand)."""
@@ -620,11 +621,11 @@ def test_a_turned_board_without_markers_is_followed_through_a_hard_frame():
 
 
 def test_a_board_without_markers_moved_too_far_asks_for_its_corners_again():
-    """Pushed 4 cm, the board is no longer where its corners say, and too far to follow as a
+    """Pushed 5 cm, the board is no longer where its corners say, and too far to follow as a
     nudge: no pit is read from the stale corners (they would be read off the wood), and the
     status says what to do."""
     scene, _, calibration, counts = _board_without_markers()
-    result = BoardReader(calibration).read(render(scene, counts, None, Shot(seed=2, nudge=(36.0, -12.0, 0.02))).image)
+    result = BoardReader(calibration).read(render(scene, counts, None, Shot(seed=2, nudge=(48.0, -16.0, 0.02))).image)
     assert result.status.message == BOARD_MOVED and not result.status.board_found
     assert all(pit is None for pit in result.reading.pits.values())
 
