@@ -68,7 +68,9 @@ class NudgeFinder:
         """``empty``: the rectified empty board (uint8 BGR); ``wood``: its bare wood (bool)."""
         self._px_per_mm = px_per_mm
         self._mm_per_px = ALIGN_EVERY / px_per_mm  # at the size aligned
-        self._empty = self._prepared(empty)
+        self._empty = self._without_light(reduce(cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY), ALIGN_EVERY))
+        self._to_rectified = np.diag([px_per_mm, px_per_mm, 1.0])
+        self._rectified_size = (empty.shape[1], empty.shape[0])
         whole = cv2.erode(wood.astype(np.uint8) * np.uint8(255), np.ones((5, 5), np.uint8))
         self._wood = (reduce(whole, ALIGN_EVERY) == 255).astype(np.uint8)  # blocks of wood only, clear of the rims
         self._anywhere = np.ones_like(self._wood)
@@ -86,66 +88,67 @@ class NudgeFinder:
         self._corners = np.float64([[0, 0], [width, 0], [width, height], [0, height]]) / px_per_mm
         self._last_aligned: np.ndarray | None = None  # the last alignment ECC was sure of (a 2 x 3 warp)
 
-    def _prepared(self, board: np.ndarray) -> np.ndarray:
-        """A quarter size, grey, float, the light's changes over more than a few millimetres
-        taken out: a nudge is millimetres, the finest texture adds nothing, and neither the
-        light nor a shadow is the board."""
-        small = reduce(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY), ALIGN_EVERY).astype(np.float32)
+    def _without_light(self, small: np.ndarray) -> np.ndarray:
+        """A quarter-size grey picture of the board, float, the light's changes over more than a
+        few millimetres taken out: a nudge is millimetres, the finest texture adds nothing,
+        and neither the light nor a shadow is the board."""
+        small = small.astype(np.float32)
         return small - cv2.GaussianBlur(small, (0, 0), LIGHT_MM / self._mm_per_px)
 
-    def move(self, board: np.ndarray) -> Move | None:
-        """How the board in ``board`` (rectified with the corners given, uint8 BGR) has moved
-        from the empty board, or None when it has not (or not surely: a hand over most of it,
-        a dark frame). Every frame is aligned afresh (starting from where the board was last
-        found saved half a millisecond a still frame but read pits worse on the benchmark,
-        docs/vision.md, section 1)."""
-        now = self._prepared(board)
-        ends, clear = self._from_ends(now)
-        aligned, warp = self._best_alignment(now, ends)
+    def move(self, gray: np.ndarray, homography: np.ndarray) -> Move | None:
+        """How the board in ``gray`` (the camera picture, grey) seen through ``homography``
+        (image px -> board mm, from the corners given) has moved from the empty board, or None
+        when it has not (or not surely: a hand over most of it, a dark frame). Every frame is
+        aligned afresh (starting from where the board was last found saved half a millisecond
+        a still frame but read pits worse on the benchmark, docs/vision.md, section 1)."""
+        # the grey picture warped at full size, then shrunk: a third of a colour warp's work, and
+        # warping at a smaller size straight away aliases the grain and aligned hard frames worse
+        rectified = cv2.warpPerspective(gray, self._to_rectified @ homography, self._rectified_size, flags=cv2.INTER_LINEAR)
+        now = self._without_light(reduce(rectified, ALIGN_EVERY))
+        ends = [_Shift(*cv2.phaseCorrelate(self._empty[:, end], now[:, end], self._end_window)) for end in self._ends]
+        both, clear = self._turned(ends), all(end.clear for end in ends)
+        aligned, warp = self._best_alignment(now, self._starts(now, both))
         if aligned >= LEAST_ALIGNED:
             self._last_aligned = warp
             motion = self._in_mm(warp)
-        elif clear and self._pushed_far(ends):  # farther than ECC aligns from: plainly moved, not nudged
-            motion = self._in_mm(ends)
+        elif clear and self._pushed_far(both):  # farther than ECC aligns from: plainly moved, not nudged
+            motion = self._in_mm(both)
         else:
             return None
         most_moved = np.abs(cv2.perspectiveTransform(self._corners.reshape(-1, 1, 2), motion).reshape(-1, 2) - self._corners).max()
         return None if most_moved * self._px_per_mm < MIN_SHIFT_PX else Move(motion, self._nudge(motion))
 
-    def _best_alignment(self, now: np.ndarray, ends: np.ndarray) -> tuple[float, np.ndarray]:
-        """ECC's best alignment (its correlation and warp) from each of :meth:`_starts` in
-        turn, until one is sure."""
-        best = (0.0, ends)
-        for start in self._starts(now, ends):
+    def _best_alignment(self, now: np.ndarray, starts: Iterator[np.ndarray]) -> tuple[float, np.ndarray]:
+        """ECC's best alignment (its correlation and a 2 x 3 warp; 0 and no move where it never
+        converged) from each of ``starts`` in turn, until one is sure."""
+        best = (0.0, np.eye(2, 3, dtype=np.float32))
+        for start in starts:
             best = max(best, self._without_cover(now, *self._aligned(now, self._wood, start)), key=lambda tried: tried[0])
             if best[0] >= LEAST_ALIGNED:
                 break
         return best
 
-    def _starts(self, now: np.ndarray, ends: np.ndarray) -> Iterator[np.ndarray]:
+    def _starts(self, now: np.ndarray, both: np.ndarray) -> Iterator[np.ndarray]:
         """Where ECC starts (2 x 3 warps of aligned pixels), each tried only if ECC was not sure
-        from the ones before: the ends' shifts; the whole board's shift, where it is clear
-        (an end's shift can mistake a hollow for its neighbour); the last alignment ECC was sure
-        of (a turn that blur hides from phase correlation); no move at all."""
-        yield ends
-        (dx, dy), response = cv2.phaseCorrelate(self._empty, now, self._window)
-        if response >= MIN_RESPONSE:
-            yield np.float32([[1, 0, dx], [0, 1, dy]])
+        from the ones before: both ends' shifts (a shift and a turn); the whole board's shift,
+        where it is clear (an end's shift can mistake a hollow for its neighbour); the last
+        alignment ECC was sure of (a turn that blur hides from phase correlation); no move."""
+        yield both
+        whole = _Shift(*cv2.phaseCorrelate(self._empty, now, self._window))
+        if whole.clear:
+            yield whole.warp
         if self._last_aligned is not None:
             yield self._last_aligned
         yield np.eye(2, 3, dtype=np.float32)
 
-    def _from_ends(self, now: np.ndarray) -> tuple[np.ndarray, bool]:
-        """Where ECC starts: the rigid motion that moves the middles of the board's two ends as
-        phase correlation says each moved (a 2 x 3 warp of aligned pixels), and whether both
-        ends' shifts are clear (a hand, a dark frame: not)."""
-        found = [cv2.phaseCorrelate(self._empty[:, end], now[:, end], self._end_window) for end in self._ends]
-        moved = self._end_middles + [shift for shift, _ in found]
+    def _turned(self, ends: list[_Shift]) -> np.ndarray:
+        """The rigid motion (a 2 x 3 warp of aligned pixels) that moves the middles of the
+        board's two ends by their shifts: a shift and a turn."""
+        moved = self._end_middles + [end.shift for end in ends]
         before, after = self._end_middles[1] - self._end_middles[0], moved[1] - moved[0]
         turn = np.arctan2(after[1], after[0]) - np.arctan2(before[1], before[0])
         rotation = np.float64([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
-        warp = np.hstack([rotation, (moved.mean(axis=0) - rotation @ self._end_middles.mean(axis=0))[:, None]])
-        return warp.astype(np.float32), all(response >= MIN_RESPONSE for _, response in found)
+        return np.hstack([rotation, (moved.mean(axis=0) - rotation @ self._end_middles.mean(axis=0))[:, None]]).astype(np.float32)
 
     def _without_cover(self, now: np.ndarray, aligned: float, warp: np.ndarray) -> tuple[float, np.ndarray]:
         """The alignment done again on the wood that, aligned, looks like the empty board's:
@@ -167,7 +170,7 @@ class NudgeFinder:
 
     def _aligned(self, now: np.ndarray, wood: np.ndarray, start: np.ndarray) -> tuple[float, np.ndarray]:
         """ECC's alignment of ``wood`` (uint8 mask) of the empty board with ``now``
-        (:meth:`_prepared`) from ``start`` (a 2 x 3 warp of their pixels): its correlation (0
+        (:meth:`_without_light`) from ``start`` (a 2 x 3 warp of their pixels): its correlation (0
         where it did not converge) and warp."""
         try:
             return cv2.findTransformECCWithMask(self._empty, now, wood, self._anywhere, start.copy(),
@@ -185,10 +188,27 @@ class NudgeFinder:
         middle_moved = np.hypot(*(motion[:2, :2] @ self._middle + motion[:2, 2] - self._middle))
         return bool(middle_moved <= MAX_NUDGE_MM and abs(np.arctan2(motion[1, 0], motion[0, 0])) <= MAX_TURN)
 
-    def _pushed_far(self, ends: np.ndarray) -> bool:
-        """Whether the ends' shifts (a 2 x 3 warp) say the board was pushed beyond a nudge while
-        both ends turned alike (two shifts that disagree more are a mistake, not a move)."""
-        return not self._nudge(self._in_mm(ends)) and abs(np.arctan2(ends[1, 0], ends[0, 0])) <= MAX_TURN
+    def _pushed_far(self, both: np.ndarray) -> bool:
+        """Whether both ends' shifts (:meth:`_turned`) say the board was pushed beyond a nudge
+        and turned no more than a nudge turns it (ends that disagree more are a mistake, not a move)."""
+        return not self._nudge(self._in_mm(both)) and abs(np.arctan2(both[1, 0], both[0, 0])) <= MAX_TURN
+
+
+@dataclass(frozen=True)
+class _Shift:
+    """What phase correlation found between the empty board and the board now (or a part)."""
+
+    shift: tuple[float, float]  # aligned px
+    response: float  # its peak: how clear the shift is
+
+    @property
+    def clear(self) -> bool:
+        return self.response >= MIN_RESPONSE
+
+    @property
+    def warp(self) -> np.ndarray:
+        """The shift as a 2 x 3 warp of aligned pixels."""
+        return np.float32([[1, 0, self.shift[0]], [0, 1, self.shift[1]]])
 
 
 def _standardised(picture: np.ndarray, where: np.ndarray) -> np.ndarray:

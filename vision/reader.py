@@ -219,12 +219,11 @@ class BoardReader:
             if homography is None:
                 missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
                 raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", markers)
-            board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
-            if self._nudges is not None and (move := self._nudges.move(board)) is not None:
+            if self._nudges is not None and (move := self._nudges.move(gray, homography)) is not None:
                 if not move.nudge:  # its corners no longer say where its pits are
                     raise FrameUnreadable(BOARD_MOVED)
                 homography = moved_back(homography, move.motion_mm)  # a board without markers, nudged: follow it
-                board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
+            board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
             seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
             log_gain = self._light.log_gain(board, seen)
             reflections = self._glare.find(board, log_gain)

@@ -25,7 +25,7 @@ from vision.markers import homography_from_corners
 from vision.nudge import BOARD_MOVED, NudgeFinder, moved_back
 from vision.pits import hollow_mask, nominal_hollows, rim_gap
 from vision.reader import BoardReader, BoardView, _bare_wood
-from vision.rectify import LightModel, warp_to_board
+from vision.rectify import LightModel
 from vision.render import Shot, project, random_counts, random_scene, random_shot, render
 
 
@@ -572,8 +572,8 @@ def test_a_board_without_markers_is_followed_when_nudged(nudge):
     assert result.reading.most_likely_counts() == counts
     wood = _bare_wood(calibration.empty.shape[:2], calibration)
     finder = NudgeFinder(calibration.empty, calibration.px_per_mm, wood)
-    board = warp_to_board(nudged, homography_from_corners(corners, profile), profile.size, calibration.px_per_mm)
-    move = finder.move(board)
+    grey, at_rest = cv2.cvtColor(nudged, cv2.COLOR_BGR2GRAY), homography_from_corners(corners, profile)
+    move = finder.move(grey, at_rest)
     assert move is not None and move.nudge
     motion = move.motion_mm
     centre = np.array(profile.size) / 2
@@ -581,12 +581,10 @@ def test_a_board_without_markers_is_followed_when_nudged(nudge):
     assert abs(np.hypot(*moved) - np.hypot(*nudge[:2])) < 1.5, moved
     assert abs(abs(np.arctan2(motion[1, 0], motion[0, 0])) - abs(nudge[2])) < 0.005, motion
     # taken back, what is left moves no corner of the board by a millimetre
-    again = warp_to_board(nudged, moved_back(homography_from_corners(corners, profile), motion), profile.size,
-                          calibration.px_per_mm)
-    left = finder.move(again)
+    left = finder.move(grey, moved_back(at_rest, motion))
     outline = np.array(profile.board_corners())
     assert left is None or np.abs(outline @ left.motion_mm[:2, :2].T + left.motion_mm[:2, 2] - outline).max() < 1.0, left
-    assert finder.move(calibration.empty) is None
+    assert finder.move(cv2.cvtColor(render(scene, {}, None, Shot(seed=1)).image, cv2.COLOR_BGR2GRAY), at_rest) is None
 
 
 def test_a_turned_board_without_markers_is_followed_through_a_hard_frame():
@@ -604,20 +602,20 @@ def test_a_turned_board_without_markers_is_followed_through_a_hard_frame():
     counts = {label: int(n) for label, n in zip(profile.layout.labels, rng.integers(0, 8, len(profile.layout.labels)))}
     nudge = (-4.0, 3.0, -0.05)
 
-    def rectified(shot: Shot) -> np.ndarray:
-        image = render(scene, counts, None, shot).image
-        return warp_to_board(image, homography_from_corners(corners, profile), profile.size, calibration.px_per_mm)
+    def grey(shot: Shot) -> np.ndarray:
+        return cv2.cvtColor(render(scene, counts, None, shot).image, cv2.COLOR_BGR2GRAY)
 
     def turn(move) -> float:
         return abs(float(np.arctan2(move.motion_mm[1, 0], move.motion_mm[0, 0]))) if move is not None else 0.0
     wood = _bare_wood(calibration.empty.shape[:2], calibration)
-    easy = rectified(Shot(seed=2, nudge=nudge))
+    at_rest = homography_from_corners(corners, profile)
+    easy = grey(Shot(seed=2, nudge=nudge))
     hard = Shot(seed=3, nudge=nudge, blur=3.0, blur_angle=0.3, gradient=(0.45, 0.3), noise=6.0, jpeg=50)
     for shot in (hard, replace(hard, hand=True), replace(hard, shadow=0.5)):
-        assert abs(turn(NudgeFinder(calibration.empty, calibration.px_per_mm, wood).move(rectified(shot))) - 0.05) < 0.001
+        assert abs(turn(NudgeFinder(calibration.empty, calibration.px_per_mm, wood).move(grey(shot), at_rest)) - 0.05) < 0.001
         finder = NudgeFinder(calibration.empty, calibration.px_per_mm, wood)
-        assert abs(turn(finder.move(easy)) - 0.05) < 0.001
-        assert abs(turn(finder.move(rectified(shot))) - 0.05) < 0.001
+        assert abs(turn(finder.move(easy, at_rest)) - 0.05) < 0.001
+        assert abs(turn(finder.move(grey(shot), at_rest)) - 0.05) < 0.001
 
 
 def test_a_board_without_markers_moved_too_far_asks_for_its_corners_again():
