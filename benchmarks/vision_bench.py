@@ -78,6 +78,14 @@ def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int
     """A random set-up (a camera of ``frame`` px) and its calibration from an easy empty frame and
     start frame; with ``corners``, by the board's four corners where they are in the empty
     picture, as a user gives them (a board without markers: its markers are drawn but not used)."""
+    scene, calibration, _ = calibrated_scene_and_empty_shot(board, rng, frame, corners)
+    return scene, calibration
+
+
+def calibrated_scene_and_empty_shot(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE,
+                                    corners: bool = False) -> tuple[Scene, Calibration, Shot]:
+    """:func:`calibrated_scene`, and the shot of its empty picture (where the board lay when
+    its corners were given)."""
     scene = random_scene(board, rng, frame=frame)
     profile = board_profile(board)
     empty_shot = random_shot(rng, hard=False, hand=False)
@@ -85,7 +93,7 @@ def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int
     counts, white = start_counts(board)
     start = render(scene, counts, white, random_shot(rng, hard=False, hand=False)).image
     outline = project(scene, np.array(profile.board_corners()), empty_shot).ravel().tolist() if corners else None
-    return scene, calibrate(board, empty, start, outline)
+    return scene, calibrate(board, empty, start, outline), empty_shot
 
 
 def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: list[str], corners: bool = False
@@ -93,15 +101,22 @@ def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: 
     """Every board profile's ``scenes`` set-ups (:func:`calibrated_scene`, found by their
     ``corners`` or not), each with its own seeded stream, which goes on to draw the set-up's
     frames; a set-up that cannot be calibrated is named in ``failures`` and skipped."""
+    for scene, calibration, _, rng in calibrated_setups_and_empty_shots(scenes, seed, frame, failures, corners):
+        yield scene, calibration, rng
+
+
+def calibrated_setups_and_empty_shots(scenes: int, seed: int, frame: tuple[int, int], failures: list[str],
+                                      corners: bool = False) -> Iterator[tuple[Scene, Calibration, Shot, np.random.Generator]]:
+    """:func:`calibrated_setups`, each with the shot of its empty picture."""
     for b, board in enumerate(PROFILE_LAYOUTS):
         for s in range(scenes):
             rng = np.random.default_rng([seed, b, s])
             try:
-                scene, calibration = calibrated_scene(board, rng, frame, corners)
+                scene, calibration, empty_shot = calibrated_scene_and_empty_shot(board, rng, frame, corners)
             except CalibrationError as error:
                 failures.append(f"{board} scene {s}: {error}")
                 continue
-            yield scene, calibration, rng
+            yield scene, calibration, empty_shot, rng
 
 
 def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
