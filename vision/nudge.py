@@ -40,7 +40,8 @@ MAX_TURN = 0.06  # the corners must be given again (a nudge of the benchmarks: u
 # the corners were given, as an easy shot of the empty board and a hard frame are each nudged)
 MIN_RESPONSE = 0.08  # phase-correlation peak below which an end's shift is not clear (a hand, a dark frame)
 LEAST_ALIGNED = 0.8  # ECC's correlation of the aligned wood under which its move is not trusted (aligned: 0.9-0.99)
-MIN_SHIFT_PX = 0.5  # full-size rectified px: a move of less anywhere on the board is not worth a second warp
+MIN_SHIFT_PX = 0.5  # full-size rectified px: a move of less anywhere on the board is not followed (the corners' view
+# stands, free of ECC's jitter from frame to frame)
 ALIGN_EVERY = 4  # the board is aligned at a quarter of its rectified size
 LIGHT_MM = 6.0  # brightness changing more slowly than over this (a Gaussian's sigma) is the light, not the board
 END_SHARE = 0.25  # each end of the board whose shift is found: a quarter of its length
