@@ -51,6 +51,8 @@ LEAST_WOOD = 0.3  # with less of the wood left, the alignment is not done again
 MAX_REFINED_PX = 2.0  # aligning again without what covers the wood moves a corner at most this much (aligned px)
 ALIGNMENT = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 50, 1e-4)  # ECC: at most 50 steps, or until this still
 BOARD_MOVED = "board moved since its corners were set: set them again (dashboard: Set the board corners)"
+LOST = ("board not lined up with its empty picture: if it was moved, set its corners again "
+        "(dashboard: Set the board corners)")
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Move:
 
     motion_mm: np.ndarray  # a rigid motion of board mm (3 x 3): the empty board's point -> where it is now
     nudge: bool  # within MAX_NUDGE_MM and MAX_TURN: followed; else the corners must be given again
+    sure: bool = True  # False: the board could not be lined up with the empty one (no motion: read where it was)
 
 
 class NudgeFinder:
@@ -98,8 +101,8 @@ class NudgeFinder:
 
     def move(self, gray: np.ndarray, homography: np.ndarray) -> Move | None:
         """How the board in ``gray`` (the camera picture, grey) seen through ``homography``
-        (image px -> board mm, from the corners given) has moved from the empty board, or None
-        when it has not (or not surely: a hand over most of it, a dark frame). Every frame is
+        (image px -> board mm, from the corners given) has moved from the empty board: None when
+        it has not, :data:`NOT_LINED_UP` when it could not be lined up with it. Every frame is
         aligned afresh (starting from where the board was last found saved half a millisecond
         a still frame but read pits worse on the benchmark, docs/vision.md, section 1)."""
         # the grey picture warped at full size, then shrunk: a third of a colour warp's work, and
@@ -114,8 +117,8 @@ class NudgeFinder:
             motion = self._in_mm(warp)
         elif clear and self._pushed_far(both):  # farther than ECC aligns from: plainly moved, not nudged
             motion = self._in_mm(both)
-        else:
-            return None
+        else:  # a hand over most of it, a dark frame, or moved farther than anything here says
+            return NOT_LINED_UP
         most_moved = np.abs(cv2.perspectiveTransform(self._corners.reshape(-1, 1, 2), motion).reshape(-1, 2) - self._corners).max()
         return None if most_moved * self._px_per_mm < MIN_SHIFT_PX else Move(motion, self._nudge(motion))
 
@@ -213,6 +216,9 @@ class _Shift:
     def warp(self) -> np.ndarray:
         """The shift as a 2 x 3 warp of aligned pixels."""
         return np.float32([[1, 0, self.shift[0]], [0, 1, self.shift[1]]])
+
+
+NOT_LINED_UP = Move(np.eye(3), nudge=True, sure=False)
 
 
 def _standardised(picture: np.ndarray, where: np.ndarray) -> np.ndarray:

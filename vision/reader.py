@@ -26,7 +26,7 @@ from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_b
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
-from .nudge import BOARD_MOVED, NudgeFinder, moved_back
+from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .patches import PatchCutter
 from .picture_size import DEVICE_SIZE
 from .pits import hollow_mask, in_hollows, rim_gap
@@ -102,6 +102,7 @@ class BoardView:
     picture: tuple[int, int] = DEVICE_SIZE  # the camera picture's width and height (px)
     blur_mm: float | None = None  # the picture's blur at the markers (vision.focus); None: not measured (on a board
     # found by its corners, filled in from its grain once the hand finder has looked: BoardReader._read_view)
+    lined_up: bool = True  # False: a board found by its corners could not be lined up with its empty picture
 
 
 @dataclass
@@ -219,10 +220,12 @@ class BoardReader:
             if homography is None:
                 missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
                 raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", markers)
+            lined_up = True
             if self._nudges is not None and (move := self._nudges.move(gray, homography)) is not None:
                 if not move.nudge:  # its corners no longer say where its pits are
                     raise FrameUnreadable(BOARD_MOVED)
                 homography = moved_back(homography, move.motion_mm)  # a board without markers, nudged: follow it
+                lined_up = move.sure
             board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
             seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
             log_gain = self._light.log_gain(board, seen)
@@ -231,7 +234,7 @@ class BoardReader:
                 seen = ~glare if seen is None else seen & ~glare
                 log_gain = self._light.log_gain(board, seen)
             return BoardView(board, homography, markers, seen, log_gain, glare, refined, reflections.doubtful,
-                             (frame.shape[1], frame.shape[0]), marker_blur_mm(gray, found))
+                             (frame.shape[1], frame.shape[0]), marker_blur_mm(gray, found), lined_up)
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
 
@@ -287,9 +290,10 @@ class BoardReader:
         measured = measured_at(self.calibration.corners is not None)
         small = too_small(view.picture)
         blur, blur_limit = view.blur_mm or 0.0, too_blurred_mm(small)
+        lost = not view.lined_up and hand is None  # not a hand: the board is not where its corners say
         in_view = {label for label, pit in self.pits.items()  # a picture too blurred has no pit in view
                    if not (hand is not None and pit.touches(hand)) and (view.seen is None or pit.inside(view.seen))
-                   } if blur <= blur_limit else set()
+                   } if blur <= blur_limit and not lost else set()
         board_limit = self.calibration.blur_limit_mm  # over it this board's seeds are misread: read hedged
         blurred = board_limit is not None and blur > board_limit
         views: dict[str, np.ndarray] = {}
@@ -308,6 +312,8 @@ class BoardReader:
                        f"at most {blur_limit:.2f}): focus the camera")
         elif hand is not None:
             message = "hand over board"
+        elif lost:
+            message = LOST
         elif glared:
             message = f"glare on pits {', '.join(glared)}: a lamp's reflection; move the lamp or turn the board"
         elif unseen:

@@ -22,7 +22,7 @@ from vision.counter import MODELS, SeedCounter, model_paths
 from vision.glare import DOUBT, hedged
 from vision.hand import HandFinder
 from vision.markers import homography_from_corners
-from vision.nudge import BOARD_MOVED, NudgeFinder, moved_back
+from vision.nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from vision.pits import hollow_mask, nominal_hollows, rim_gap
 from vision.reader import BoardReader, BoardView, _bare_wood
 from vision.rectify import LightModel
@@ -625,6 +625,19 @@ def test_a_board_without_markers_moved_too_far_asks_for_its_corners_again():
     scene, _, calibration, counts = _board_without_markers()
     result = BoardReader(calibration).read(render(scene, counts, None, Shot(seed=2, nudge=(48.0, -16.0, 0.02))).image)
     assert result.status.message == BOARD_MOVED and not result.status.board_found
+    assert all(pit is None for pit in result.reading.pits.values())
+
+
+def test_a_board_without_markers_that_cannot_be_lined_up_reads_no_pit():
+    """Pushed 4.6 cm in a dim, blurred frame with a hand beside it: ECC lines the board up with
+    its empty picture from no start, neither end's shift clearly shows the push, and the hand
+    finder sees no hand. Read from its stale corners it said "ok" with the counts of the wrong
+    places; now no pit is read, and the status says what to check."""
+    scene, _, calibration, counts = _board_without_markers()
+    shot = Shot(gain=0.72, tint=(0.97, 1.0, 0.83), gradient=(-0.32, 0.39), nudge=(45.0, -12.0, 0.01), blur=3.1,
+                blur_angle=1.16, noise=4.6, jpeg=64, hand=True, seed=711722200)
+    result = BoardReader(calibration).read(render(scene, counts, None, shot).image)
+    assert result.status.message == LOST and not result.status.hand
     assert all(pit is None for pit in result.reading.pits.values())
 
 
