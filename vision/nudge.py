@@ -61,7 +61,7 @@ class Move:
 
     motion_mm: np.ndarray  # a rigid motion of board mm (3 x 3): the empty board's point -> where it is now
     nudge: bool  # within MAX_NUDGE_MM and MAX_TURN: followed; else the corners must be given again
-    sure: bool = True  # False: the board could not be lined up with the empty one (no motion: read where it was)
+    sure: bool = True  # False: not lined up with the empty board (no motion; no pit is read unless a hand explains it)
 
 
 class NudgeFinder:
