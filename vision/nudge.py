@@ -16,7 +16,9 @@ outer quarters: together a shift and a turn), and OpenCV's ECC
 (``findTransformECCWithMask``, a rigid motion) finds the motion exactly from
 there. A hand or a shadow's edge over the board is not the board: where the
 aligned picture is most unlike the empty board, it is left out, and ECC
-aligns the rest again.
+aligns the rest again. Where ECC is sure of no alignment, the board is not
+lined up (:data:`NOT_LINED_UP`): the reader reads no pit unless a hand
+explains it.
 
 All of it runs at a quarter of the rectified size, on the picture with its
 light's changes over more than a few millimetres taken out: ECC matches
@@ -38,7 +40,7 @@ from .rectify import reduce
 MAX_NUDGE_MM = 35.0  # the board's middle moved farther, or turned more than MAX_TURN (radians), is not a nudge:
 MAX_TURN = 0.06  # the corners must be given again (a nudge of the benchmarks: up to 16 mm and 3 degrees from where
 # the corners were given, as an easy shot of the empty board and a hard frame are each nudged)
-MIN_RESPONSE = 0.08  # phase-correlation peak below which an end's shift is not clear (a hand, a dark frame)
+MIN_RESPONSE = 0.08  # phase-correlation peak below which the whole board's shift is not clear (a hand, a dark frame)
 LEAST_ALIGNED = 0.8  # ECC's correlation of the aligned wood under which its move is not trusted (aligned: 0.9-0.99)
 MIN_SHIFT_PX = 0.5  # full-size rectified px: a move of less anywhere on the board is not followed (the corners' view
 # stands, free of ECC's jitter from frame to frame)
@@ -78,7 +80,9 @@ class NudgeFinder:
         whole = cv2.erode(wood.astype(np.uint8) * np.uint8(255), np.ones((5, 5), np.uint8))
         self._wood = (reduce(whole, ALIGN_EVERY) == 255).astype(np.uint8)  # blocks of wood only, clear of the rims
         self._anywhere = np.ones_like(self._wood)
-        self._empty_standard = _standardised(self._empty, self._wood > 0)
+        self._is_wood = self._wood > 0
+        self._least_wood = LEAST_WOOD * np.count_nonzero(self._is_wood)
+        self._empty_standard = _standardised(self._empty, self._is_wood)
         self._wood_share = cv2.blur(self._wood.astype(np.float32), (UNLIKE_BLOCK, UNLIKE_BLOCK))  # of each block
         self._window = cv2.createHanningWindow(self._empty.shape[::-1], cv2.CV_32F)
         height, width = self._empty.shape
@@ -110,15 +114,11 @@ class NudgeFinder:
         rectified = cv2.warpPerspective(gray, self._to_rectified @ homography, self._rectified_size, flags=cv2.INTER_LINEAR)
         now = self._without_light(reduce(rectified, ALIGN_EVERY))
         ends = [_Shift(*cv2.phaseCorrelate(self._empty[:, end], now[:, end], self._end_window)) for end in self._ends]
-        both, clear = self._turned(ends), all(end.clear for end in ends)
-        aligned, warp = self._best_alignment(now, self._starts(now, both))
-        if aligned >= LEAST_ALIGNED:
-            self._last_aligned = warp
-            motion = self._in_mm(warp)
-        elif clear and self._pushed_far(both):  # farther than ECC aligns from: plainly moved, not nudged
-            motion = self._in_mm(both)
-        else:  # a hand over most of it, a dark frame, or moved farther than anything here says
+        aligned, warp = self._best_alignment(now, self._starts(now, self._turned(ends)))
+        if aligned < LEAST_ALIGNED:  # a hand over most of it, a dark frame, or moved farther than ECC aligns from
             return NOT_LINED_UP
+        self._last_aligned = warp
+        motion = self._in_mm(warp)
         most_moved = np.abs(cv2.perspectiveTransform(self._corners.reshape(-1, 1, 2), motion).reshape(-1, 2) - self._corners).max()
         return None if most_moved * self._px_per_mm < MIN_SHIFT_PX else Move(motion, self._nudge(motion))
 
@@ -136,7 +136,8 @@ class NudgeFinder:
         """Where ECC starts (2 x 3 warps of aligned pixels), each tried only if ECC was not sure
         from the ones before: both ends' shifts (a shift and a turn); the whole board's shift,
         where it is clear (an end's shift can mistake a hollow for its neighbour); the last
-        alignment ECC was sure of (a turn that blur hides from phase correlation); no move."""
+        alignment ECC was sure of (where this frame's shifts mislead: a hand or a shadow over a
+        board moved 10-20 mm and turned; docs/vision.md, section 1); no move."""
         yield both
         whole = _Shift(*cv2.phaseCorrelate(self._empty, now, self._window))
         if whole.clear:
@@ -162,11 +163,11 @@ class NudgeFinder:
             return aligned, warp
         height, width = now.shape
         back = cv2.warpAffine(now, warp, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        wood = self._wood > 0
+        wood = self._is_wood
         unlike = np.abs(self._empty_standard - _standardised(back, wood)) * wood
         unlike = cv2.blur(unlike, (UNLIKE_BLOCK, UNLIKE_BLOCK)) / np.maximum(self._wood_share, 1e-3)
         like = wood & (unlike < UNLIKE * np.median(unlike[wood]))
-        if np.count_nonzero(like) < LEAST_WOOD * np.count_nonzero(wood):
+        if np.count_nonzero(like) < self._least_wood:
             return aligned, warp
         again, refined = self._aligned(now, like.astype(np.uint8), warp)
         corners_moved = np.abs(cv2.transform(self._aligned_corners, refined) - cv2.transform(self._aligned_corners, warp)).max()
@@ -191,14 +192,6 @@ class NudgeFinder:
         """Whether ``motion`` moved the board's middle at most ``MAX_NUDGE_MM`` and turned it at most ``MAX_TURN``."""
         middle_moved = np.hypot(*(motion[:2, :2] @ self._middle + motion[:2, 2] - self._middle))
         return bool(middle_moved <= MAX_NUDGE_MM and abs(np.arctan2(motion[1, 0], motion[0, 0])) <= MAX_TURN)
-
-    def _pushed_far(self, both: np.ndarray) -> bool:
-        """Whether both ends' shifts (:meth:`_turned`) say the board was pushed beyond a nudge
-        and turned no more than a nudge turns it (ends that disagree more are a mistake, not a move).
-        The whole board's shift is not asked: where ECC cannot align a nudged board (a hand over
-        it), that shift can lock onto the next hollow, and two frames of `vision_bench.py
-        --corners` (seeds 1 and 2) then said a nudged board had moved."""
-        return not self._nudge(self._in_mm(both)) and abs(np.arctan2(both[1, 0], both[0, 0])) <= MAX_TURN
 
 
 @dataclass(frozen=True)
