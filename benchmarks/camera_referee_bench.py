@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/camera_referee_bench.py [--setups 3] [--plies 60] [--seed 1]
         [--still-frames 1] [--easy] [--lamp] [--defocus 0] [--no-looks] [--frame 1280x720] [--variants kalah,oware] [--misses]
-        [--models vision/models] [--corners]
+        [--models vision/models] [--corners] [--relief]
 
 For every variant, ``--setups`` set-ups (seed kind, wood, lamp, camera; the
 vision benchmark's, calibrated from an easy empty and start frame) each play
@@ -21,7 +21,9 @@ focus after it, or focused for another distance). ``--frame`` renders
 another camera picture size with the same lenses (a webcam left at 640x480).
 ``--models`` reads with newly trained networks instead of the shipped ones.
 ``--corners`` calibrates every board by its four corners in the empty picture, as
-a board without markers is (the markers are drawn but not used).
+a board without markers is (the markers are drawn but not used). ``--relief``
+sees every board in depth, as a real camera does (``Scene.relief``: hollows
+sunk, seeds standing in them), the same set-ups and games otherwise.
 
 After every move that changes the board, its frames go through the live
 pipeline's own parts: the reader, the stillness gate (reset by the players'
@@ -117,7 +119,7 @@ class Table:
 
     def __init__(self, name: str, setup: int, args: argparse.Namespace) -> None:
         self.rng = np.random.default_rng([args.seed, sorted(rules.VARIANTS).index(name), setup])
-        self.scene, calibration = calibrated_scene(name, self.rng, args.frame, args.corners)
+        self.scene, calibration = calibrated_scene(name, self.rng, args.frame, args.corners, args.relief)
         self.reader = BoardReader(calibration)
         self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False, defocus=args.defocus)
         if args.lamp:  # drawn from a stream of its own, so that the set-up is the same with or without the lamp
@@ -228,6 +230,8 @@ def main() -> None:
     parser.add_argument("--misses", action="store_true", help="list every move not committed right")
     parser.add_argument("--corners", action="store_true",
                         help="boards calibrated by their four corners, not their markers (a board without markers)")
+    parser.add_argument("--relief", action="store_true",
+                        help="boards seen in depth, as a real camera sees them (hollows sunk, seeds standing)")
     add_models_option(parser)
     args = parser.parse_args()
     use_models(parser, args.models)
@@ -253,7 +257,7 @@ def main() -> None:
     print(row("all", total, total_exact))
     print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}"
           f"{f', the lens {args.defocus} px out of focus' if args.defocus else ''}, "
-          f"{picture_size_text(args.frame)} pictures{', boards found by their corners' if args.corners else ''}; {args.still_frames} still frame(s) a Reading; pits seen untouched "
+          f"{picture_size_text(args.frame)} pictures{', boards found by their corners' if args.corners else ''}{', seen in depth' if args.relief else ''}; {args.still_frames} still frame(s) a Reading; pits seen untouched "
           f"{'not used' if args.no_looks else 'pinned'}; {time.time() - started:.0f} s, load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}" + (f"; the seed counter's networks from {args.models}" if args.models else ""))
     if args.misses:

@@ -1,7 +1,7 @@
 """Vision benchmark: the reader against the renderer's truth, across every board profile.
 
     .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995] [--frame 1280x720]
-                                                [--defocus 0] [--models vision/models] [--corners]
+                                                [--defocus 0] [--models vision/models] [--corners] [--relief]
 
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
@@ -27,6 +27,10 @@ left at 640x480, a 1080p one): the same board in fewer or more pixels.
 instead of its markers (a board without markers; its markers are drawn but not
 used), so that a nudged board is followed by its wood (:mod:`vision.nudge`)
 and its blur measured by its grain.
+``--relief`` sees every board in depth (``Scene.relief``): its hollows sunk into
+it and its seeds standing in them, as a real camera sees them, where the other
+runs paint them flat on the board's plane (what the networks were trained on);
+the same set-ups, frames and truth.
 ``--defocus`` puts the lens out of focus in every hard frame (calibration stays
 sharp, as with an autofocus that hunts in play); every run prints the blur the
 reader measured at the markers and how many frames it said were blurred or too
@@ -74,19 +78,21 @@ def heap_bin(n: int) -> str:
     return next(name for lo, hi, name in BINS if lo <= n <= hi)
 
 
-def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE, corners: bool = False):
+def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE, corners: bool = False,
+                     relief: bool = False):
     """A random set-up (a camera of ``frame`` px) and its calibration from an easy empty frame and
     start frame; with ``corners``, by the board's four corners where they are in the empty
-    picture, as a user gives them (a board without markers: its markers are drawn but not used)."""
-    scene, calibration, _ = calibrated_scene_and_empty_shot(board, rng, frame, corners)
+    picture, as a user gives them (a board without markers: its markers are drawn but not used);
+    with ``relief``, the board seen in depth (``Scene.relief``; the same set-up otherwise)."""
+    scene, calibration, _ = calibrated_scene_and_empty_shot(board, rng, frame, corners, relief)
     return scene, calibration
 
 
 def calibrated_scene_and_empty_shot(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE,
-                                    corners: bool = False) -> tuple[Scene, Calibration, Shot]:
+                                    corners: bool = False, relief: bool = False) -> tuple[Scene, Calibration, Shot]:
     """:func:`calibrated_scene`, and the shot of its empty picture (where the board lay when
     its corners were given)."""
-    scene = random_scene(board, rng, frame=frame)
+    scene = replace(random_scene(board, rng, frame=frame), relief=relief)
     profile = board_profile(board)
     empty_shot = random_shot(rng, hard=False, hand=False)
     empty = render(scene, {h.label: 0 for h in profile.hollows}, None, empty_shot).image
@@ -96,23 +102,25 @@ def calibrated_scene_and_empty_shot(board: str, rng: np.random.Generator, frame:
     return scene, calibrate(board, empty, start, outline), empty_shot
 
 
-def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: list[str], corners: bool = False
-                      ) -> Iterator[tuple[Scene, Calibration, np.random.Generator]]:
+def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: list[str], corners: bool = False,
+                      relief: bool = False) -> Iterator[tuple[Scene, Calibration, np.random.Generator]]:
     """Every board profile's ``scenes`` set-ups (:func:`calibrated_scene`, found by their
-    ``corners`` or not), each with its own seeded stream, which goes on to draw the set-up's
-    frames; a set-up that cannot be calibrated is named in ``failures`` and skipped."""
-    for scene, calibration, _, rng in calibrated_setups_and_empty_shots(scenes, seed, frame, failures, corners):
+    ``corners`` or not, seen in ``relief`` or not), each with its own seeded stream, which goes on
+    to draw the set-up's frames; a set-up that cannot be calibrated is named in ``failures`` and
+    skipped."""
+    for scene, calibration, _, rng in calibrated_setups_and_empty_shots(scenes, seed, frame, failures, corners, relief):
         yield scene, calibration, rng
 
 
 def calibrated_setups_and_empty_shots(scenes: int, seed: int, frame: tuple[int, int], failures: list[str],
-                                      corners: bool = False) -> Iterator[tuple[Scene, Calibration, Shot, np.random.Generator]]:
+                                      corners: bool = False, relief: bool = False
+                                      ) -> Iterator[tuple[Scene, Calibration, Shot, np.random.Generator]]:
     """:func:`calibrated_setups`, each with the shot of its empty picture."""
     for b, board in enumerate(PROFILE_LAYOUTS):
         for s in range(scenes):
             rng = np.random.default_rng([seed, b, s])
             try:
-                scene, calibration, empty_shot = calibrated_scene_and_empty_shot(board, rng, frame, corners)
+                scene, calibration, empty_shot = calibrated_scene_and_empty_shot(board, rng, frame, corners, relief)
             except CalibrationError as error:
                 failures.append(f"{board} scene {s}: {error}")
                 continue
@@ -125,7 +133,7 @@ def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
 
 
 def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE, defocus: float = 0.0,
-        corners: bool = False) -> dict:
+        corners: bool = False, relief: bool = False) -> dict:
     cv2.setNumThreads(1)
     stats: dict = defaultdict(lambda: [0, 0])  # name -> [hits, total]
     times: list[tuple[float, float]] = []  # (CPU, wall) seconds per frame
@@ -135,7 +143,7 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
     blurs: list[float] = []  # mm, the blur the reader measured at the markers (vision.focus)
     failures: list[str] = []
     images = 0
-    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners):
+    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners, relief):
         reader = BoardReader(calibration)
         for _ in range(frames):
             counts, white = random_counts(scene.profile, rng)
@@ -345,17 +353,21 @@ def main() -> None:
                              "picture (calibration stays in focus: an autofocus that hunts in play)")
     parser.add_argument("--corners", action="store_true",
                         help="calibrate every board by its four corners, not its markers, as a board without markers is")
+    parser.add_argument("--relief", action="store_true",
+                        help="see every board in depth, as a real camera does (hollows sunk, seeds standing, heaps "
+                             "leaning away from the camera), not painted flat on its plane: the same set-ups and frames")
     add_models_option(parser)
     args = parser.parse_args()
     counter.SURE = args.sure
     use_models(parser, args.models)
     started = time.time()
-    out = run(args.scenes, args.frames, args.seed, args.frame, args.defocus, args.corners)
+    out = run(args.scenes, args.frames, args.seed, args.frame, args.defocus, args.corners, args.relief)
     stats = out["stats"]
     print(f"{out['images']} rendered {picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, "
           f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure"
           + (f", lens out of focus by {args.defocus} px" if args.defocus else "")
-          + (", boards found by their corners" if args.corners else "") + f" ({time.time() - started:.0f} s)")
+          + (", boards found by their corners" if args.corners else "") + (", boards seen in depth" if args.relief else "")
+          + f" ({time.time() - started:.0f} s)")
     if args.models is not None:
         print(f"  the seed counter's networks from {args.models}")
     for failure in out["failures"]:

@@ -6,7 +6,9 @@ renderer is meant to be hard: a wooden board with bowl-shaped hollows shaded
 by a lamp, seeds of several kinds that touch and pile up and cast shadows,
 an oblique camera with lens distortion, uneven coloured light, a hand over
 part of the board, motion blur, a lens out of focus, sensor noise and JPEG
-artefacts.
+artefacts. With ``Scene.relief`` the board is seen in depth too: its hollows
+sunk into it and its seeds standing in them, so the camera sees a hollow's far
+wall and not the near edge of its floor, and a heap leans away from it.
 
 Two levels of randomness: a :class:`Scene` is a set-up (board, seeds, lamp,
 camera) that stays while a game is played and is calibrated once; a
@@ -31,6 +33,7 @@ from .markers import marker_image
 from .picture_size import DEVICE_SIZE
 
 TEXTURE_PX_PER_MM = 3.0
+HOLLOW_DEPTH_MM, STORE_DEPTH_MM = 11.0, 15.0  # how deep a playing hollow and a store are sunk at their middle
 GLARE_WASH = 0.3  # a lamp's reflection adding this much to the wood's albedo (0..1) in a pit washes it out
 SEED_KINDS = ("bean", "glass", "pebble")
 FRAME_SIZE = DEVICE_SIZE  # the camera picture (width, height px) unless a scene says otherwise: what a device is asked for
@@ -40,6 +43,10 @@ Stack = tuple[tuple[int, bool], ...]  # a hollow's seeds, bottom first: (place i
 
 # Seed looks: semi-axes in mm and base colours (BGR, 0..1).
 _SEED_AXES = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "chip": (6.0, 6.0)}
+_SEED_HEIGHT_MM = {"bean": 5.0, "glass": 6.0, "pebble": 6.0, "chip": 3.0}  # how high one seed stands (relief)
+NESTED_MM = 1.5  # a seed lying on others sinks this far between them (relief)
+RELIEF_STEP_MM = 1.0  # a camera ray is followed down the relief in steps this high, then interpolated
+SAMPLED_ROW = 4096  # points sampled at once are laid out in rows this long (see sampled)
 _GLASS_COLOURS = ((0.75, 0.35, 0.15), (0.25, 0.6, 0.2), (0.15, 0.45, 0.8), (0.7, 0.7, 0.65), (0.35, 0.2, 0.6))
 _CHIP_COLOURS = {"yellow": (0.15, 0.78, 0.92), "white": (0.9, 0.9, 0.88)}
 SKINS = ((0.55, 0.65, 0.85), (0.35, 0.45, 0.65), (0.2, 0.28, 0.42))  # BGR albedo of a hand: pale to dark
@@ -62,6 +69,8 @@ class Scene:
     k1: float  # radial lens distortion
     grain_seed: int
     frame: tuple[int, int] = FRAME_SIZE  # the camera picture's width and height (px)
+    relief: bool = False  # the board seen in depth (hollows sunk, seeds standing), not painted flat on its plane:
+    # what a real camera sees; the shipped networks were trained on flat boards (docs/vision.md, section 7)
 
     @property
     def px_scale(self) -> float:
@@ -204,12 +213,7 @@ def _empty_board(scene: Scene) -> np.ndarray:
     grain = 0.06 * grain + 0.05 * _smooth_noise((height, width), (60, 20), rng) + 0.02 * rng.standard_normal((height, width)).astype(np.float32)
     albedo = np.asarray(scene.wood, np.float32)[None, None, :] * (1 + grain[..., None])
 
-    depth = np.zeros((height, width), np.float32)
-    for hollow in profile.hollows:
-        (cx, cy), (a, b) = hollow.centre, hollow.axes
-        q = ((xx - cx) / a) ** 2 + ((yy - cy) / b) ** 2
-        bowl = (15.0 if hollow.is_store else 11.0) * np.clip(1 - q, 0, None) ** 0.8
-        depth = np.maximum(depth, bowl)
+    depth = _hollow_depth(profile.name)
     inside = (depth > 0).astype(np.float32)
     albedo *= (1 - 0.12 * inside)[..., None]  # worn, darker inside the hollows
     dzdx = cv2.Sobel(-depth, cv2.CV_32F, 1, 0, ksize=3) / (8 / s)
@@ -217,7 +221,7 @@ def _empty_board(scene: Scene) -> np.ndarray:
     norm = np.sqrt(dzdx**2 + dzdy**2 + 1)
     lx, ly, lz = _lamp(scene)
     diffuse = np.clip((-dzdx * lx - dzdy * ly + lz) / norm, 0, None)
-    occlusion = 1 - 0.35 * depth / 15.0
+    occlusion = 1 - 0.35 * depth / STORE_DEPTH_MM
     shade = (0.3 + 0.75 * diffuse / max(lz, 0.2)) * occlusion
     shade = np.minimum(shade, 1.3)
     board = albedo * shade[..., None]
@@ -241,9 +245,28 @@ def _empty_board(scene: Scene) -> np.ndarray:
     return board.astype(np.float32)
 
 
+@functools.lru_cache(maxsize=8)
+def _hollow_depth(board: str) -> np.ndarray:
+    """How deep the board's surface lies below its plane (mm, on the texture's grid): bowls in the
+    hollows, 0 on the wood. It shades the hollows, and with ``Scene.relief`` the camera sees it."""
+    profile = board_profile(board)
+    s = TEXTURE_PX_PER_MM
+    width, height = int(round(profile.size[0] * s)), int(round(profile.size[1] * s))
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32) / s  # mm
+    depth = np.zeros((height, width), np.float32)
+    for hollow in profile.hollows:
+        (cx, cy), (a, b) = hollow.centre, hollow.axes
+        q = ((xx - cx) / a) ** 2 + ((yy - cy) / b) ** 2
+        bowl = (STORE_DEPTH_MM if hollow.is_store else HOLLOW_DEPTH_MM) * np.clip(1 - q, 0, None) ** 0.8
+        depth = np.maximum(depth, bowl)
+    depth.flags.writeable = False  # cached: shared by every frame of the board
+    return depth
+
+
 def _seed_sprite(kind: str, colour: np.ndarray, axes: tuple[float, float], angle: float, lamp: np.ndarray,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """One seed as a small shaded BGR patch and its alpha, centred in the patch."""
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One seed as a small shaded BGR patch, its alpha and its dome (its height over its
+    footprint, 0..1), centred in the patch."""
     s = TEXTURE_PX_PER_MM
     a, b = axes[0] * s, axes[1] * s
     half = int(math.ceil(max(a, b))) + 2
@@ -279,7 +302,7 @@ def _seed_sprite(kind: str, colour: np.ndarray, axes: tuple[float, float], angle
         patch = patch * (1 + 0.08 * rng.standard_normal(q.shape).astype(np.float32))[..., None]
     if kind == "glass":  # see-through: a darker rim, a lighter core
         patch = patch * (0.75 + 0.35 * dome)[..., None]
-    return patch.astype(np.float32), alpha.astype(np.float32)
+    return patch.astype(np.float32), alpha.astype(np.float32), dome.astype(np.float32)
 
 
 def _seed_colour(kind: str, rng: np.random.Generator, white: bool) -> np.ndarray:
@@ -316,8 +339,10 @@ def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, flo
 
 def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
                 rng: np.random.Generator, piles: Mapping[str, int] | None = None,
-                stacks: Mapping[str, Stack] | None = None) -> dict[str, list[tuple[float, float]]]:
-    """Draw every hollow's seeds on the board texture; their centres (board mm) per hollow.
+                stacks: Mapping[str, Stack] | None = None, heights: np.ndarray | None = None
+                ) -> dict[str, list[tuple[float, float]]]:
+    """Draw every hollow's seeds on the board texture (and, given the board's ``heights``, stand
+    them on it: :func:`_draw_seed`); their centres (board mm) per hollow.
 
     With ``piles`` each hollow's seeds come from that hollow's own number: where each seed
     lies, and how it looks, depends only on the seeds before it, so the same number with more
@@ -346,7 +371,7 @@ def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], whit
             drawn = [(placed[k], is_white, np.random.default_rng([pile, 1, k])) for k, is_white in stack]
         centres[hollow.label] = [(x, y) for (x, y, _), _, _ in drawn]
         for (x, y, level), is_white, look in drawn:
-            _draw_seed(board, scene.seed_kind, (x, y), is_white, level, lamp, look)
+            _draw_seed(board, scene.seed_kind, (x, y), is_white, level, lamp, look, heights)
     return centres
 
 
@@ -374,13 +399,15 @@ def restacked(stack: Stack, count: int, white: int = 0) -> Stack:
 
 
 def _draw_seed(board: np.ndarray, kind: str, centre: tuple[float, float], white: bool, level: int,
-               lamp: np.ndarray, rng: np.random.Generator) -> None:
-    """Draw one seed (board mm), ``level`` seeds up a pile, with its shadow on what lies under it."""
+               lamp: np.ndarray, rng: np.random.Generator, heights: np.ndarray | None = None) -> None:
+    """Draw one seed (board mm), ``level`` seeds up a pile, with its shadow on what lies under it;
+    given the board's ``heights`` (mm above its plane, on the texture's grid), stand it on the
+    highest point under its middle, sunk ``NESTED_MM`` where that is other seeds (it nests between them)."""
     s = TEXTURE_PX_PER_MM
     axes = _SEED_AXES[kind]
     scale = rng.uniform(0.9, 1.1)
-    patch, alpha = _seed_sprite(kind, _seed_colour(kind, rng, white), (axes[0] * scale, axes[1] * scale),
-                                rng.uniform(0, math.pi), lamp, rng)
+    patch, alpha, dome = _seed_sprite(kind, _seed_colour(kind, rng, white), (axes[0] * scale, axes[1] * scale),
+                                      rng.uniform(0, math.pi), lamp, rng)
     patch = patch * (1 + 0.07 * level)
     half = patch.shape[0] // 2
     shadow_dx = -lamp[0] / max(lamp[2], 0.3) * 3.0 * s
@@ -394,11 +421,16 @@ def _draw_seed(board: np.ndarray, kind: str, centre: tuple[float, float], white:
         region = board[y0:y1, x0:x1]
         if is_shadow:
             region *= (1 - 0.45 * cv2.GaussianBlur(alpha, (0, 0), 2.5))[..., None]
-        else:
-            region[:] = region * (1 - alpha[..., None]) + patch * alpha[..., None]
+            continue
+        region[:] = region * (1 - alpha[..., None]) + patch * alpha[..., None]
+        if heights is not None:
+            under = heights[y0:y1, x0:x1]
+            rests_on = float(under[dome > 0.8].max()) - (NESTED_MM if level else 0.0)  # on what is under its middle
+            np.maximum(under, np.where(alpha > 0.5, rests_on + _SEED_HEIGHT_MM[kind] * dome, under), out=under)
 
 
-def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot) -> tuple[tuple[float, float], ...]:
+def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot, heights: np.ndarray | None = None
+                 ) -> tuple[tuple[float, float], ...]:
     """Draw ``shot.strays`` seeds on the bare wood, each a few mm beyond a hollow's rim (a seed
     that rolled out while sowing), clear of every hollow, the markers' paper and the board's
     edge; their centres (board mm). Its own random stream, so every other draw stays the same."""
@@ -428,7 +460,7 @@ def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot) -> tuple[tuple[flo
         reach = 1 + (seed_r + rng.uniform(3, 12)) / min(hollow.axes)
         x, y = hollow.centre[0] + reach * hollow.axes[0] * math.cos(t), hollow.centre[1] + reach * hollow.axes[1] * math.sin(t)
         if clear(x, y) and all(math.hypot(x - px, y - py) > 3 * seed_r for px, py in placed):
-            _draw_seed(board, scene.seed_kind, (x, y), bool(rng.random() < 0.5), 0, lamp, rng)
+            _draw_seed(board, scene.seed_kind, (x, y), bool(rng.random() < 0.5), 0, lamp, rng, heights)
             placed.append((x, y))
     return tuple(placed)
 
@@ -436,8 +468,17 @@ def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot) -> tuple[tuple[flo
 # --- the camera -----------------------------------------------------------------------------
 
 
-def camera_homography(scene: Scene, nudge: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> np.ndarray:
-    """3x3 homography from board mm to (undistorted) image pixels for this scene's camera."""
+@dataclass(frozen=True)
+class _Pose:
+    """Where this scene's camera stands and how it sees: world mm (x east, y north, z up, the
+    table's middle at the origin) to undistorted image pixels, and the board's plane in it."""
+
+    world_to_image: np.ndarray  # 3 x 4: intrinsics times [rotation | translation]
+    board_to_world: np.ndarray  # 3 x 3: board mm (x right, y towards South) -> world x, y on the table
+    eye: np.ndarray  # the camera's centre, world mm
+
+
+def _pose(scene: Scene, nudge: tuple[float, float, float]) -> _Pose:
     width, height = scene.profile.size
     fw, fh = scene.frame
     dist = scene.focal * max(width, height * 1.9) / (scene.fill * fw)
@@ -447,16 +488,73 @@ def camera_homography(scene: Scene, nudge: tuple[float, float, float] = (0.0, 0.
     right /= np.linalg.norm(right)
     down = np.cross(forward, right)
     rot = np.stack([right, down, forward])
-    t = -rot @ eye
     k = np.array([[scene.focal, 0, fw / 2], [0, scene.focal, fh / 2], [0, 0, 1]])
-    world_to_image = k @ np.column_stack([rot[:, 0], rot[:, 1], t])
+    world_to_image = k @ np.column_stack([rot, -rot @ eye])
     dx, dy, turn = nudge
     c, s_ = math.cos(turn), math.sin(turn)
     # board mm -> world (x right, y north), centred, with the nudge
     to_world = np.array([[c, s_, 0], [s_, -c, 0], [0, 0, 1]]) @ np.array([[1, 0, -width / 2], [0, 1, -height / 2], [0, 0, 1]])
     to_world[0, 2] += dx
     to_world[1, 2] -= dy
-    return world_to_image @ to_world
+    return _Pose(world_to_image, to_world, eye)
+
+
+def camera_homography(scene: Scene, nudge: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> np.ndarray:
+    """3x3 homography from board mm to (undistorted) image pixels for this scene's camera."""
+    pose = _pose(scene, nudge)
+    return pose.world_to_image[:, [0, 1, 3]] @ pose.board_to_world
+
+
+def eye_over_board(scene: Scene, nudge: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> tuple[float, float, float]:
+    """The point of the board's plane under the camera (board mm, often off the board) and the
+    camera's height over that plane (mm): where a ray from the camera to any point comes from."""
+    pose = _pose(scene, nudge)
+    x, y, _ = np.linalg.solve(pose.board_to_world, [pose.eye[0], pose.eye[1], 1.0])
+    return float(x), float(y), float(pose.eye[2])
+
+
+def sampled(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``image`` at ``points`` (N x 2, x then y, px), bilinear, its edge beyond it: one value (or
+    pixel) a point. Laid out in rows of ``SAMPLED_ROW`` for :func:`cv2.remap`, which takes at
+    most 32,767 rows or columns."""
+    count = len(points)
+    rows = -(-count // SAMPLED_ROW)
+    grid = np.zeros((rows * SAMPLED_ROW, 2), np.float32)
+    grid[:count] = points
+    grid = grid.reshape(rows, SAMPLED_ROW, 2)
+    values = cv2.remap(image, grid, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return values.reshape(rows * SAMPLED_ROW, *image.shape[2:])[:count]
+
+
+def seen_on_relief(plane: np.ndarray, heights: np.ndarray, eye: tuple[float, float, float]) -> np.ndarray:
+    """Where on the board's surface the camera's rays meet it first: for the points of its plane
+    ``plane`` (N x 2, texture px) that the camera sees through, the texture point (N x 2) of the
+    first surface each ray reaches on its way down, the surface's ``heights`` (mm above the plane,
+    on the texture's grid: hollows below it, seeds standing in them). ``eye``: :func:`eye_over_board`.
+
+    A ray through plane point P is at height z over P + z / H (E - P), E the point under the
+    camera and H its height: it is followed down in steps of ``RELIEF_STEP_MM`` from the highest
+    point of the surface, and where it first passes under the surface the crossing is
+    interpolated between the two steps. A height field: nothing overhangs."""
+    s = TEXTURE_PX_PER_MM
+    plane = np.asarray(plane, np.float32).reshape(-1, 2)
+    toward = (np.array(eye[:2], np.float32) * s - plane) / np.float32(eye[2])  # texture px per mm of height
+    seen = plane.copy()
+    gap_above = np.full(len(plane), -np.inf, np.float32)  # surface height less the ray's, one step up: below 0
+    looking = np.ones(len(plane), bool)
+    top = math.ceil(float(heights.max()) / RELIEF_STEP_MM) * RELIEF_STEP_MM
+    for z in np.arange(top, float(heights.min()) - RELIEF_STEP_MM, -RELIEF_STEP_MM, dtype=np.float32):
+        at = plane[looking] + z * toward[looking]
+        gap = sampled(heights, at) - z
+        reached = gap >= 0
+        share = np.where(np.isinf(gap_above[looking]), 0, gap / np.maximum(gap - gap_above[looking], 1e-6))[reached]
+        rows = np.flatnonzero(looking)[reached]
+        seen[rows] = plane[rows] + (z + share[:, None] * RELIEF_STEP_MM) * toward[rows]
+        gap_above[looking] = gap
+        looking[rows] = False
+        if not looking.any():
+            break
+    return seen
 
 
 def _distortion_grid(scene: Scene) -> np.ndarray:
@@ -617,15 +715,22 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     rng = np.random.default_rng(shot.seed)
     profile = scene.profile
     board = _empty_board(scene).copy()
+    heights = -_hollow_depth(profile.name) if scene.relief else None  # mm above the board's plane
     glared = _glare(board, scene, shot) if shot.glare > 0 else frozenset()
-    seeds = _draw_seeds(board, scene, counts, white, rng, shot.piles, shot.stacks)
-    strays = _draw_strays(board, scene, shot) if shot.strays else ()
+    seeds = _draw_seeds(board, scene, counts, white, rng, shot.piles, shot.stacks, heights)
+    strays = _draw_strays(board, scene, shot, heights) if shot.strays else ()
 
     map_xy, map_fraction, inside, table_shade = _view(scene, shot.nudge)
     frame = np.asarray(scene.table, np.float32) * table_shade[..., None]
-    for rows in _bands(frame.shape[0]):  # the board seen through the lens, over the table
-        warped = cv2.remap(board, map_xy[rows], map_fraction[rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        frame[rows] = cv2.copyTo(warped, inside[rows], frame[rows])
+    if heights is None:
+        for rows in _bands(frame.shape[0]):  # the board seen through the lens, over the table
+            warped = cv2.remap(board, map_xy[rows], map_fraction[rows], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            frame[rows] = cv2.copyTo(warped, inside[rows], frame[rows])
+    else:  # the board's surface where each ray through its plane first meets it
+        on_board = inside.astype(bool)
+        plane = np.stack(cv2.convertMaps(map_xy, map_fraction, cv2.CV_32FC1), axis=-1)[on_board]
+        seen = seen_on_relief(plane, heights, eye_over_board(scene, shot.nudge))
+        frame[on_board] = sampled(board, seen)
     del board  # the texture goes before the finishing's temporaries come
 
     covered: frozenset[str] = frozenset()

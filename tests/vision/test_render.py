@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from calibration.profiles import board_profile
-from vision.render import (FRAME_SIZE, Shot, _expose, _light, project, random_counts, random_scene, random_shot, render,
-                           restacked, stack_of)
+from vision.render import (FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, _expose, _light, _pose, camera_homography, eye_over_board,
+                           project, random_counts, random_scene, random_shot, render, restacked, seen_on_relief, stack_of)
 
 
 def test_same_seed_same_image_and_truth():
@@ -215,3 +215,46 @@ def test_a_4_by_3_camera_picture_holds_the_whole_board():
     assert rendered.image.shape == (480, 640, 3)
     outline = project(scene, np.array(scene.profile.board_corners(), np.float64))
     assert (outline >= 0).all() and (outline[:, 0] < 640).all() and (outline[:, 1] < 480).all()
+
+
+def test_a_ray_meets_the_relief_where_the_camera_sees_it():
+    """A point standing over the board's plane, or sunk below it, is seen through the plane point
+    its camera ray crosses; followed down that ray, the relief gives the point back (the camera
+    model itself, not the ray formula, says where the point is seen)."""
+    scene = random_scene("2x6", np.random.default_rng(8))
+    pose, s = _pose(scene, (4.0, -3.0, 0.02)), TEXTURE_PX_PER_MM
+    eye = eye_over_board(scene, (4.0, -3.0, 0.02))
+    to_plane = np.linalg.inv(camera_homography(scene, (4.0, -3.0, 0.02)))
+    for x, y, z in ((150.0, 40.0, 9.0), (300.0, 100.0, -7.0), (395.0, 30.0, 16.0)):
+        wx, wy, _ = pose.board_to_world @ (x, y, 1.0)
+        image = pose.world_to_image @ (wx, wy, z, 1.0)
+        crossed = cv2.perspectiveTransform(np.array([[image[:2] / image[2]]]), to_plane)[0, 0]
+        assert np.hypot(*(crossed - (x, y))) > 2  # the plane point it is seen through lies elsewhere
+        heights = np.zeros((int(scene.profile.size[1] * s), int(scene.profile.size[0] * s)), np.float32)
+        heights[int((y - 15) * s):int((y + 15) * s), int((x - 15) * s):int((x + 15) * s)] = z  # a block, or a well
+        seen = seen_on_relief(crossed[None] * s, heights, eye)[0] / s
+        assert np.hypot(*(seen - (x, y))) < 0.05, (x, y, z, seen)
+
+
+def test_a_seed_in_a_hollow_seen_in_depth_shows_nearer_the_camera():
+    """With ``Scene.relief`` a seed on a hollow's floor lies below the board's plane: rectified on
+    that plane, as the reader sees it, it shows nearer the camera (south) than painted flat, by
+    about its depth times the slope of the camera's ray, and its hollow's far wall shows where it
+    lay."""
+    scene = random_scene("2x6", np.random.default_rng(4), "bean")
+    hollow = next(h for h in scene.profile.hollows if h.label == "C")
+    east, south, height = eye_over_board(scene)
+    shot = Shot(seed=3)
+
+    def seed_middle(relief: bool) -> np.ndarray:
+        seen = replace(scene, relief=relief)
+        empty, seed = (render(seen, counts, None, shot).image for counts in ({}, {"C": 1}))
+        to_board = np.linalg.inv(camera_homography(scene))
+        rows, columns = np.nonzero(np.abs(seed.astype(int) - empty).sum(axis=2) > 60)
+        return cv2.perspectiveTransform(np.array([np.column_stack([columns, rows])], np.float64), to_board)[0].mean(axis=0)
+
+    flat, deep = seed_middle(False), seed_middle(True)
+    assert np.hypot(*(flat - hollow.centre)) < 6  # painted flat: where it lies, near its hollow's middle
+    sunk = 7.5  # how far below the plane its face shows, on average: the floor 11 mm down, the bean 5 mm high, domed
+    slope = np.array([east, south]) - flat
+    assert np.allclose(deep - flat, sunk * slope / height, atol=2.0), (deep - flat, sunk * slope / height)

@@ -209,6 +209,29 @@ def test_a_lamp_lights_a_share_of_the_frames_and_leaves_their_boards_as_they_wer
     assert abs(np.mean(shares) - 0.3) < 0.03
 
 
+def test_a_share_of_the_set_ups_is_seen_in_depth_with_the_same_frames(monkeypatch):
+    """``--relief SHARE`` trains for a real camera, which sees the board in depth: whether a
+    set-up is seen so comes from a stream of its own, so its board, camera, frames and counts
+    are what they are painted flat, and about that share of the set-ups are."""
+    import vision.training.dataset as dataset
+
+    scenes = []
+
+    def photographed(scene, counts, white, shot):
+        scenes.append(scene)
+        return render(scene, counts, white, shot)
+
+    monkeypatch.setattr(dataset, "render", photographed)
+    setup = BOARDS.index("2x6")
+    flat, deep = (setup_patches(setup, frames=2, relief=share)["pit"] for share in (0.0, 1.0))
+    assert [scene.relief for scene in scenes] == [False] * 3 + [True] * 3  # the empty board, then two frames
+    assert scenes[3] == replace(scenes[0], relief=True)
+    assert deep.counts == flat.counts and len(deep.relit) == len(flat.relit)
+    assert any(not np.array_equal(a, b) for a, b in zip(deep.relit, flat.relit))
+    shares = [np.random.default_rng([dataset.TRAINING_STREAM, k, dataset.RELIEF_STREAM]).random() < 0.7 for k in range(2000)]
+    assert abs(np.mean(shares) - 0.7) < 0.03
+
+
 def test_a_lamp_share_that_is_not_one_is_named_before_anything_is_rendered(tmp_path, capsys):
     from vision.training.dataset import main
 
@@ -219,16 +242,17 @@ def test_a_lamp_share_that_is_not_one_is_named_before_anything_is_rendered(tmp_p
 
 
 def test_the_command_line_renders_what_its_options_ask_for(tmp_path):
-    """``dataset.py`` with ``--lamp`` or ``--frame`` renders the same set-up's frames (the same
+    """``dataset.py`` with ``--lamp``, ``--frame`` or ``--relief`` renders the same set-up's frames (the same
     counts) photographed otherwise: each option reaches the worker processes that render."""
     from vision.training.dataset import main
 
     setup = BOARDS.index("2x6+stores")  # a board with stores: both files get windows
     saved = {}
-    for name, options in (("plain", []), ("lamp", ["--lamp", "1"]), ("small", ["--frame", "640x480"])):
+    for name, options in (("plain", []), ("lamp", ["--lamp", "1"]), ("small", ["--frame", "640x480"]),
+                          ("deep", ["--relief", "1"])):
         main(["--setups", f"{setup}:{setup + 1}", "--frames", "2", "--workers", "1", *options, "-o", str(tmp_path / name)])
         saved[name] = np.load(tmp_path / name / "pit.npz")
-    for name in ("lamp", "small"):
+    for name in ("lamp", "small", "deep"):
         assert np.array_equal(saved[name]["counts"], saved["plain"]["counts"]) and len(saved[name]["counts"]) > 0
         assert not np.array_equal(saved[name]["relit"], saved["plain"]["relit"]), name
 

@@ -21,10 +21,14 @@ near a hollow (``Shot.glare``), as at a club table under a lamp: the network
 learns to count beside a reflection, and to hedge under one, instead of taking
 its light for seeds. ``--heaps`` cuts the heap network's pictures instead: the
 playing pits holding ``HEAP_LEAST`` seeds or more, at the board's own scale
-(heap.npz; :data:`vision.counter.HEAP_LEAST`).
+(heap.npz; :data:`vision.counter.HEAP_LEAST`). ``--relief SHARE`` sees that share of
+the set-ups in depth (``Scene.relief``: hollows sunk, seeds standing in them),
+as a real camera does, and the rest painted flat; which ones, from a stream of
+their own, so a set-up's board, camera, frames and counts are the same either way.
 
     python -m vision.training.dataset --setups 0:600 --frames 20 -o data/counter [--frame 1280x720] [--lamp 0.3]
     python -m vision.training.dataset --setups 900:1200 --frames 20 --heaps -o data/heaps900
+    python -m vision.training.dataset --setups 2000:2300 --frames 20 --relief 0.7 -o data/relief2000
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from ..render import FRAME_SIZE, Shot, random_scene, random_shot, render
 
 TRAINING_STREAM = 0x7EA1  # first word of every training set-up's random stream
 LAMP_STREAM = 7  # last word of a training frame's own stream for its lamp, so that frames without one stay as they were
+RELIEF_STREAM = 11  # last word of a set-up's own stream for whether it is seen in depth
 TRAINING_GLARE = (0.5, 3.5)  # a reflection's strength (Shot.glare) in training: faint to clipped (the benchmarks' is 3)
 BOARDS = tuple(PROFILE_LAYOUTS)
 PIT_TRAINING_MAX, STORE_TRAINING_MAX = 48, 80  # the largest counts shown in training
@@ -162,16 +167,18 @@ def seed_cells(xy: np.ndarray, window: tuple[int, int], flip: tuple[bool, bool],
 
 
 def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_SIZE,
-                  lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store")) -> dict[str, Patches]:
+                  lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store"), relief: float = 0.0) -> dict[str, Patches]:
     """The training pictures of set-up number ``setup`` for the networks ``kinds`` (the heap
     network's only of pits holding ``HEAP_LEAST`` seeds or more), photographed in pictures of
-    ``frame`` (width, height) px, a share ``lamp`` of them with a lamp's reflection; none if it
-    fails to calibrate. The frames and their counts are the same whatever the kinds."""
+    ``frame`` (width, height) px, a share ``lamp`` of them with a lamp's reflection, the set-up
+    seen in depth with chance ``relief``; none if it fails to calibrate. The frames and their
+    counts are the same whatever the kinds, the lamp and the relief."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng([TRAINING_STREAM, setup])
     board = BOARDS[setup % len(BOARDS)]
     profile = board_profile(board)
-    scene = random_scene(board, rng, frame=frame)
+    in_depth = bool(np.random.default_rng([TRAINING_STREAM, setup, RELIEF_STREAM]).random() < relief)
+    scene = replace(random_scene(board, rng, frame=frame), relief=in_depth)
     empty = render(scene, {h.label: 0 for h in profile.hollows}, None, random_shot(rng, hard=False, hand=False)).image
     try:
         calibration = calibrate_empty(board, empty)
@@ -218,13 +225,14 @@ def _windows(stacked: np.ndarray, count: int) -> list[np.ndarray]:
 
 
 def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int, int] = FRAME_SIZE,
-          lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store")) -> None:
+          lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store"), relief: float = 0.0) -> None:
     """Render set-ups ``setups`` in pictures of ``frame`` px (a share ``lamp`` of the frames with
-    a lamp's reflection) on ``workers`` processes and save ``out``/KIND.npz for each of ``kinds``."""
+    a lamp's reflection, a share ``relief`` of the set-ups seen in depth) on ``workers`` processes
+    and save ``out``/KIND.npz for each of ``kinds``."""
     out.mkdir(parents=True, exist_ok=True)
     total = {kind: Patches() for kind in kinds}
     started = time.time()
-    jobs = [(k, frames, frame, lamp, kinds) for k in setups]
+    jobs = [(k, frames, frame, lamp, kinds, relief) for k in setups]
     with Pool(workers) as pool:
         for done, result in enumerate(pool.imap(_setup_job, jobs, chunksize=2), 1):
             for kind, patches in result.items():
@@ -236,7 +244,7 @@ def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int,
         patches.save(out / f"{kind}.npz", PatchShape.of(kind))
 
 
-def _setup_job(args: tuple[int, int, tuple[int, int], float, tuple[str, ...]]) -> dict[str, Patches]:
+def _setup_job(args: tuple[int, int, tuple[int, int], float, tuple[str, ...], float]) -> dict[str, Patches]:
     return setup_patches(*args)
 
 
@@ -249,6 +257,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the camera picture's size (default: %(default)s)")
     parser.add_argument("--lamp", type=float, default=0.0, metavar="SHARE",
                         help="the share of frames (0-1) with a lamp's reflection near a hollow (default: none)")
+    parser.add_argument("--relief", type=float, default=0.0, metavar="SHARE",
+                        help="the share of set-ups (0-1) seen in depth, as a real camera sees a board (default: none)")
     parser.add_argument("--heaps", action="store_true",
                         help=f"cut the heap network's pictures (pits of {HEAP_LEAST} seeds or more, finer) into heap.npz")
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder for pit.npz and store.npz")
@@ -263,8 +273,10 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--frame = {error}")
     if not 0 <= args.lamp <= 1:
         parser.error(f"--lamp = {args.lamp}: expected a share of the frames, 0-1")
+    if not 0 <= args.relief <= 1:
+        parser.error(f"--relief = {args.relief}: expected a share of the set-ups, 0-1")
     build(range(first, stop), args.frames, args.output, args.workers, frame, args.lamp,
-          ("heap",) if args.heaps else ("pit", "store"))
+          ("heap",) if args.heaps else ("pit", "store"), args.relief)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ truth (:func:`distillation`; docs/vision.md, section 6, *A cheaper network
 taught by the shipped one*). ``--heaps`` trains the heap network alone and saves
 it as ``heap_counter.pt`` too; ``--heaps --resume`` trains that one further
 (``--epochs 0``: only fits its temperatures and exports it again), and its description
-keeps how the one it continues was trained (``trained.continued.trained``).
+keeps how the one it continues was trained (``trained.continued.trained``);
+``--heaps --continue-from FOLDER`` trains the heap network exported in FOLDER further.
 
     python -m vision.training.train data/heaps900 data/heaps1200 --heaps -o vision/models --widths 16,32,96,128,192,256
 
@@ -376,15 +377,21 @@ def saved_counter(path: Path, kind: str, widths: tuple[int, ...], missing: str) 
 
 
 def run_heaps(data: list[Path], out: Path, epochs: int, seed: int, threads: int, resume: bool = False,
-              widths: tuple[int, ...] = WIDTHS, rate: float | None = None) -> None:
+              widths: tuple[int, ...] = WIDTHS, rate: float | None = None, continue_from: Path | None = None) -> None:
     """Train the heap network (on ``data``'s heap.npz) and save it as ``heap_counter.pt`` beside
     its export; ``resume`` trains the one saved there further (for ``epochs``; none: export it
-    again), at peak ``rate``."""
+    again), at peak ``rate``; ``continue_from`` the one exported in that folder instead (at
+    ``CONTINUED_RATE`` unless given a ``rate``), as :func:`run` continues the others."""
     torch.set_num_threads(threads)
     saved = out / "heap_counter.pt"
-    start = saved_counter(saved, "heap", widths, "--resume: no heap network saved; train one first") if resume else None
-    model = train_counter("heap", data, out, epochs, seed, start=start, rate=rate, widths=widths,
-                          continued={"from": str(saved), "trained": exported_training(out, "heap")} if resume else None)
+    start, continued = None, None
+    if continue_from is not None:
+        start, description = exported_counter(continue_from, "heap")
+        rate, continued = rate or CONTINUED_RATE, {"from": str(continue_from), "trained": description.get("trained")}
+    elif resume:
+        start = saved_counter(saved, "heap", widths, "--resume: no heap network saved; train one first")
+        continued = {"from": str(saved), "trained": exported_training(out, "heap")}
+    model = train_counter("heap", data, out, epochs, seed, start=start, rate=rate, widths=widths, continued=continued)
     torch.save(model.state_dict(), saved)
 
 
@@ -522,11 +529,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.resume and not args.heaps:
         parser.error("--resume goes with --heaps")
+    if args.resume and args.continue_from is not None:
+        parser.error("--resume or --continue-from: the heap network saved in OUTPUT or the one exported in FOLDER, not both")
     try:
         if args.recalibrate:
             recalibrate(args.data, args.output)
         elif args.heaps:
-            run_heaps(args.data, args.output, args.epochs, args.seed, args.threads, args.resume, args.widths, args.rate)
+            run_heaps(args.data, args.output, args.epochs, args.seed, args.threads, args.resume, args.widths, args.rate,
+                      args.continue_from)
         else:
             teacher = Teacher.load(args.teacher) if args.teacher is not None else None
             run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only,
