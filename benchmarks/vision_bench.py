@@ -42,6 +42,7 @@ the machine runs) and, beside them, wall-clock time with the load average.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import sys
@@ -71,7 +72,16 @@ SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the
 GLARES, GLARE = 2, 3.0  # extra frames per set-up with a lamp's reflection in the varnish near a pit, clipped at its core
 STRAYS = 2  # extra frames per set-up with one or two seeds lying on the bare wood (rolled out while sowing)
 NAMED_WITHIN_MM = 3.0  # ...each to be named by the pit it lies beside: the nearest, or one within this much as near
+TILTS = (15, 25, 33, 41)  # bins of the camera's angle from overhead, degrees (the renderer's cameras: 15-40)
 BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "20+"))
+
+
+def tilt_bin(tilt: float) -> str:
+    """The camera's angle from overhead (``Scene.tilt``, radians) as one of ``TILTS``' bins: a board
+    seen in depth hides more of each hollow's floor behind its near rim the more oblique the camera."""
+    degrees = math.degrees(tilt)
+    low = max((edge for edge in TILTS[:-1] if degrees >= edge), default=TILTS[0])
+    return f"{low}-{TILTS[TILTS.index(low) + 1]} deg"
 
 
 def heap_bin(n: int) -> str:
@@ -297,6 +307,7 @@ def score(stats: dict, rendered, result) -> None:
         if not covered and truth <= 9:
             tally(stats, f"exact 0-9, seed kind {rendered.scene.seed_kind}", guess == truth)
             tally(stats, "exact 0-9, " + ("a hand elsewhere on the board" if rendered.covered else "no hand"), guess == truth)
+            tally(stats, f"exact 0-9, camera {tilt_bin(rendered.scene.tilt)} from overhead", guess == truth)
         tally(stats, f"within one {where}", abs(guess - truth) <= 1)
         if not covered and truth >= 10:  # heaps by hollow: a store's seeds spread out, a pit's pile up
             hollow = "store" if label in stores else "pit"

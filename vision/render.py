@@ -8,7 +8,8 @@ an oblique camera with lens distortion, uneven coloured light, a hand over
 part of the board, motion blur, a lens out of focus, sensor noise and JPEG
 artefacts. With ``Scene.relief`` the board is seen in depth too: its hollows
 sunk into it and its seeds standing in them, so the camera sees a hollow's far
-wall and not the near edge of its floor, and a heap leans away from it.
+wall and not the near edge of its floor, what lies below the board's plane
+shows nearer the camera than it lies, and a heap above it leans away.
 
 Two levels of randomness: a :class:`Scene` is a set-up (board, seeds, lamp,
 camera) that stays while a game is played and is calibrated once; a
@@ -46,7 +47,7 @@ _SEED_AXES = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "ch
 _SEED_HEIGHT_MM = {"bean": 5.0, "glass": 6.0, "pebble": 6.0, "chip": 3.0}  # how high one seed stands (relief)
 NESTED_MM = 1.5  # a seed lying on others sinks this far between them (relief)
 RELIEF_STEP_MM = 1.0  # a camera ray is followed down the relief in steps this high, then interpolated
-SAMPLED_ROW = 4096  # points sampled at once are laid out in rows this long (see sampled)
+SAMPLED_ROW = 4096  # points sampled at once are laid out in rows this long (see _sampled)
 _GLASS_COLOURS = ((0.75, 0.35, 0.15), (0.25, 0.6, 0.2), (0.15, 0.45, 0.8), (0.7, 0.7, 0.65), (0.35, 0.2, 0.6))
 _CHIP_COLOURS = {"yellow": (0.15, 0.78, 0.92), "white": (0.9, 0.9, 0.88)}
 SKINS = ((0.55, 0.65, 0.85), (0.35, 0.45, 0.65), (0.2, 0.28, 0.42))  # BGR albedo of a hand: pale to dark
@@ -70,7 +71,7 @@ class Scene:
     grain_seed: int
     frame: tuple[int, int] = FRAME_SIZE  # the camera picture's width and height (px)
     relief: bool = False  # the board seen in depth (hollows sunk, seeds standing), not painted flat on its plane:
-    # what a real camera sees; the shipped networks were trained on flat boards (docs/vision.md, section 7)
+    # what a real camera sees (docs/vision.md, section 7, *Boards seen in depth*)
 
     @property
     def px_scale(self) -> float:
@@ -513,7 +514,7 @@ def eye_over_board(scene: Scene, nudge: tuple[float, float, float] = (0.0, 0.0, 
     return float(x), float(y), float(pose.eye[2])
 
 
-def sampled(image: np.ndarray, points: np.ndarray) -> np.ndarray:
+def _sampled(image: np.ndarray, points: np.ndarray) -> np.ndarray:
     """``image`` at ``points`` (N x 2, x then y, px), bilinear, its edge beyond it: one value (or
     pixel) a point. Laid out in rows of ``SAMPLED_ROW`` for :func:`cv2.remap`, which takes at
     most 32,767 rows or columns."""
@@ -545,7 +546,7 @@ def seen_on_relief(plane: np.ndarray, heights: np.ndarray, eye: tuple[float, flo
     top = math.ceil(float(heights.max()) / RELIEF_STEP_MM) * RELIEF_STEP_MM
     for z in np.arange(top, float(heights.min()) - RELIEF_STEP_MM, -RELIEF_STEP_MM, dtype=np.float32):
         at = plane[looking] + z * toward[looking]
-        gap = sampled(heights, at) - z
+        gap = _sampled(heights, at) - z
         reached = gap >= 0
         share = np.where(np.isinf(gap_above[looking]), 0, gap / np.maximum(gap - gap_above[looking], 1e-6))[reached]
         rows = np.flatnonzero(looking)[reached]
@@ -730,7 +731,7 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
         on_board = inside.astype(bool)
         plane = np.stack(cv2.convertMaps(map_xy, map_fraction, cv2.CV_32FC1), axis=-1)[on_board]
         seen = seen_on_relief(plane, heights, eye_over_board(scene, shot.nudge))
-        frame[on_board] = sampled(board, seen)
+        frame[on_board] = _sampled(board, seen)
     del board  # the texture goes before the finishing's temporaries come
 
     covered: frozenset[str] = frozenset()
