@@ -7,6 +7,7 @@ made once per test process (an in-memory cache: parallel-safe).
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,11 +19,11 @@ from vision.render import FRAME_SIZE, Scene, random_scene, random_shot, render
 
 
 def calibrated_from(board: str, rng: np.random.Generator, kind: str | None = None,
-                    frame: tuple[int, int] = FRAME_SIZE) -> tuple[Scene, Calibration]:
-    """A set-up of ``board`` drawn from ``rng`` (a camera picture of ``frame`` px) and its
-    calibration from an easy empty and start frame, as ``benchmarks/vision_bench.py``
-    calibrates its set-ups (``rng`` goes on from there)."""
-    scene = random_scene(board, rng, kind, frame)
+                    frame: tuple[int, int] = FRAME_SIZE, relief: bool = False) -> tuple[Scene, Calibration]:
+    """A set-up of ``board`` drawn from ``rng`` (a camera picture of ``frame`` px, the board seen
+    in ``relief`` or painted flat) and its calibration from an easy empty and start frame, as
+    ``benchmarks/vision_bench.py`` calibrates its set-ups (``rng`` goes on from there)."""
+    scene = replace(random_scene(board, rng, kind, frame), relief=relief)
     empty = render(scene, {h.label: 0 for h in board_profile(board).hollows}, None, random_shot(rng, hard=False, hand=False))
     counts, white = start_counts(board)
     start = render(scene, counts, white, random_shot(rng, hard=False, hand=False))
@@ -30,9 +31,10 @@ def calibrated_from(board: str, rng: np.random.Generator, kind: str | None = Non
 
 
 @functools.lru_cache(maxsize=None)
-def calibrated(board: str, seed: int = 7, kind: str | None = None) -> tuple[Scene, Calibration]:
-    """A random set-up of ``board`` and its calibration from an easy empty and start frame."""
-    return calibrated_from(board, np.random.default_rng([seed, len(board)]), kind)
+def calibrated(board: str, seed: int = 7, kind: str | None = None, relief: bool = False) -> tuple[Scene, Calibration]:
+    """A random set-up of ``board`` (seen in ``relief`` or not) and its calibration from an easy
+    empty and start frame."""
+    return calibrated_from(board, np.random.default_rng([seed, len(board)]), kind, relief=relief)
 
 
 @pytest.fixture(scope="session")
@@ -42,7 +44,7 @@ def kalah_setup() -> tuple[Scene, Calibration]:
 
 @pytest.fixture(scope="session")
 def setup_of():
-    """``setup_of(board, seed=7, kind=None)`` -> (scene, calibration), cached."""
+    """``setup_of(board, seed=7, kind=None, relief=False)`` -> (scene, calibration), cached."""
     return calibrated
 
 
