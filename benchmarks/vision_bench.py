@@ -29,8 +29,8 @@ used), so that a nudged board is followed by its wood (:mod:`vision.nudge`)
 and its blur measured by its grain.
 ``--relief`` sees every board in depth (``Scene.relief``): its hollows sunk into
 it and its seeds standing in them, as a real camera sees them, where the other
-runs paint them flat on the board's plane (what the networks were trained on);
-the same set-ups, frames and truth.
+runs paint them flat on the board's plane (all the networks were trained on until
+2026-11-28, thirteenth session); the same set-ups, frames and truth.
 ``--defocus`` puts the lens out of focus in every hard frame (calibration stays
 sharp, as with an autofocus that hunts in play); every run prints the blur the
 reader measured at the markers and how many frames it said were blurred or too
