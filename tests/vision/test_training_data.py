@@ -232,12 +232,16 @@ def test_a_share_of_the_set_ups_is_seen_in_depth_with_the_same_frames(monkeypatc
     assert abs(np.mean(shares) - 0.7) < 0.03
 
 
-def test_a_lamp_share_that_is_not_one_is_named_before_anything_is_rendered(tmp_path, capsys):
+@pytest.mark.parametrize("option, value, message", [
+    ("--lamp", "30", "--lamp = 30.0: expected a share of the frames, 0-1"),
+    ("--relief", "-0.5", "--relief = -0.5: expected a share of the set-ups, 0-1"),
+])
+def test_a_share_that_is_not_one_is_named_before_anything_is_rendered(tmp_path, capsys, option, value, message):
     from vision.training.dataset import main
 
     with pytest.raises(SystemExit):
-        main(["--lamp", "30", "--setups", "0:1", "-o", str(tmp_path / "out")])
-    assert "--lamp = 30.0: expected a share of the frames, 0-1" in capsys.readouterr().err
+        main([option, value, "--setups", "0:1", "-o", str(tmp_path / "out")])
+    assert message in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
 
