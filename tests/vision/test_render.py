@@ -239,8 +239,7 @@ def test_a_ray_meets_the_relief_where_the_camera_sees_it():
 def test_a_seed_in_a_hollow_seen_in_depth_shows_nearer_the_camera():
     """With ``Scene.relief`` a seed on a hollow's floor lies below the board's plane: rectified on
     that plane, as the reader sees it, it shows nearer the camera (south) than painted flat, by
-    about its depth times the slope of the camera's ray, and its hollow's far wall shows where it
-    lay."""
+    about its depth times the slope of the camera's ray."""
     scene = random_scene("2x6", np.random.default_rng(4), "bean")
     hollow = next(h for h in scene.profile.hollows if h.label == "C")
     east, south, height = eye_over_board(scene)
