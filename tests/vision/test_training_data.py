@@ -12,7 +12,8 @@ from vision.counter import HEAP_LEAST, SeedCounter
 from vision.patches import PatchCutter, PatchShape, network_input
 from vision.reader import BoardReader
 from vision.render import Shot, render
-from vision.training.dataset import BOARDS, count_prior, load_patches, seed_cells, setup_patches, training_counts
+from vision.training.dataset import (BOARDS, count_prior, load_patches, seed_cells, seen_in_depth, setup_patches,
+                                     training_counts)
 
 
 def test_training_counts_follow_the_declared_mix():
@@ -147,22 +148,29 @@ def test_seed_cells_count_every_seed_in_its_cell_flipped_as_the_window():
     assert occupied((False, True)) == {(5, 0), (0, 6), (4, 3), (5, 6)}  # row 45 - y
 
 
-def test_a_set_up_photographed_in_a_smaller_picture_is_the_same_board_in_less_detail(monkeypatch):
-    """``--frame 640x480`` trains for a webcam left at its starting size: the same set-up, counts
-    and windows, each photographed in 640 x 480 pictures and resampled from fewer camera pixels,
-    so the windows show less fine detail."""
+@pytest.fixture
+def photographs(monkeypatch):
+    """Every frame the training set-ups are rendered as, in order: (scene, shot, rendered)."""
     import vision.training.dataset as dataset
 
-    sizes = []
+    taken = []
 
-    def photographed(*args, **kwargs):
-        rendered = render(*args, **kwargs)
-        sizes.append(rendered.image.shape[1::-1])
+    def photographed(scene, counts, white=None, shot=Shot()):
+        rendered = render(scene, counts, white, shot)
+        taken.append((scene, shot, rendered))
         return rendered
 
     monkeypatch.setattr(dataset, "render", photographed)
+    return taken
+
+
+def test_a_set_up_photographed_in_a_smaller_picture_is_the_same_board_in_less_detail(photographs):
+    """``--frame 640x480`` trains for a webcam left at its starting size: the same set-up, counts
+    and windows, each photographed in 640 x 480 pictures and resampled from fewer camera pixels,
+    so the windows show less fine detail."""
     setup = BOARDS.index("2x6")
     large, small = (setup_patches(setup, frames=2, frame=frame)["pit"] for frame in ((1280, 720), (640, 480)))
+    sizes = [rendered.image.shape[1::-1] for _, _, rendered in photographs]
     assert set(sizes[:len(sizes) // 2]) == {(1280, 720)} and set(sizes[len(sizes) // 2:]) == {(640, 480)}
     assert small.counts == large.counts and len(small.relit) == len(large.relit) > 0
     assert small.relit[0].shape == large.relit[0].shape
@@ -183,21 +191,15 @@ def test_a_picture_size_that_is_not_one_is_named_before_anything_is_rendered(tmp
     assert not (tmp_path / "out").exists()
 
 
-def test_a_lamp_lights_a_share_of_the_frames_and_leaves_their_boards_as_they_were(monkeypatch):
+def test_a_lamp_lights_a_share_of_the_frames_and_leaves_their_boards_as_they_were(photographs):
     """``--lamp SHARE`` trains for a club table under a lamp: that share of the frames carries a
     reflection of a strength in ``TRAINING_GLARE``, drawn from a stream of its own, so the counts,
     the seeds and every other condition of each frame are what they are without the lamp."""
     import vision.training.dataset as dataset
 
-    shots = []
-
-    def photographed(scene, counts, white, shot):
-        shots.append(shot)
-        return render(scene, counts, white, shot)
-
-    monkeypatch.setattr(dataset, "render", photographed)
     setup = BOARDS.index("2x6")
     plain, lit = (setup_patches(setup, frames=3, lamp=share)["pit"] for share in (0.0, 1.0))
+    shots = [shot for _, shot, _ in photographs]
     without, with_lamp = shots[1:4], shots[5:8]  # each run renders its empty board first
     assert [shot.glare for shot in without] == [0.0] * 3
     assert all(dataset.TRAINING_GLARE[0] <= shot.glare <= dataset.TRAINING_GLARE[1] for shot in with_lamp)
@@ -209,27 +211,18 @@ def test_a_lamp_lights_a_share_of_the_frames_and_leaves_their_boards_as_they_wer
     assert abs(np.mean(shares) - 0.3) < 0.03
 
 
-def test_a_share_of_the_set_ups_is_seen_in_depth_with_the_same_frames(monkeypatch):
+def test_a_share_of_the_set_ups_is_seen_in_depth_with_the_same_frames(photographs):
     """``--relief SHARE`` trains for a real camera, which sees the board in depth: whether a
     set-up is seen so comes from a stream of its own, so its board, camera, frames and counts
     are what they are painted flat, and about that share of the set-ups are."""
-    import vision.training.dataset as dataset
-
-    scenes = []
-
-    def photographed(scene, counts, white, shot):
-        scenes.append(scene)
-        return render(scene, counts, white, shot)
-
-    monkeypatch.setattr(dataset, "render", photographed)
     setup = BOARDS.index("2x6")
     flat, deep = (setup_patches(setup, frames=2, relief=share)["pit"] for share in (0.0, 1.0))
+    scenes = [scene for scene, _, _ in photographs]
     assert [scene.relief for scene in scenes] == [False] * 3 + [True] * 3  # the empty board, then two frames
     assert scenes[3] == replace(scenes[0], relief=True)
     assert deep.counts == flat.counts and len(deep.relit) == len(flat.relit)
     assert any(not np.array_equal(a, b) for a, b in zip(deep.relit, flat.relit))
-    shares = [np.random.default_rng([dataset.TRAINING_STREAM, k, dataset.RELIEF_STREAM]).random() < 0.7 for k in range(2000)]
-    assert abs(np.mean(shares) - 0.7) < 0.03
+    assert abs(np.mean([seen_in_depth(k, 0.7) for k in range(2000)]) - 0.7) < 0.03
 
 
 @pytest.mark.parametrize("option, value, message", [

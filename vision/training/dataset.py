@@ -177,8 +177,7 @@ def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_S
     rng = np.random.default_rng([TRAINING_STREAM, setup])
     board = BOARDS[setup % len(BOARDS)]
     profile = board_profile(board)
-    in_depth = bool(np.random.default_rng([TRAINING_STREAM, setup, RELIEF_STREAM]).random() < relief)
-    scene = replace(random_scene(board, rng, frame=frame), relief=in_depth)
+    scene = replace(random_scene(board, rng, frame=frame), relief=seen_in_depth(setup, relief))
     empty = render(scene, {h.label: 0 for h in profile.hollows}, None, random_shot(rng, hard=False, hand=False)).image
     try:
         calibration = calibrate_empty(board, empty)
@@ -211,6 +210,12 @@ def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_S
                 patches.setup.append(setup)
                 patches.seed_kind.append(scene.seed_kind)
     return out
+
+
+def seen_in_depth(setup: int, share: float) -> bool:
+    """Whether set-up number ``setup`` is seen in depth (``Scene.relief``) when a ``share`` of them
+    are, drawn from a stream of its own: its board, camera, frames and counts stay what they are."""
+    return bool(np.random.default_rng([TRAINING_STREAM, setup, RELIEF_STREAM]).random() < share)
 
 
 def lit_by_lamp(shot: Shot, share: float, stream: list[int]) -> Shot:
