@@ -29,7 +29,7 @@ import numpy as np
 from calibration.calibfile import HollowFit
 
 from .grain import Grain, GrainCheck
-from .pits import hollow_mask
+from .pits import hollow_mask, in_hollows
 from .rectify import LightModel, reduce
 
 HAND_MIN_MM2 = 250.0  # a change on the bare wood bigger than this is a hand (or an arm, a sleeve)
@@ -41,6 +41,8 @@ UNLIT_WIDTH_MM = 4.0  # ...counted only in patches this wide: skin lies in patch
 STRAY_CORE_MM2 = 20.0  # a change too small for a hand, with this much in such patches, is a seed lying on the wood...
 STRAY_CHANGE = 75.0  # ...if its patches' area (mm2) times their median change (in the frame's noise) is this much
 STRAY_MARGIN_MM = 4.0  # ...and its rim and shadow lie this far round those patches
+SPILL_MM2 = 20.0  # ...unless seeds' colour joins it to this much of a hollow's inside...
+SPILL_ANGLE = 60.0  # ...and it lies beyond the hollow within this many degrees of straight away from the camera
 SHADE_STEP = 0.04  # light the smooth fit left out (log brightness, over SHADE_WINDOW_MM) that makes a shade
 SHADE_WINDOW_MM = 5.0  # the light the smooth fit missed is averaged over this (the grain averages out)
 EPS = np.float32(0.03)
@@ -84,6 +86,7 @@ class HandFinder:
     def __init__(self, empty: np.ndarray, surface: np.ndarray, px_per_mm: float, hollows: Iterable[HollowFit]) -> None:
         """``empty``: the rectified empty board (uint8 BGR); ``surface``: its bare wood (bool);
         ``hollows``: where calibration found them, so that an arm across one is seen whole."""
+        hollows = tuple(hollows)
         self._shape = surface.shape
         log_empty = cv2.log(reduce(empty, 2).astype(np.float32) * np.float32(1 / 255) + EPS)
         self._reference = Reference.of(log_empty)
@@ -92,6 +95,11 @@ class HandFinder:
         self._grain = Grain(self._empty_brightness, px_per_mm / 2, self._surface)
         self._shade_window = (2 * round(SHADE_WINDOW_MM * px_per_mm / 2) + 1,) * 2
         self._rims = [np.flatnonzero(half_mask(hollow_mask(surface.shape, fit, RIM_SCALE) > 0) & self._surface) for fit in hollows]
+        self._inside = np.zeros(self._surface.shape, np.int32)  # which hollow (1, 2, ...) each pixel lies in; 0: none
+        for number, fit in enumerate(hollows, 1):
+            self._inside[half_mask(hollow_mask(surface.shape, fit) > 0)] = number
+        self._hollow_middles = np.array([(0.0, 0.0)] + [fit.centre for fit in hollows]) / 2  # half size px, by number
+        self._min_spill = SPILL_MM2 * px_per_mm * px_per_mm / 4
         self._min_piece = PIECE_MIN_MM2 * px_per_mm * px_per_mm / 4
         hh, hw = self._surface.shape
         yy, xx = np.mgrid[0:hh, 0:hw].astype(np.float32)
@@ -104,9 +112,12 @@ class HandFinder:
         self._grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * HAND_MARGIN_MM * px_per_mm) | 1,) * 2)
         self._grow_stray = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * STRAY_MARGIN_MM * px_per_mm) | 1,) * 2)
 
-    def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None) -> Cover:
+    def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None,
+             eye: tuple[float, float] | None = None) -> Cover:
         """The hand over the rectified board, or the shade on it, in a frame whose light was
-        fitted as ``log_gain``.
+        fitted as ``log_gain``, and the seeds lying on its wood (``eye``: the point of the board
+        under the camera, rectified px, which tells a heap seen over its rim from them; None:
+        not known).
 
         A change on the wood as large as a hand is a hand, its shadow included, unless light
         explains nearly all of it (a change where the grain still shows, or a change of
@@ -122,7 +133,8 @@ class HandFinder:
         colour, brightness = self.change(relit, surface)
         brightness_now = cv2.transform(relit, _MEAN)
         grain = self._grain.check(brightness_now, surface)
-        cover = self._cover(surface, colour, brightness, brightness_now, grain if grain is not None and grain.readable else None)
+        cover = self._cover(surface, colour, brightness, brightness_now, grain if grain is not None and grain.readable else None,
+                            eye)
         return cover if grain is None else replace(cover, grain=grain)
 
     def blur_mm(self, cover: Cover) -> float | None:
@@ -136,7 +148,7 @@ class HandFinder:
         return None if energy is None else self._grain.blur_mm(energy)
 
     def _cover(self, surface: np.ndarray, colour: np.ndarray, brightness: np.ndarray, brightness_now: np.ndarray,
-               grain: GrainCheck | None) -> Cover:
+               grain: GrainCheck | None, eye: tuple[float, float] | None) -> Cover:
         """What :meth:`find` finds, from the change in ``colour`` and ``brightness`` of each
         half-size pixel of the wood in view (``surface``) and the ``grain`` of it (None when
         there is none, or it no longer follows the empty board's)."""
@@ -153,7 +165,7 @@ class HandFinder:
         patches = self._patches_of(unlit & surface)
         if big and cv2.countNonZero(patches) >= self._min_unlit:
             return Cover(self._grown(labels, big), None)
-        strays, where = self._strays((patches > 0) & ~grain.lost, colour, brightness)
+        strays, where = self._strays((patches > 0) & ~grain.lost, colour, brightness, eye)
         light_left = cv2.blur(brightness_now - self._empty_brightness, self._shade_window)  # what the fit missed
         if big or np.count_nonzero((cv2.absdiff(light_left, 0) > SHADE_STEP) & grain.kept) >= self._min_px:
             return Cover(None, self._full_size(grain.kept), strays, where)
@@ -165,24 +177,49 @@ class HandFinder:
         and JPEG where the wood went dark, on a hand it is skin, and on a seed its top."""
         return cv2.morphologyEx(unlit.view(np.uint8), cv2.MORPH_OPEN, self._patch)
 
-    def _strays(self, unlit: np.ndarray, colour: np.ndarray,
-                brightness: np.ndarray) -> tuple[tuple[tuple[float, float], ...], np.ndarray | None]:
+    def _strays(self, unlit: np.ndarray, colour: np.ndarray, brightness: np.ndarray,
+                eye: tuple[float, float] | None) -> tuple[tuple[tuple[float, float], ...], np.ndarray | None]:
         """Patches of another colour or brightness than the wood's (``unlit``, half size; a faded
         grain alone is blur, not a seed) of ``STRAY_CORE_MM2``, smaller than a hand and changed
         enough (``STRAY_CHANGE``, the larger of ``colour`` and ``brightness`` change; the light model's misses at the board's ends and between
         hollows leave patches as large, a little above the noise): seeds lying on the wood.
         Where they lie with their rims and shadows (``STRAY_MARGIN_MM`` round them; None for
         none), and the centre of each piece of that (rectified board px): one seed, or seeds
-        touching (a chip's glint can split it in two patches)."""
+        touching (a chip's glint can split it in two patches). Not the top of a heap seen over
+        its rim (:meth:`_spilled_from_a_hollow`)."""
         count, labels, stats, _ = cv2.connectedComponentsWithStats(unlit.view(np.uint8))
         areas = stats[:, cv2.CC_STAT_AREA]
         found = [k for k in range(1, count) if self._min_stray <= areas[k] < self._min_px
                  and areas[k] * _median_change(labels == k, colour, brightness) >= self._min_stray_change]
+        if found and eye is not None:
+            joined = cv2.connectedComponents(((colour > 1.0) | (labels > 0)).view(np.uint8))[1]  # by seeds' colour
+            found = [k for k in found if not self._spilled_from_a_hollow(labels == k, joined, eye)]
         if not found:
             return (), None
         where = cv2.dilate(self._full_size(np.isin(labels, found)).view(np.uint8), self._grow_stray)
         pieces, _, _, centres = cv2.connectedComponentsWithStats(where)
         return tuple((float(x), float(y)) for x, y in centres[1:pieces]), where > 0
+
+    def _spilled_from_a_hollow(self, patch: np.ndarray, joined: np.ndarray, eye: tuple[float, float]) -> bool:
+        """Whether ``patch`` (bool, half size) is the top of a hollow's heap, not a seed lying on
+        the wood. Seen in depth, a heap that rises over its hollow's rim shows beyond the rim on the
+        side away from the camera (``eye``: the point under it, rectified board px), on the wood
+        of the rectified picture, and runs on into the rest of the heap; a seed that rolled out
+        lies apart, the rim's bare wood between it and the hollow. So a patch is a heap's when
+        seeds' colour joins it (``joined``: the board's pieces of colour other than the wood's,
+        labelled) to at least ``SPILL_MM2`` inside a hollow's rim (colour alone: a seed's shadow
+        changes the brightness) and it lies beyond that hollow within ``SPILL_ANGLE`` degrees
+        of straight away from the camera. A seed that rolled out right against a heap's far
+        rim is taken for the heap: seen in depth, the picture cannot tell them apart."""
+        inside = self._inside[joined == joined[patch][0]]
+        inside = inside[inside > 0]
+        if len(inside) < self._min_spill:
+            return False
+        middle = self._hollow_middles[int(np.bincount(inside).argmax())]  # the hollow it joins most of
+        ys, xs = np.nonzero(patch)
+        beyond = np.array([xs.mean(), ys.mean()]) - middle
+        away = middle - np.asarray(eye) / 2
+        return float(beyond @ away) >= np.cos(np.radians(SPILL_ANGLE)) * float(np.linalg.norm(beyond) * np.linalg.norm(away))
 
     def _grown(self, labels: np.ndarray, pieces: list[int]) -> np.ndarray | None:
         """The hand's ``pieces`` (component labels at half size) as a mask of the rectified board,

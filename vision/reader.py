@@ -25,6 +25,7 @@ from .counter import SeedCounter, shared_counter, widened
 from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_blurred_mm
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
+from .eye import eye_over_board
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .patches import PatchCutter
@@ -274,7 +275,9 @@ class BoardReader:
         """What lies over the board in ``view`` (a hand, a shadow, seeds on the wood) and the view
         with today's light fitted again without the hand (skin is not today's light), or closely
         over a shadow. The seed counter's training pictures are cut from this view too."""
-        cover = self._hands.find(view.board, view.log_gain, view.seen)
+        eye = eye_over_board(view.homography, view.picture)
+        ppm = self.calibration.px_per_mm
+        cover = self._hands.find(view.board, view.log_gain, view.seen, None if eye is None else (eye[0] * ppm, eye[1] * ppm))
         if cover.shade is not None:
             return cover, replace(view, log_gain=self._light.followed(view.board, view.log_gain, view.seen, cover.shade))
         if cover.hand is None:

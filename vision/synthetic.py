@@ -4,7 +4,9 @@
 virtual board each time it is read, showing the counts ``counts_fn()``
 returns now: a rules ``Position`` (``.pits``, ``.white``), a mapping of pit
 label to count, or a ``(counts, white)`` pair. The scene (wood, lamp, camera
-angle) is fixed by the seed; light drifts a little from frame to frame and
+angle) is fixed by the seed, and the board is seen in depth (``Scene.relief``:
+the near rims hide part of each floor, heaps lean away), as a real camera sees
+it; light drifts a little from frame to frame and
 the seeds only move when the counts change, as on a real table. A hand can
 be put over the board (``hand = True``) to show the reader's "hand over
 board" status, and seeds on the wood beside the hollows (``strays = 1``) its
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import time
 import zlib
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -58,7 +61,7 @@ class SyntheticCamera(FrameSource):
         self.strays = 0  # seeds lying on the wood besides the counts: rolled out while sowing
         self.live = True
         self._rng = np.random.default_rng(rng_seed)
-        self.scene: Scene = random_scene(self.profile.name, self._rng)
+        self.scene: Scene = replace(random_scene(self.profile.name, self._rng), relief=True)
         self._index = 0
         self._closed = False
         self._stacks: dict[str, Stack] = {}  # per hollow, which of its pile's seeds lie there

@@ -26,6 +26,7 @@ def kalah_table(seed: int, still_frames: int):
 
 def test_synthetic_camera_shows_the_game_and_the_gate_waits_for_stillness():
     variant, position, camera, reader, gate = kalah_table(2, still_frames=3)
+    assert camera.scene.relief  # the demo's board is seen in depth, as a real camera sees one
 
     emitted = [gate.update(reader.read(camera.read().image)) for _ in range(4)]
     assert emitted[:2] == [None, None] and emitted[3] is None  # once, after 3 still frames
