@@ -38,7 +38,7 @@ MODELS = Path(__file__).resolve().parent / "models"
 FORMAT, VERSION = "pitwatch-seed-counter", 1
 KINDS = ("pit", "store", "heap")  # the networks: playing pits, stores, and heaps in playing pits read again finer
 SURE = 0.995  # a window read at least this sure of one count is not read again mirrored
-MIRRORS = ((True, True), (False, True), (True, False))  # (rows, columns) reversed: a half turn, left-right, top-bottom
+MIRRORS = ((False, True),)  # (rows, columns) reversed: left-right only, as the networks were trained (train.train)
 HEAP_LEAST = 8  # the heap network was shown windows of this many seeds or more, and says nothing of fewer
 HEAP_FROM, HEAP_SHARE = 10, 0.9  # it reads a pit the pit network gives this chance of this many (8-9: both as well)
 INPUT, OUTPUTS = "window", ["counts", "whites"]  # the names train.py exports the networks with
@@ -107,12 +107,13 @@ class CounterModel:
     def read(self, windows: np.ndarray) -> list[CountProbabilities]:
         """Probabilities for a batch of windows (float32, N x 6 x H x W from :mod:`vision.patches`).
 
-        A window the network is not ``SURE`` of is read again in its three mirror images
-        (:data:`MIRRORS`: training showed hollows mirrored every way, since a lamp may stand
-        anywhere) and the four answers' logits averaged: their errors partly cancel. On the
-        benchmark four readings read 5-9 and 10-19 seeds better than two (the window and its half
-        turn) and two better than one; reading only the unsure windows again (heaps, mostly) reads
-        as well as reading every window again, for 4 ms less a frame (docs/vision.md, section 6)."""
+        A window the network is not ``SURE`` of is read again in its left-right mirror image
+        (:data:`MIRRORS`: training showed hollows mirrored so, since a lamp may stand anywhere,
+        but never upside down, since the camera stands on South's side and on a board seen in
+        depth the near rim hides the near edge of the floor) and the two answers' logits
+        averaged: their errors partly cancel. Reading only the unsure windows again (heaps,
+        mostly) reads as well as reading every window again, for 4 ms less a frame
+        (docs/vision.md, section 6)."""
         count_logits, white_logits = self.first_look(windows)
         self.look_again(windows, count_logits, white_logits, self.probabilities(count_logits).max(axis=1) < SURE)
         return _answers(self.probabilities(count_logits), self.white_probabilities(white_logits))

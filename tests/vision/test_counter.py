@@ -40,8 +40,8 @@ def test_a_batch_reads_as_its_windows_one_by_one():
 @pytest.mark.parametrize("rows, columns", counter.MIRRORS)
 def test_an_unsure_window_is_read_in_its_mirror_images_too_and_then_reads_the_same_in_each(kind, rows, columns,
                                                                                          monkeypatch):
-    """A window the network is unsure of is read as cut and in its three mirror images and the
-    four averaged, so the lamp's side cannot change its count; the network alone is not that
+    """A window the network is unsure of is read as cut and in its left-right mirror image and
+    the two averaged, so the lamp's side cannot change its count; the network alone is not that
     even-handed, and a window it is sure of is read once."""
     model = CounterModel(kind)
     batch = windows(kind, 3, seed=2)

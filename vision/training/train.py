@@ -192,8 +192,11 @@ class Pictures:
 
 def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: int, density: float = 0.0,
           teacher: onnxruntime.InferenceSession | None = None, log=print) -> None:
-    """Cross-entropy on counts and (where a board has them) white chips; flips as augmentation
-    (the lamp may stand anywhere, so a mirrored hollow is as likely as the original).
+    """Cross-entropy on counts and (where a board has them) white chips; left-right flips as
+    augmentation (the lamp may stand anywhere, so a mirrored hollow is as likely as the original).
+    Never top-bottom: the camera stands on South's side, so on a board seen in depth the rim that
+    hides the near edge of a hollow's floor is always at the window's bottom (networks trained
+    upright read boards in depth better, docs/vision.md, section 6, *Trained upright*).
 
     With ``density`` > 0 the network is also told where the seeds lie: its density head must
     say how many seed centres each cell of its last feature map holds (squared error summed
@@ -219,7 +222,7 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
         total = 0.0
         for start in range(0, len(order) - batch + 1, batch):
             index = np.sort(order[start:start + batch])
-            flips = (bool(rng.random() < 0.5), bool(rng.random() < 0.5))
+            flips = (bool(rng.random(2)[0] < 0.5), False)  # left-right; two draws, as when top-bottom was drawn too
             x = pictures.batch(index, flips)
             counts, white = torch.from_numpy(pictures.counts[index]), torch.from_numpy(pictures.white[index])
             count_logits, white_logits, seeds = model.read(x)
