@@ -340,10 +340,12 @@ def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, flo
 
 def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
                 rng: np.random.Generator, piles: Mapping[str, int] | None = None,
-                stacks: Mapping[str, Stack] | None = None, heights: np.ndarray | None = None
-                ) -> dict[str, list[tuple[float, float]]]:
+                stacks: Mapping[str, Stack] | None = None, heights: np.ndarray | None = None,
+                ids: np.ndarray | None = None) -> dict[str, list[tuple[float, float]]]:
     """Draw every hollow's seeds on the board texture (and, given the board's ``heights``, stand
-    them on it: :func:`_draw_seed`); their centres (board mm) per hollow.
+    them on it: :func:`_draw_seed`); their centres (board mm) per hollow. Given ``ids`` (int, on
+    the texture's grid), each texel a seed's body covers on top says which: the seeds numbered
+    from 1 in the order drawn (``benchmarks/vision_ceiling.py`` measures how much of each shows).
 
     With ``piles`` each hollow's seeds come from that hollow's own number: where each seed
     lies, and how it looks, depends only on the seeds before it, so the same number with more
@@ -353,6 +355,7 @@ def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], whit
     lamp = _lamp(scene)
     seed_r = max(_SEED_AXES[scene.seed_kind])
     centres: dict[str, list[tuple[float, float]]] = {}
+    number = 0
     for hollow in scene.profile.hollows:
         n = counts.get(hollow.label, 0)
         whites = (white or {}).get(hollow.label, 0)
@@ -372,7 +375,9 @@ def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], whit
             drawn = [(placed[k], is_white, np.random.default_rng([pile, 1, k])) for k, is_white in stack]
         centres[hollow.label] = [(x, y) for (x, y, _), _, _ in drawn]
         for (x, y, level), is_white, look in drawn:
-            _draw_seed(board, scene.seed_kind, (x, y), is_white, level, lamp, look, heights)
+            number += 1
+            _draw_seed(board, scene.seed_kind, (x, y), is_white, level, lamp, look, heights,
+                       None if ids is None else (ids, number))
     return centres
 
 
@@ -400,10 +405,12 @@ def restacked(stack: Stack, count: int, white: int = 0) -> Stack:
 
 
 def _draw_seed(board: np.ndarray, kind: str, centre: tuple[float, float], white: bool, level: int,
-               lamp: np.ndarray, rng: np.random.Generator, heights: np.ndarray | None = None) -> None:
+               lamp: np.ndarray, rng: np.random.Generator, heights: np.ndarray | None = None,
+               named: tuple[np.ndarray, int] | None = None) -> None:
     """Draw one seed (board mm), ``level`` seeds up a pile, with its shadow on what lies under it;
     given the board's ``heights`` (mm above its plane, on the texture's grid), stand it on the
-    highest point under its middle, sunk ``NESTED_MM`` where that is other seeds (it nests between them)."""
+    highest point under its middle, sunk ``NESTED_MM`` where that is other seeds (it nests between
+    them). ``named``: (ids, its number): write its number where its body lies on top."""
     s = TEXTURE_PX_PER_MM
     axes = _SEED_AXES[kind]
     scale = rng.uniform(0.9, 1.1)
@@ -424,10 +431,16 @@ def _draw_seed(board: np.ndarray, kind: str, centre: tuple[float, float], white:
             region *= (1 - 0.45 * cv2.GaussianBlur(alpha, (0, 0), 2.5))[..., None]
             continue
         region[:] = region * (1 - alpha[..., None]) + patch * alpha[..., None]
+        on_top = alpha > 0.5
         if heights is not None:
             under = heights[y0:y1, x0:x1]
             rests_on = float(under[dome > 0.8].max()) - (NESTED_MM if level else 0.0)  # on what is under its middle
-            np.maximum(under, np.where(alpha > 0.5, rests_on + _SEED_HEIGHT_MM[kind] * dome, under), out=under)
+            body = rests_on + _SEED_HEIGHT_MM[kind] * dome
+            on_top &= body >= under
+            np.maximum(under, np.where(alpha > 0.5, body, under), out=under)
+        if named is not None:
+            ids, number = named
+            ids[y0:y1, x0:x1][on_top] = number
 
 
 def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot, heights: np.ndarray | None = None

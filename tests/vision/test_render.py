@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from calibration.profiles import board_profile
-from vision.render import (FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, _expose, _light, _pose, camera_homography, eye_over_board,
-                           project, random_counts, random_scene, random_shot, render, restacked, seen_on_relief, stack_of)
+from vision.render import (FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, _draw_seeds, _expose, _hollow_depth, _light, _pose,
+                           camera_homography, eye_over_board, project, random_counts, random_scene, random_shot, render,
+                           restacked, seen_on_relief, stack_of)
 
 
 def test_same_seed_same_image_and_truth():
@@ -257,3 +258,26 @@ def test_a_seed_in_a_hollow_seen_in_depth_shows_nearer_the_camera():
     sunk = 7.5  # how far below the plane its face shows, on average: the floor 11 mm down, the bean 5 mm high, domed
     slope = np.array([east, south]) - flat
     assert np.allclose(deep - flat, sunk * slope / height, atol=2.0), (deep - flat, sunk * slope / height)
+
+
+def test_each_seed_s_number_marks_where_it_lies_on_top():
+    """Given ``ids``, drawing a hollow's seeds numbers the texels where each seed's body lies on top
+    (``benchmarks/vision_ceiling.py --tilts`` counts how much of each a camera sees), in the
+    order dropped, and draws the same board and heights as without."""
+    scene = replace(random_scene("2x6+stores", np.random.default_rng(3), "bean"), relief=True)
+    hollow = next(h for h in scene.profile.hollows if not h.is_store)
+    floor = -_hollow_depth(scene.board)
+
+    def drawn(ids: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, list[tuple[float, float]]]:
+        texture, heights = np.zeros((*floor.shape, 3), np.float32), floor.copy()
+        centres = _draw_seeds(texture, scene, {hollow.label: 9}, None, np.random.default_rng(4), heights=heights, ids=ids)
+        return texture, heights, centres[hollow.label]
+
+    ids = np.zeros(floor.shape, np.int32)
+    (texture, heights, centres), (plain_texture, plain_heights, _) = drawn(ids), drawn(None)
+    assert np.array_equal(texture, plain_texture) and np.array_equal(heights, plain_heights)
+    s = TEXTURE_PX_PER_MM
+    x, y = centres[-1]
+    assert ids[round(y * s), round(x * s)] == 9  # the last seed dropped lies on top at its middle
+    assert set(np.unique(ids)) == set(range(10))  # from overhead every one of the nine shows some of itself
+    assert (heights[ids > 0] > floor[ids > 0]).all()  # a numbered texel is a seed's, standing on the floor
