@@ -29,7 +29,7 @@ import numpy as np
 from calibration.calibfile import HollowFit
 
 from .grain import Grain, GrainCheck
-from .pits import hollow_mask, in_hollows
+from .pits import hollow_mask
 from .rectify import LightModel, reduce
 
 HAND_MIN_MM2 = 250.0  # a change on the bare wood bigger than this is a hand (or an arm, a sleeve)

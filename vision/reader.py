@@ -22,10 +22,10 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
+from .eye import eye_over_board
 from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_blurred_mm
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
-from .eye import eye_over_board
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .patches import PatchCutter
