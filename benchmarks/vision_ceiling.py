@@ -27,8 +27,8 @@ hollow's bowl and on each other), each ray through the board's plane
 followed down to the first seed or wood it meets
 (``vision.render.seen_on_relief``), and each seed's area counted where the
 rectified picture shows it (mm2 of the board's plane); first straight
-overhead, the same seeds, for comparison. The near rim hides the near edge
-of the floor, and a seed lying there, from an oblique camera.
+overhead, the same seeds, for comparison: how much of each seed the hollow's
+near rim and the other seeds hide from an oblique camera.
 """
 
 from __future__ import annotations
@@ -37,13 +37,12 @@ import argparse
 import math
 import sys
 from collections import Counter, defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from dataclasses import replace  # noqa: E402
 
 from calibration.profiles import HOLLOW_AXES_MM, board_profile  # noqa: E402
 from vision.render import (_SEED_AXES, TEXTURE_PX_PER_MM, _draw_seeds, _hollow_depth, _place_seeds,  # noqa: E402
