@@ -42,6 +42,7 @@ the machine runs) and, beside them, wall-clock time with the load average.
 from __future__ import annotations
 
 import argparse
+import bisect
 import math
 import os
 import statistics
@@ -79,9 +80,8 @@ BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "
 def tilt_bin(tilt: float) -> str:
     """The camera's angle from overhead (``Scene.tilt``, radians) as one of ``TILTS``' bins: a board
     seen in depth hides more of each hollow's floor behind its near rim the more oblique the camera."""
-    degrees = math.degrees(tilt)
-    low = max((edge for edge in TILTS[:-1] if degrees >= edge), default=TILTS[0])
-    return f"{low}-{TILTS[TILTS.index(low) + 1]} deg"
+    k = min(max(bisect.bisect_right(TILTS, math.degrees(tilt)) - 1, 0), len(TILTS) - 2)
+    return f"{TILTS[k]}-{TILTS[k + 1]} deg"
 
 
 def heap_bin(n: int) -> str:

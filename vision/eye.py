@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def eye_over_board(image_to_board: np.ndarray, picture: tuple[int, int]) -> tuple[float, float, float] | None:
+def eye_from_homography(image_to_board: np.ndarray, picture: tuple[int, int]) -> tuple[float, float, float] | None:
     """The point of the board's plane under the camera (board mm, often off the board) and the
     camera's height over the plane (mm), from the homography ``image_to_board`` (image px ->
     board mm) of a ``picture`` (width, height px); None when the homography cannot say (a

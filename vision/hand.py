@@ -21,7 +21,7 @@ while it was sown (:meth:`HandFinder._strays`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 import cv2
 import numpy as np
@@ -46,6 +46,7 @@ SPILL_ANGLE = 60.0  # ...and it lies beyond the hollow within this many degrees 
 SHADE_STEP = 0.04  # light the smooth fit left out (log brightness, over SHADE_WINDOW_MM) that makes a shade
 SHADE_WINDOW_MM = 5.0  # the light the smooth fit missed is averaged over this (the grain averages out)
 EPS = np.float32(0.03)
+Eye = Callable[[], tuple[float, float] | None]  # where the camera stands over the board (rectified px), if it can tell
 REGISTRATION_PX = 1  # at half size: the frame may sit 2 board px off the empty board (a nudge, lens distortion)
 _MEAN = np.full((1, 3), 1 / 3, np.float32)
 _SUM = np.ones((1, 3), np.float32)
@@ -113,11 +114,11 @@ class HandFinder:
         self._grow_stray = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * STRAY_MARGIN_MM * px_per_mm) | 1,) * 2)
 
     def find(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None,
-             eye: tuple[float, float] | None = None) -> Cover:
+             eye: Eye | None = None) -> Cover:
         """The hand over the rectified board, or the shade on it, in a frame whose light was
-        fitted as ``log_gain``, and the seeds lying on its wood (``eye``: the point of the board
-        under the camera, rectified px, which tells a heap seen over its rim from them; None:
-        not known).
+        fitted as ``log_gain``, and the seeds lying on its wood (``eye``: gives the point of the
+        board under the camera, rectified px, which tells a heap seen over its rim from them,
+        asked only when a patch on the wood could be either; None: not known).
 
         A change on the wood as large as a hand is a hand, its shadow included, unless light
         explains nearly all of it (a change where the grain still shows, or a change of
@@ -148,7 +149,7 @@ class HandFinder:
         return None if energy is None else self._grain.blur_mm(energy)
 
     def _cover(self, surface: np.ndarray, colour: np.ndarray, brightness: np.ndarray, brightness_now: np.ndarray,
-               grain: GrainCheck | None, eye: tuple[float, float] | None) -> Cover:
+               grain: GrainCheck | None, eye: Eye | None) -> Cover:
         """What :meth:`find` finds, from the change in ``colour`` and ``brightness`` of each
         half-size pixel of the wood in view (``surface``) and the ``grain`` of it (None when
         there is none, or it no longer follows the empty board's)."""
@@ -178,7 +179,7 @@ class HandFinder:
         return cv2.morphologyEx(unlit.view(np.uint8), cv2.MORPH_OPEN, self._patch)
 
     def _strays(self, unlit: np.ndarray, colour: np.ndarray, brightness: np.ndarray,
-                eye: tuple[float, float] | None) -> tuple[tuple[tuple[float, float], ...], np.ndarray | None]:
+                eye: Eye | None) -> tuple[tuple[tuple[float, float], ...], np.ndarray | None]:
         """Patches of another colour or brightness than the wood's (``unlit``, half size; a faded
         grain alone is blur, not a seed) of ``STRAY_CORE_MM2``, smaller than a hand and changed
         enough (``STRAY_CHANGE``, the larger of ``colour`` and ``brightness`` change; the light model's misses at the board's ends and between
@@ -191,9 +192,10 @@ class HandFinder:
         areas = stats[:, cv2.CC_STAT_AREA]
         found = [k for k in range(1, count) if self._min_stray <= areas[k] < self._min_px
                  and areas[k] * _median_change(labels == k, colour, brightness) >= self._min_stray_change]
-        if found and eye is not None:
+        camera = eye() if found and eye is not None else None
+        if camera is not None:
             joined = cv2.connectedComponents(((colour > 1.0) | (labels > 0)).view(np.uint8))[1]  # by seeds' colour
-            found = [k for k in found if not self._spilled_from_a_hollow(labels == k, joined, eye)]
+            found = [k for k in found if not self._spilled_from_a_hollow(labels == k, joined, camera)]
         if not found:
             return (), None
         where = cv2.dilate(self._full_size(np.isin(labels, found)).view(np.uint8), self._grow_stray)

@@ -22,7 +22,7 @@ from rules.reading import PitReading, Reading
 
 from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
-from .eye import eye_over_board
+from .eye import eye_from_homography
 from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_blurred_mm
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
@@ -267,6 +267,13 @@ class BoardReader:
             self._last_homography, self._last_markers = homography, found
         return homography, refined
 
+    def _eye_px(self, view: BoardView) -> tuple[float, float] | None:
+        """The point of the board's plane under the camera (rectified px) by ``view``'s homography
+        (:func:`vision.eye.eye_from_homography`); None where it cannot tell."""
+        eye = eye_from_homography(view.homography, view.picture)
+        ppm = self.calibration.px_per_mm
+        return None if eye is None else (eye[0] * ppm, eye[1] * ppm)
+
     def _unseen(self, message: str, when: float, markers: tuple[int, ...] = ()) -> FrameResult:
         reading = Reading({label: None for label in self.labels}, "vision", when, message)
         return FrameResult(reading, FrameStatus(False, markers, self.labels, False, message))
@@ -275,9 +282,7 @@ class BoardReader:
         """What lies over the board in ``view`` (a hand, a shadow, seeds on the wood) and the view
         with today's light fitted again without the hand (skin is not today's light), or closely
         over a shadow. The seed counter's training pictures are cut from this view too."""
-        eye = eye_over_board(view.homography, view.picture)
-        ppm = self.calibration.px_per_mm
-        cover = self._hands.find(view.board, view.log_gain, view.seen, None if eye is None else (eye[0] * ppm, eye[1] * ppm))
+        cover = self._hands.find(view.board, view.log_gain, view.seen, lambda: self._eye_px(view))
         if cover.shade is not None:
             return cover, replace(view, log_gain=self._light.followed(view.board, view.log_gain, view.seen, cover.shade))
         if cover.hand is None:

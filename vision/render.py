@@ -431,13 +431,14 @@ def _draw_seed(board: np.ndarray, kind: str, centre: tuple[float, float], white:
             region *= (1 - 0.45 * cv2.GaussianBlur(alpha, (0, 0), 2.5))[..., None]
             continue
         region[:] = region * (1 - alpha[..., None]) + patch * alpha[..., None]
-        on_top = alpha > 0.5
+        opaque = alpha > 0.5
+        on_top = opaque
         if heights is not None:
             under = heights[y0:y1, x0:x1]
             rests_on = float(under[dome > 0.8].max()) - (NESTED_MM if level else 0.0)  # on what is under its middle
             body = rests_on + _SEED_HEIGHT_MM[kind] * dome
-            on_top &= body >= under
-            np.maximum(under, np.where(alpha > 0.5, body, under), out=under)
+            on_top = opaque & (body >= under)
+            np.maximum(under, np.where(opaque, body, under), out=under)
         if named is not None:
             ids, number = named
             ids[y0:y1, x0:x1][on_top] = number

@@ -6,10 +6,9 @@ import numpy as np
 import pytest
 
 from calibration.profiles import PROFILE_LAYOUTS
-from vision import render as rendering
-from vision.eye import eye_over_board
+from vision.eye import eye_from_homography
 from vision.reader import BoardReader
-from vision.render import camera_homography, random_counts, random_scene, random_shot, render
+from vision.render import camera_homography, eye_over_board, random_counts, random_scene, random_shot, render
 
 
 @pytest.mark.parametrize("board", list(PROFILE_LAYOUTS))
@@ -19,9 +18,9 @@ def test_the_eye_comes_back_from_the_camera_s_own_homography(board):
     rng = np.random.default_rng(11)
     for _ in range(3):
         scene = random_scene(board, rng)
-        found = eye_over_board(np.linalg.inv(camera_homography(scene)), scene.frame)
+        found = eye_from_homography(np.linalg.inv(camera_homography(scene)), scene.frame)
         assert found is not None
-        assert np.allclose(found, rendering.eye_over_board(scene), atol=0.1)
+        assert np.allclose(found, eye_over_board(scene), atol=0.1)
 
 
 @pytest.mark.parametrize("board", ["kalah", "4x8"])
@@ -32,8 +31,8 @@ def test_the_eye_from_a_read_frame_is_near_the_camera(setup_of, board):
     rng = np.random.default_rng(4)
     shot = random_shot(rng, hard=True, hand=False)
     result = BoardReader(calibration).read(render(scene, *random_counts(scene.profile, rng), shot).image)
-    found = eye_over_board(result.image_to_board, scene.frame)
-    truth = rendering.eye_over_board(scene, shot.nudge)
+    found = eye_from_homography(result.image_to_board, scene.frame)
+    truth = eye_over_board(scene, shot.nudge)
     width, height = scene.profile.size
     distance = math.dist(truth, (width / 2, height / 2, 0.0))
     assert found is not None and math.dist(found, truth) < 0.05 * distance
@@ -43,5 +42,5 @@ def test_a_camera_straight_overhead_has_no_eye_to_find():
     """Straight overhead the picture has no perspective and the focal length cannot be told from
     the height: no answer rather than a wrong one. A singular homography gives none either."""
     overhead = np.array([[0.5, 0.0, -100.0], [0.0, 0.5, -50.0], [0.0, 0.0, 1.0]])
-    assert eye_over_board(overhead, (1280, 720)) is None
-    assert eye_over_board(np.zeros((3, 3)), (1280, 720)) is None
+    assert eye_from_homography(overhead, (1280, 720)) is None
+    assert eye_from_homography(np.zeros((3, 3)), (1280, 720)) is None
