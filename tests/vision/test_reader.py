@@ -268,9 +268,9 @@ def test_a_seed_on_the_wood_is_named_by_the_pit_it_lies_beside(setup_of, board):
 
 def test_a_seed_on_the_wood_beside_a_heap_over_its_rim_is_named(setup_of):
     """Seen in depth from 38 degrees, every other hollow holding a heap of 20 glass beads risen
-    over its rim, a seed that rolled out beside a heap, on any side of it, is still named: the
-    rim's bare wood lies between them (the heaps' tops seen beyond their far rims are not seeds on
-    the wood, ``SPILL_SHARE``)."""
+    over its rim, a seed that rolled out beside a heap, on any side of it, is still named: a
+    heap's top seen beyond its far rim runs on into the hollow's seeds, a seed that rolled out
+    lies apart from them, past the rim's bare wood (``HandFinder._spilled_from_a_hollow``)."""
     scene, calibration = setup_of("2x6", kind="glass", relief=True)
     reader = BoardReader(calibration)
     hollows = nominal_hollows(calibration.profile, 1.0)
@@ -328,7 +328,7 @@ def test_patches_of_light_the_model_missed_are_not_seeds_on_the_wood(setup_from,
 # Three frames of vision_bench.py --relief (seed 1) with no seed on the wood: a heap of 19-20 glass
 # beads, the tallest seeds, rises over its hollow's rim, and a camera 20-37 degrees from overhead sees
 # its top beyond the rim on the side away from it, on the wood of the rectified picture. Before
-# SPILL_SHARE each was named a seed on the wood (by e, H and c).
+# the spill rule (HandFinder._spilled_from_a_hollow) each was named a seed on the wood (by e, H and c).
 SPILLED_FRAMES = [
     ((1, "2x6", 0), Shot(
         gain=1.1424659912074748, tint=(0.9935136094155255, 0.9088306213396989, 0.8652918863382828),
@@ -350,8 +350,9 @@ SPILLED_FRAMES = [
 
 @pytest.mark.parametrize("setup, shot, counts", SPILLED_FRAMES, ids=["2x6-e", "2x8-H", "2x8-c"])
 def test_a_heap_seen_over_its_rim_is_not_a_seed_on_the_wood(setup_from, setup, shot, counts):
-    """A patch on the wood that runs on into a hollow's seeds, with no bare rim between them, is
-    the hollow's heap seen in depth over its far rim (``SPILL_SHARE``), not a seed that rolled out."""
+    """A patch on the wood that seeds' colour joins to ``SPILL_MM2`` or more of a hollow's inside,
+    and that lies beyond the hollow away from the camera (within ``SPILL_ANGLE``), is the hollow's
+    heap seen in depth over its far rim, not a seed that rolled out."""
     result = benchmark_frame(setup_from, setup, shot, counts, None, relief=True)
     assert result.status.board_found and not result.status.strays, result.status.message
 
