@@ -43,12 +43,13 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import itertools
 import math
 import os
 import statistics
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -236,20 +237,30 @@ def score_strays(stats: dict, rendered, result) -> None:
     either), no more reported than there are, the pits of 0-9 seeds read right."""
     if not result.status.board_found:
         return
-    hollows = nominal_hollows(rendered.scene.profile, 1.0)
-    reported = Counter(result.status.strays)
-    for point in rendered.strays:
-        gaps = {label: rim_gap(hollow, point) for label, hollow in hollows.items()}
-        nearest = min(gaps.values())
-        named = next((label for label, n in reported.items() if n > 0 and gaps[label] <= nearest + NAMED_WITHIN_MM), None)
-        tally(stats, "seeds on the wood reported beside their pit", named is not None)
-        if named is not None:
-            reported[named] -= 1
+    named = strays_named(rendered.strays, result.status.strays, nominal_hollows(rendered.scene.profile, 1.0))
+    for k in range(len(rendered.strays)):
+        tally(stats, "seeds on the wood reported beside their pit", k < named)
     tally(stats, "frames with seeds on the wood reporting no more", len(result.status.strays) <= len(rendered.strays))
     for label, truth in rendered.counts.items():
         pit = result.reading.pits[label]
         if truth <= 9:
             tally(stats, "pits of 0-9 seeds beside seeds on the wood read exactly", pit is not None and pit.most_likely == truth)
+
+
+def strays_named(points: tuple[tuple[float, float], ...], reported: tuple[str, ...], hollows: dict) -> int:
+    """How many of the seeds on the wood at ``points`` (board mm) the ``reported`` pits name, each
+    report naming one seed: the best pairing, since a seed between two pits may be named by
+    either and a greedy pairing could give its name to a seed that had no other."""
+    def names(point: tuple[float, float]) -> set[str]:
+        gaps = {label: rim_gap(hollow, point) for label, hollow in hollows.items()}
+        nearest = min(gaps.values())
+        return {label for label, gap in gaps.items() if gap <= nearest + NAMED_WITHIN_MM}
+
+    accepted = [names(point) for point in points]
+    width = max(len(points), len(reported))
+    padded = list(reported) + [None] * (width - len(reported))
+    return max((sum(label in ok for label, ok in zip(pairing, accepted)) for pairing in itertools.permutations(padded, len(points))),
+               default=0)
 
 
 def tally_no_strays(stats: dict, result) -> None:
