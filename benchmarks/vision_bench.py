@@ -257,10 +257,9 @@ def strays_named(points: tuple[tuple[float, float], ...], reported: tuple[str, .
         return {label for label, gap in gaps.items() if gap <= nearest + NAMED_WITHIN_MM}
 
     accepted = [names(point) for point in points]
-    width = max(len(points), len(reported))
-    padded = list(reported) + [None] * (width - len(reported))
-    return max((sum(label in ok for label, ok in zip(pairing, accepted)) for pairing in itertools.permutations(padded, len(points))),
-               default=0)
+    padded = list(reported) + [None] * max(0, len(points) - len(reported))  # None: a seed no report names
+    pairings = itertools.permutations(padded, len(points))  # a report (or None) for each seed, in order
+    return max((sum(label in ok for label, ok in zip(pairing, accepted)) for pairing in pairings), default=0)
 
 
 def tally_no_strays(stats: dict, result) -> None:
