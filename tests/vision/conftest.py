@@ -19,19 +19,14 @@ from vision.render import FRAME_SIZE, Scene, random_scene, random_shot, render
 
 
 def calibrated_from(board: str, rng: np.random.Generator, kind: str | None = None,
-                    frame: tuple[int, int] = FRAME_SIZE, relief: bool = False,
-                    start_defocus: float | None = None) -> tuple[Scene, Calibration]:
+                    frame: tuple[int, int] = FRAME_SIZE, relief: bool = False) -> tuple[Scene, Calibration]:
     """A set-up of ``board`` drawn from ``rng`` (a camera picture of ``frame`` px, the board seen
     in ``relief`` or painted flat) and its calibration from an easy empty and start frame, as
-    ``benchmarks/vision_bench.py`` calibrates its set-ups (``rng`` goes on from there); the start
-    frame out of focus by ``start_defocus`` px if given."""
+    ``benchmarks/vision_bench.py`` calibrates its set-ups (``rng`` goes on from there)."""
     scene = replace(random_scene(board, rng, kind, frame), relief=relief)
     empty = render(scene, {h.label: 0 for h in board_profile(board).hollows}, None, random_shot(rng, hard=False, hand=False))
     counts, white = start_counts(board)
-    start_shot = random_shot(rng, hard=False, hand=False)
-    if start_defocus is not None:
-        start_shot = replace(start_shot, defocus=start_defocus)
-    start = render(scene, counts, white, start_shot)
+    start = render(scene, counts, white, random_shot(rng, hard=False, hand=False))
     return scene, calibrate(board, empty.image, start.image)
 
 
