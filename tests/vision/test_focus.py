@@ -116,14 +116,24 @@ def test_a_small_picture_is_too_blurred_to_count_sooner(setup_from):
     assert all(pit is None for pit in result.reading.pits.values())
 
 
-def test_a_board_whose_seeds_blur_sooner_is_read_hedged_sooner(setup_from, kalah_setup):
+DARK_BEANS = ("4x8", [1, 5, 1])  # vision_bench.py's seed 1, its last board's second set-up: beans misread from about 1 mm
+
+
+@pytest.fixture(scope="module")
+def dark_bean_setup(setup_from):
+    """The dark beans' set-up and calibration, calibrated once for the tests that share it."""
+    board, seed = DARK_BEANS
+    return setup_from(board, np.random.default_rng(seed))
+
+
+def test_a_board_whose_seeds_blur_sooner_is_read_hedged_sooner(dark_bean_setup, kalah_setup):
     """Dark beans on a 4 x 8 board (vision_bench.py's seed 1, its last board's second set-up):
     their start position, blurred at calibration, is misread from about 1 mm, so calibration
     sets this board's limit there. A play frame at a lens blur of 2 px, under the general limit,
     is misread (a bean or two lost in the blur, surely); over the board's limit every reading
     keeps every count possible, so the referee can still find the move rather than rule the
     truth out. Glass beads on a Kalah board read well up to the general limit and keep it."""
-    scene, calibration = setup_from("4x8", np.random.default_rng([1, 5, 1]))
+    scene, calibration = dark_bean_setup
     assert scene.seed_kind == "bean"
     assert calibration.blur_limit_mm is not None and LEAST_BLUR_LIMIT_MM <= calibration.blur_limit_mm < BLURRED_MM
     counts, white = random_counts(scene.profile, np.random.default_rng(4))
@@ -141,23 +151,24 @@ def test_a_board_whose_seeds_blur_sooner_is_read_hedged_sooner(setup_from, kalah
     assert kalah_setup[1].blur_limit_mm is None
 
 
-def test_a_board_s_limit_is_not_set_by_one_misread_nor_under_the_floor(setup_from, monkeypatch):
+def test_a_board_s_limit_is_not_set_by_one_misread_nor_under_the_floor(setup_from, dark_bean_setup, monkeypatch):
     """The start picture blurred after the fact is a rough stand-in for a lens out of focus, so a
     board's limit needs misreads at two blurs in a row, and is never under LEAST_BLUR_LIMIT_MM.
     Beans on a 4 x 8 board (vision_bench.py's seed 2) misread once, at 1.08 mm, then read well:
     no limit of their own. The floor is for a start misread from the first blurs on, where the
-    start picture's own blur (some 0.5 mm) would hedge every frame. The networks outgrow every
+    start picture's own blur (some 0.4 mm in focus) would hedge every frame. The networks outgrow every
     such example (a pebble board photographed 0.8 px out of focus did until the sixteenth
     session's, which read it well to 0.96 mm), so the floor is shown raised over the limit
     of the dark beans above (misread from about 1 mm): their limit is then the floor, not
     the blur where they were last read well."""
     scene, once = setup_from("4x8", np.random.default_rng([2, 5, 1]))
     assert scene.seed_kind == "bean" and once.blur_limit_mm is None
-    scene, own = setup_from("4x8", np.random.default_rng([1, 5, 1]))
+    scene, own = dark_bean_setup
     assert scene.seed_kind == "bean" and own.blur_limit_mm is not None
     floor = own.blur_limit_mm + 0.05
     monkeypatch.setattr("calibration.calibrate.LEAST_BLUR_LIMIT_MM", floor)
-    _, floored = setup_from("4x8", np.random.default_rng([1, 5, 1]))
+    board, seed = DARK_BEANS
+    _, floored = setup_from(board, np.random.default_rng(seed))
     assert floored.blur_limit_mm == floor
 
 
