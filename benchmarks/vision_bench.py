@@ -365,7 +365,7 @@ def main() -> None:
     parser.add_argument("--frames", type=int, default=10, help="frames per set-up")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sure", type=float, default=counter.SURE,
-                        help="read a window again mirrored when the counter is less sure than this "
+                        help="read a window again (mirrored, and by the partner) when the counter is less sure than this "
                              "(0: never, above 1: always; default: the counter's own)")
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")

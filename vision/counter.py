@@ -3,9 +3,11 @@
 Counting seeds that touch and pile up by hand-made rules (thresholds,
 watershed, areas) reached 74 % exact for heaps of 5-9 on the benchmark; a
 convolutional network trained on rendered hollows (``vision/training``)
-reads them far better, and says how sure it is. There are three: one for
-playing pits, one for stores, and one that reads again, at the board's own
-finer scale, the pits the first reads as heaps. They run from ONNX files in
+reads them far better, and says how sure it is. There are four: one for
+playing pits, one for stores, one that reads again, at the board's own finer
+scale, the pits the first reads as heaps, and the pit network's partner, a
+second pit network trained apart, which makes other mistakes and reads again
+the pits the first is unsure of. They run from ONNX files in
 ONNX Runtime, so Pitwatch needs no deep-learning framework: on the benchmark
 a frame takes 19 % less time than with OpenCV's DNN module, for the same
 readings (docs/vision.md, section 6).
@@ -36,8 +38,9 @@ from .patches import CHANNELS, PatchShape
 
 MODELS = Path(__file__).resolve().parent / "models"
 FORMAT, VERSION = "pitwatch-seed-counter", 1
-KINDS = ("pit", "store", "heap")  # the networks: playing pits, stores, and heaps in playing pits read again finer
-SURE = 0.995  # a window read at least this sure of one count is not read again mirrored
+KINDS = ("pit", "store", "heap", "partner")  # the networks: playing pits, stores, heaps in playing pits read
+# again finer, and the pit network's partner (the pits it is unsure of read again by a network trained apart)
+SURE = 0.995  # a window read at least this sure of one count is not read again (mirrored, and by the partner)
 MIRRORS = ((False, True),)  # (rows, columns) reversed: left-right only, as the networks were trained (train.train)
 HEAP_LEAST = 8  # the heap network was shown windows of this many seeds or more, and says nothing of fewer
 HEAP_FROM, HEAP_SHARE = 10, 0.9  # it reads a pit the pit network gives this chance of this many (8-9: both as well)
@@ -52,8 +55,14 @@ class CounterError(RuntimeError):
 
 
 def model_paths(folder: Path, kind: str) -> tuple[Path, Path]:
-    """Where the network for ``kind`` ("pit" or "store") and its description live in ``folder``."""
+    """Where the network for ``kind`` (one of :data:`KINDS`) and its description live in ``folder``."""
     return folder / f"{kind}_counter.onnx", folder / f"{kind}_counter.json"
+
+
+def window_kind(kind: str) -> str:
+    """The window (:class:`vision.patches.PatchShape` kind) the network for ``kind`` reads: the
+    partner reads the pit network's."""
+    return "pit" if kind == "partner" else kind
 
 
 @dataclass(frozen=True)
@@ -65,9 +74,10 @@ class CountProbabilities:
 
 
 class CounterModel:
-    """One trained network (for playing pits, stores or heaps) and its description."""
+    """One trained network (for playing pits, stores, heaps or the partner) and its description;
+    a ``partner`` (the pit network's) reads again the windows this one is unsure of."""
 
-    def __init__(self, kind: str, folder: Path | None = None) -> None:
+    def __init__(self, kind: str, folder: Path | None = None, partner: CounterModel | None = None) -> None:
         onnx_path, json_path = model_paths(folder or MODELS, kind)
         try:
             description = json.loads(json_path.read_text())
@@ -81,6 +91,7 @@ class CounterModel:
             self._log_prior = np.where(prior > 0, np.log(prior), np.inf)  # ... is never read: probability 0
         self._lock = threading.Lock()  # one network, several readers (camera loop, calibration): one forward at a time
         self._net = load_network(onnx_path, kind)
+        self.partner = partner
 
     @staticmethod
     def _check(description: object, kind: str, where: Path) -> None:
@@ -89,7 +100,7 @@ class CounterModel:
         if description.get("version") != VERSION or description.get("kind") != kind:
             raise CounterError(f"{where}: expected version {VERSION} of the {kind} counter, "
                                f"got version {description.get('version')!r} of {description.get('kind')!r}")
-        shape = PatchShape.of(kind)
+        shape = PatchShape.of(window_kind(kind))
         width, height = shape.size
         expected = {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": shape.px_per_mm}
         if description.get("input") != expected:
@@ -110,10 +121,10 @@ class CounterModel:
         A window the network is not ``SURE`` of is read again in its left-right mirror image
         (:data:`MIRRORS`: training showed hollows mirrored so, since a lamp may stand anywhere,
         but never upside down, since the camera stands on South's side and on a board seen in
-        depth the near rim hides the near edge of the floor) and the two answers' logits
-        averaged: their errors partly cancel. Reading only the unsure windows again (heaps,
-        mostly) reads as well as reading every window again, for 4 ms less a frame
-        (docs/vision.md, section 6)."""
+        depth the near rim hides the near edge of the floor), and by the ``partner`` if it has
+        one, and the answers' logits averaged: their errors partly cancel. Reading only the
+        unsure windows again (heaps, mostly) reads as well as reading every window again, for
+        4 ms less a frame (docs/vision.md, section 6)."""
         count_logits, white_logits = self.first_look(windows)
         self.look_again(windows, count_logits, white_logits, self.probabilities(count_logits).max(axis=1) < SURE)
         return _answers(self.probabilities(count_logits), self.white_probabilities(white_logits))
@@ -125,15 +136,23 @@ class CounterModel:
 
     def look_again(self, windows: np.ndarray, count_logits: np.ndarray, white_logits: np.ndarray,
                    unsure: np.ndarray) -> None:
-        """Read the ``unsure`` windows (a mask) again in their :data:`MIRRORS` and put in their
-        rows of the logits of the :meth:`first_look` the mean of every view's, as cut and mirrored."""
+        """Read the ``unsure`` windows (a mask) again in their :data:`MIRRORS`, and as cut by the
+        ``partner``, and put in their rows of the logits of the :meth:`first_look` the mean of
+        every view's. A partner trained apart errs on other windows than this network does, which
+        a mirror image, read by the same network, does less (docs/vision.md, section 6, *A second
+        network trained apart*)."""
         if not unsure.any():
             return
-        views = np.concatenate([mirrored(windows[unsure], *mirror) for mirror in MIRRORS])
+        doubtful = windows[unsure]
+        views = np.concatenate([mirrored(doubtful, *mirror) for mirror in MIRRORS])
         with self._lock:
-            mirror_counts, mirror_whites = network_logits(self._net, views)
-        count_logits[unsure] = _mean_of_views(count_logits[unsure], mirror_counts)
-        white_logits[unsure] = _mean_of_views(white_logits[unsure], mirror_whites)
+            other_counts, other_whites = network_logits(self._net, views)
+        if self.partner is not None:
+            partner_counts, partner_whites = self.partner.first_look(doubtful)
+            other_counts = np.concatenate([other_counts, partner_counts])
+            other_whites = np.concatenate([other_whites, partner_whites])
+        count_logits[unsure] = _mean_of_views(count_logits[unsure], other_counts)
+        white_logits[unsure] = _mean_of_views(white_logits[unsure], other_whites)
 
     def probabilities(self, count_logits: np.ndarray) -> np.ndarray:
         """P(count) from the network's logits: honest by the temperature, the training mix divided out."""
@@ -149,7 +168,7 @@ def load_network(onnx_path: Path, kind: str) -> onnxruntime.InferenceSession:
     read on one core, leaving the other to the dashboard and the bridge. A file that takes
     another window than :mod:`vision.patches` cuts, or a batch of one only (OpenCV's DNN module
     ran those), is a broken installation."""
-    width, height = PatchShape.of(kind).size
+    width, height = PatchShape.of(window_kind(kind)).size
     window = (CHANNELS, height, width)
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
@@ -180,11 +199,11 @@ def mirrored(windows: np.ndarray, rows: bool, columns: bool) -> np.ndarray:
     return np.ascontiguousarray(windows[:, :, ::-1 if rows else 1, ::-1 if columns else 1])
 
 
-def _mean_of_views(as_cut: np.ndarray, mirrors: np.ndarray) -> np.ndarray:
-    """The mean of N windows' logits as cut and of their mirror images' (a multiple of N rows,
-    one mirror after the other)."""
-    views = len(mirrors) // len(as_cut)
-    return (as_cut + mirrors.reshape(views, len(as_cut), -1).sum(axis=0)) / (views + 1)
+def _mean_of_views(as_cut: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """The mean of N windows' logits as cut and of their other views' (a multiple of N rows, one
+    view after the other: mirror images, the partner's reading)."""
+    views = len(others) // len(as_cut)
+    return (as_cut + others.reshape(views, len(as_cut), -1).sum(axis=0)) / (views + 1)
 
 
 def widened(probabilities: np.ndarray, temperature: float) -> np.ndarray:
@@ -206,10 +225,12 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class SeedCounter:
-    """The pit, store and heap networks together."""
+    """The pit, store, heap and partner networks together: the partner reads with the pit network."""
 
     def __init__(self, folder: Path | None = None) -> None:
-        self._models = {kind: CounterModel(kind, folder) for kind in KINDS}
+        partner = CounterModel("partner", folder)
+        self._models = {"pit": CounterModel("pit", folder, partner), "store": CounterModel("store", folder),
+                        "heap": CounterModel("heap", folder)}
 
     def read(self, kind: str, windows: np.ndarray) -> list[CountProbabilities]:
         """Probabilities for windows of ``kind`` ("pit" or "store"); see :meth:`CounterModel.read`."""
@@ -219,7 +240,7 @@ class SeedCounter:
         """Probabilities for playing pits' windows, heaps read again by the heap network.
 
         The pit network reads every window once; a window it gives at least ``HEAP_SHARE`` of
-        holding ``HEAP_FROM`` seeds or more is not read again in its mirror images but cut again
+        holding ``HEAP_FROM`` seeds or more is not read again (mirrored, by the partner) but cut again
         at the board's own scale (``heap_windows``: the indices of those windows -> their heap
         windows, stacked as :meth:`vision.patches.PatchCutter.stack` stacks them) and read once by
         the heap network, which tells seeds under others apart better than the pit network's

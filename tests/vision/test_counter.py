@@ -8,16 +8,16 @@ import pytest
 
 from vision import counter
 from vision.counter import (HEAP_FROM, HEAP_LEAST, KINDS, MODELS, CounterError, CounterModel, SeedCounter, mirrored,
-                            model_paths, widened)
+                            model_paths, widened, window_kind)
 from vision.patches import PatchShape
 
 
 def windows(kind, count, seed=0):
-    width, height = PatchShape.of(kind).size
+    width, height = PatchShape.of(window_kind(kind)).size
     return np.random.default_rng(seed).uniform(-0.5, 0.5, (count, 6, height, width)).astype(np.float32)
 
 
-@pytest.mark.parametrize("kind, counts", [("pit", 49), ("store", 81), ("heap", 49)])
+@pytest.mark.parametrize("kind, counts", [("pit", 49), ("store", 81), ("heap", 49), ("partner", 49)])
 def test_shipped_networks_load_and_answer_a_probability_per_count(kind, counts):
     model = CounterModel(kind)
     read = model.read(windows(kind, 3))
@@ -53,6 +53,28 @@ def test_an_unsure_window_is_read_in_its_mirror_images_too_and_then_reads_the_sa
     monkeypatch.setattr(counter, "SURE", 0.0)  # every window sure: read once, as cut
     once = [answer.counts for answer in model.read(batch)]
     assert not np.allclose(once, [answer.counts for answer in model.read(mirror)], atol=1e-3)
+
+
+def test_the_pit_networks_partner_reads_again_the_windows_it_is_unsure_of(monkeypatch):
+    """In the counter, an unsure pit window's reading is the mean of three views' logits: the pit
+    network's as cut and mirrored, and its partner's (a network trained apart) as cut; a sure
+    window is read once, by the pit network alone."""
+    batch = windows("pit", 3, seed=8)
+    pit, partner = CounterModel("pit"), CounterModel("partner")
+    as_cut, mirror, by_partner = (model.first_look(views) for model, views in
+                                  ((pit, batch), (pit, mirrored(batch, *counter.MIRRORS[0])), (partner, batch)))
+    monkeypatch.setattr(counter, "HEAP_SHARE", 1.01)  # no pit is a heap
+    monkeypatch.setattr(counter, "SURE", 1.01)  # every window unsure
+    read = SeedCounter().read_pits(batch, _Heaps(3))
+    counts = pit.probabilities((as_cut[0] + mirror[0] + by_partner[0]) / 3)
+    whites = pit.white_probabilities((as_cut[1] + mirror[1] + by_partner[1]) / 3)
+    without = pit.probabilities((as_cut[0] + mirror[0]) / 2)
+    for k, answer in enumerate(read):
+        assert np.allclose(answer.counts, counts[k], atol=1e-6) and np.allclose(answer.whites, whites[k], atol=1e-6)
+        assert not np.allclose(answer.counts, without[k], atol=1e-3)
+    monkeypatch.setattr(counter, "SURE", 0.0)  # every window sure: the pit network's first look alone
+    for answer, once in zip(SeedCounter().read_pits(batch, _Heaps(3)), pit.probabilities(as_cut[0])):
+        assert np.allclose(answer.counts, once, atol=1e-6)
 
 
 def test_mirrored_reverses_rows_or_columns():
@@ -209,4 +231,18 @@ def test_an_installation_without_the_heap_network_is_named(copied):
     trained before 2026-11-28) is refused on load, naming the missing file, not on a heap."""
     model_paths(copied, "heap")[1].unlink()
     with pytest.raises(CounterError, match="heap_counter.json: cannot read the heap counter's description"):
+        SeedCounter(copied)
+
+
+def test_an_installation_without_the_partner_is_named(copied):
+    """So is one without the pit network's partner (one trained before 2026-11-29)."""
+    model_paths(copied, "partner")[0].unlink()
+    with pytest.raises(CounterError, match="partner_counter.onnx: cannot load the partner counter"):
+        SeedCounter(copied)
+
+
+def test_a_partner_for_another_window_is_refused(copied):
+    """The partner reads the pit network's windows: a store network in its place is refused."""
+    shutil.copy(model_paths(copied, "store")[0], model_paths(copied, "partner")[0])
+    with pytest.raises(CounterError, match=r"partner_counter.onnx: expected windows of shape \(batch, 6, 46, 52\)"):
         SeedCounter(copied)

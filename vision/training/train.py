@@ -35,6 +35,13 @@ keeps how the one it continues was trained (``trained.continued.trained``);
 
     python -m vision.training.train data/heaps900 data/heaps1200 --heaps -o vision/models --widths 16,32,96,128,192,256
 
+``--partner`` trains the pit network's partner alone, on the pit pictures, as
+``--heaps`` trains the heap network (``--resume``, ``--continue-from``, ``--rate``
+alike): a second pit network trained apart, from its own start and seed, so that
+it errs on other windows (docs/vision.md, section 6, *A second network trained
+apart*). The counter averages it into the pit network's readings of the windows
+that one is unsure of; the pit network keeps its temperature.
+
 Needs PyTorch (``pip install -e .[train]``); deterministic for a given data
 set, seed and number of threads.
 """
@@ -57,7 +64,8 @@ import torch.nn.functional as F
 from onnx import numpy_helper
 from torch import nn
 
-from ..counter import INPUT, KINDS, MIRRORS, OUTPUTS, CounterError, load_network, model_paths, network_logits
+from ..counter import (INPUT, KINDS, MIRRORS, OUTPUTS, CounterError, load_network, model_paths, network_logits,
+                       window_kind)
 from ..patches import CHANNELS, PatchShape
 from .dataset import PIT_TRAINING_MAX, STORE_TRAINING_MAX, WHITE_TRAINING_MAX, count_prior, load_patches, seed_cells
 
@@ -265,8 +273,8 @@ def count_classes(kind: str) -> int:
 def reading_mirrors(kind: str) -> tuple[tuple[bool, bool], ...]:
     """The mirror images the counter reads an unsure window of ``kind`` in besides the window as
     cut (:mod:`vision.counter`), which its temperature is fitted to: none for the heap network,
-    which reads a heap once."""
-    return () if kind == "heap" else MIRRORS
+    which reads a heap once, nor for the partner, which reads a window once, as cut."""
+    return () if kind in ("heap", "partner") else MIRRORS
 
 
 @dataclass(frozen=True)
@@ -310,7 +318,10 @@ def mean_view_logits(forward: Callable[[torch.Tensor], tuple[np.ndarray, np.ndar
     """Count and white-chip logits of the pictures ``index``, each the mean of the window's and its
     ``mirrors``' (:data:`vision.counter.MIRRORS` for the pit and store networks): what the counter
     says of every window it is unsure of (``vision.counter.CounterModel.read``; a window it is sure
-    of is read once), so that the temperature is fitted to the readings that decide."""
+    of is read once), so that the temperature is fitted to the readings that decide. (The pit
+    network's partner, which the counter also averages in there, is left out: fitted with it in,
+    the pit network's temperature is sharper, and its first look, which alone decides sure
+    windows and heaps, then reads heaps of 20+ worse; docs/vision.md, section 6.)"""
     counts, whites = [], []
     for start in range(0, len(index), 512):
         chosen = index[start:start + 512]
@@ -358,7 +369,7 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
     """Write the network as ONNX, taking a batch of any size (every window of a board at once),
     and its description as JSON."""
     model.eval()
-    width, height = PatchShape.of(kind).size
+    width, height = PatchShape.of(window_kind(kind)).size
     onnx_path, json_path = model_paths(out, kind)
     out.mkdir(parents=True, exist_ok=True)
     batch = {name: {0: "batch"} for name in (INPUT, *OUTPUTS)}
@@ -369,32 +380,37 @@ def export(model: Counter, kind: str, out: Path, description: dict) -> None:
 
 def saved_counter(path: Path, kind: str, widths: tuple[int, ...], missing: str) -> Counter:
     """The network for ``kind`` a run saved in ``path`` (``torch.save`` of its state); a missing
-    or unreadable file stops the run with ``missing`` and why."""
+    or unreadable file stops the run with ``missing`` and why, and one of other layers than
+    ``widths`` (``--widths``) says so."""
     try:
         state = torch.load(path)
     except OSError as error:
         raise SystemExit(f"{missing} ({error})") from None
     model = Counter(count_classes(kind), WHITE_TRAINING_MAX + 1, widths)
-    model.load_state_dict(state)
+    try:
+        model.load_state_dict(state)
+    except RuntimeError:  # torch names every layer that does not fit: the widths say it in one line
+        raise SystemExit(f"{path}: a {kind} network of other layers than --widths {','.join(map(str, widths))}") from None
     return model
 
 
-def run_heaps(data: list[Path], out: Path, epochs: int, seed: int, threads: int, resume: bool = False,
+def run_alone(kind: str, data: list[Path], out: Path, epochs: int, seed: int, threads: int, resume: bool = False,
               widths: tuple[int, ...] = WIDTHS, rate: float | None = None, continue_from: Path | None = None) -> None:
-    """Train the heap network (on ``data``'s heap.npz) and save it as ``heap_counter.pt`` beside
-    its export; ``resume`` trains the one saved there further (for ``epochs``; none: export it
-    again), at peak ``rate``; ``continue_from`` the one exported in that folder instead (at
-    ``CONTINUED_RATE`` unless given a ``rate``), as :func:`run` continues the others."""
+    """Train the heap network (on ``data``'s heap.npz) or the partner (on their pit.npz) and save
+    it as ``heap_counter.pt`` or ``partner_counter.pt`` beside its export; ``resume`` trains the
+    one saved there further (for ``epochs``; none: export it again), at peak ``rate``;
+    ``continue_from`` the one exported in that folder instead (at ``CONTINUED_RATE`` unless given
+    a ``rate``), as :func:`run` continues the others."""
     torch.set_num_threads(threads)
-    saved = out / "heap_counter.pt"
+    saved = out / f"{kind}_counter.pt"
     start, continued = None, None
     if continue_from is not None:
-        start, description = exported_counter(continue_from, "heap")
+        start, description = exported_counter(continue_from, kind)
         rate, continued = rate or CONTINUED_RATE, {"from": str(continue_from), "trained": description.get("trained")}
     elif resume:
-        start = saved_counter(saved, "heap", widths, "--resume: no heap network saved; train one first")
-        continued = {"from": str(saved), "trained": exported_training(out, "heap")}
-    model = train_counter("heap", data, out, epochs, seed, start=start, rate=rate, widths=widths, continued=continued)
+        start = saved_counter(saved, kind, widths, f"--resume: no {kind} network saved; train one first")
+        continued = {"from": str(saved), "trained": exported_training(out, kind)}
+    model = train_counter(kind, data, out, epochs, seed, start=start, rate=rate, widths=widths, continued=continued)
     torch.save(model.state_dict(), saved)
 
 
@@ -443,7 +459,7 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
     A ``teacher``'s network for ``kind`` teaches it too (:func:`distillation`)."""
     torch.manual_seed(seed)  # each network from its own seed: a store-only run makes the same one
     counts = count_classes(kind)
-    pictures = Pictures([folder / f"{kind}.npz" for folder in data])
+    pictures = Pictures([folder / f"{window_kind(kind)}.npz" for folder in data])
     model = start if start is not None else Counter(counts, WHITE_TRAINING_MAX + 1, widths)
     taught_by = teacher.networks[kind] if teacher is not None else None
     if trunk is not None:
@@ -456,13 +472,13 @@ def train_counter(kind: str, data: list[Path], out: Path, epochs: int, seed: int
         train(model, pictures, epochs, rate, seed, density, taught_by)
     honesty_figures = honesty(predict(model, pictures, np.nonzero(pictures.held_out)[0], reading_mirrors(kind)),
                               pictures)
-    shape = PatchShape.of(kind)
+    shape = PatchShape.of(window_kind(kind))
     width, height = shape.size
     export(model, kind, out, {
         "format": "pitwatch-seed-counter", "version": 1, "kind": kind,
         "input": {"channels": CHANNELS, "width": width, "height": height, "px_per_mm": shape.px_per_mm},
         "counts": counts, "whites": WHITE_TRAINING_MAX + 1, **honesty_figures,
-        "training_prior": [round(float(v), 6) for v in count_prior(kind)],
+        "training_prior": [round(float(v), 6) for v in count_prior(window_kind(kind))],
         "trained": {"data": [str(folder) for folder in data], "epochs": epochs, "rate": rate, "seed": seed, "density": density,
                     "widths": list(model.widths), **({"teacher": str(teacher.folder)} if teacher is not None else {}),
                     "torch": torch.__version__, "pictures": int((~pictures.held_out).sum()),
@@ -490,11 +506,11 @@ def recalibrate(data: list[Path], out: Path) -> None:
     ``data``, as Pitwatch runs them, without training them again: for when the counter changes how
     it reads (more mirror images, say), which changes how sure its averaged readings are."""
     for kind in KINDS:
-        if not all((folder / f"{kind}.npz").exists() for folder in data):
+        if not all((folder / f"{window_kind(kind)}.npz").exists() for folder in data):
             continue  # the heap network's pictures are rendered apart (dataset --heaps)
         onnx_path, json_path = model_paths(out, kind)
         net = load_network(onnx_path, kind)
-        pictures = Pictures([folder / f"{kind}.npz" for folder in data])
+        pictures = Pictures([folder / f"{window_kind(kind)}.npz" for folder in data])
         print(f"{kind}: {int(pictures.held_out.sum())} held out")
         description = json.loads(json_path.read_text())
         logits = mean_view_logits(lambda x: network_logits(net, x.numpy()), pictures, np.nonzero(pictures.held_out)[0],
@@ -526,20 +542,27 @@ def main(argv: list[str] | None = None) -> None:
                         help="train nothing: fit the temperatures of the networks in OUTPUT again on DATA's held-out pictures")
     parser.add_argument("--heaps", action="store_true",
                         help="train only the heap network, on DATA's heap.npz (vision.training.dataset --heaps)")
+    parser.add_argument("--partner", action="store_true",
+                        help="train only the pit network's partner, on DATA's pit.npz")
     parser.add_argument("--resume", action="store_true",
-                        help="with --heaps: train the heap network saved in OUTPUT (heap_counter.pt) further")
-    parser.add_argument("--rate", type=float, help="with --heaps: the peak learning rate (default 3e-3)")
+                        help="with --heaps or --partner: train the network saved in OUTPUT (heap_counter.pt, "
+                             "partner_counter.pt) further")
+    parser.add_argument("--rate", type=float, help="with --heaps or --partner: the peak learning rate (default 3e-3)")
     args = parser.parse_args(argv)
-    if args.resume and not args.heaps:
-        parser.error("--resume goes with --heaps")
+    if args.heaps and args.partner:
+        parser.error("--heaps or --partner: one network at a time")
+    alone = "heap" if args.heaps else "partner" if args.partner else None
+    if args.resume and alone is None:
+        parser.error("--resume goes with --heaps or --partner")
     if args.resume and args.continue_from is not None:
-        parser.error("--resume or --continue-from: the heap network saved in OUTPUT or the one exported in FOLDER, not both")
+        parser.error(f"--resume or --continue-from: the {alone} network saved in OUTPUT or the one exported in FOLDER, "
+                     "not both")
     try:
         if args.recalibrate:
             recalibrate(args.data, args.output)
-        elif args.heaps:
-            run_heaps(args.data, args.output, args.epochs, args.seed, args.threads, args.resume, args.widths, args.rate,
-                      args.continue_from)
+        elif alone is not None:
+            run_alone(alone, args.data, args.output, args.epochs, args.seed, args.threads, args.resume, args.widths,
+                      args.rate, args.continue_from)
         else:
             teacher = Teacher.load(args.teacher) if args.teacher is not None else None
             run(args.data, args.output, args.epochs, args.store_epochs, args.seed, args.threads, args.store_only,
