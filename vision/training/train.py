@@ -4,7 +4,8 @@ Two small convolutional networks, one for playing pits and one for stores
 (bigger windows, bigger heaps), each answering for one hollow: a probability
 for every count, and for every number of white chips; and a third, the heap
 network, for the playing pits the pit network reads as heaps, at the board's
-own scale (``--heaps``, on pictures rendered with ``dataset --heaps``). They are built from
+own scale (``--heaps``, on pictures rendered with ``dataset --heaps``); and a fourth, the
+pit network's partner, which reads again the pits it is unsure of (``--partner``). They are built from
 depthwise-separable convolutions (MobileNet's), which ONNX Runtime
 runs in a few milliseconds for a whole board on one core (docs/vision.md, section 6).
 
