@@ -91,7 +91,7 @@ class CounterModel:
             self._log_prior = np.where(prior > 0, np.log(prior), np.inf)  # ... is never read: probability 0
         self._lock = threading.Lock()  # one network, several readers (camera loop, calibration): one forward at a time
         self._net = load_network(onnx_path, kind)
-        self.partner = partner
+        self._partner = partner
 
     @staticmethod
     def _check(description: object, kind: str, where: Path) -> None:
@@ -147,8 +147,8 @@ class CounterModel:
         views = np.concatenate([mirrored(doubtful, *mirror) for mirror in MIRRORS])
         with self._lock:
             other_counts, other_whites = network_logits(self._net, views)
-        if self.partner is not None:
-            partner_counts, partner_whites = self.partner.first_look(doubtful)
+        if self._partner is not None:
+            partner_counts, partner_whites = self._partner.first_look(doubtful)
             other_counts = np.concatenate([other_counts, partner_counts])
             other_whites = np.concatenate([other_whites, partner_whites])
         count_logits[unsure] = _mean_of_views(count_logits[unsure], other_counts)

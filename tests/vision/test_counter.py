@@ -198,12 +198,13 @@ def test_missing_or_broken_files_are_named(copied):
         CounterModel("pit", copied)
 
 
-def test_a_network_for_another_window_is_refused_naming_both_shapes(copied):
-    pit_onnx, store_onnx = model_paths(copied, "pit")[0], model_paths(copied, "store")[0]
-    shutil.copy(store_onnx, pit_onnx)
-    with pytest.raises(CounterError, match=r"pit_counter.onnx: expected windows of shape \(batch, 6, 46, 52\), "
+@pytest.mark.parametrize("kind", ["pit", "partner"])  # the partner reads the pit network's windows
+def test_a_network_for_another_window_is_refused_naming_both_shapes(copied, kind):
+    onnx_path, store_onnx = model_paths(copied, kind)[0], model_paths(copied, "store")[0]
+    shutil.copy(store_onnx, onnx_path)
+    with pytest.raises(CounterError, match=rf"{kind}_counter.onnx: expected windows of shape \(batch, 6, 46, 52\), "
                                            r"the network takes \['batch', 6, 104, 48\]"):
-        CounterModel("pit", copied)
+        CounterModel(kind, copied)
 
 
 def test_a_network_exported_for_one_window_at_a_time_is_refused(copied):
@@ -240,9 +241,3 @@ def test_an_installation_without_the_partner_is_named(copied):
     with pytest.raises(CounterError, match="partner_counter.onnx: cannot load the partner counter"):
         SeedCounter(copied)
 
-
-def test_a_partner_for_another_window_is_refused(copied):
-    """The partner reads the pit network's windows: a store network in its place is refused."""
-    shutil.copy(model_paths(copied, "store")[0], model_paths(copied, "partner")[0])
-    with pytest.raises(CounterError, match=r"partner_counter.onnx: expected windows of shape \(batch, 6, 46, 52\)"):
-        SeedCounter(copied)
