@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995] [--frame 1280x720]
                                                 [--defocus 0] [--models vision/models] [--corners] [--relief]
+                                                [--readings FILE.csv]
 
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
@@ -35,6 +36,8 @@ runs paint them flat on the board's plane (all the networks were trained on unti
 sharp, as with an autofocus that hunts in play); every run prints the blur the
 reader measured at the markers and how many frames it said were blurred or too
 blurred to count (:mod:`vision.focus`).
+``--readings`` writes every scored pit's truth and reading to a CSV file (:mod:`pit_readings`):
+``compare_readings.py`` then pairs two runs' files and counts the pits a change mended and broke.
 Times are CPU time of the reading thread (what the frame costs, whatever else
 the machine runs) and, beside them, wall-clock time with the load average.
 """
@@ -62,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.calibfile import Calibration, CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
+from pit_readings import pit_rows, write_readings  # noqa: E402
 from vision import counter  # noqa: E402
 from vision.focus import measured_at  # noqa: E402
 from vision.picture_size import parse_picture_size, picture_size_text  # noqa: E402
@@ -145,6 +149,8 @@ def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
 
 def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE, defocus: float = 0.0,
         corners: bool = False, relief: bool = False) -> dict:
+    """Every set-up's frames read and scored; ``readings`` in the result holds every scored pit
+    (:mod:`pit_readings`)."""
     cv2.setNumThreads(1)
     stats: dict = defaultdict(lambda: [0, 0])  # name -> [hits, total]
     times: list[tuple[float, float]] = []  # (CPU, wall) seconds per frame
@@ -153,10 +159,14 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
     placed: list[float] = []  # px between each pit's centre where the reader put it and where it is
     blurs: list[float] = []  # mm, the blur the reader measured at the markers (vision.focus)
     failures: list[str] = []
+    readings: list[dict] = []
+    setups: dict[str, int] = defaultdict(int)  # profile -> set-ups read so far
     images = 0
     for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners, relief):
         reader = BoardReader(calibration)
-        for _ in range(frames):
+        setup = setups[scene.profile.name]
+        setups[scene.profile.name] += 1
+        for number in range(frames):
             counts, white = random_counts(scene.profile, rng)
             shot = hard_shot(rng, defocus)
             rendered = render(scene, counts, white, shot)
@@ -173,6 +183,7 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
             watched.append(timed(reader, still.image, result.reading)[1])  # once its Reading is given
             images += 1
             score(stats, rendered, result)
+            readings += pit_rows(scene.profile.name, setup, number, rendered, result)
         for _ in range(WOOD_HANDS):  # drawn after the set-up's frames, which stay what they were
             counts, white = random_counts(scene.profile, rng)
             rendered = render(scene, counts, white, replace(hard_shot(rng, defocus), hand=True, skin=scene.wood))
@@ -191,7 +202,7 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
             rendered = render(scene, counts, white, shot)
             score_strays(stats, rendered, reader.read(rendered.image))
     return {"stats": stats, "times": times, "tracked": tracked, "watched": watched, "placed": placed,
-            "blurs": blurs, "failures": failures, "images": images}
+            "blurs": blurs, "failures": failures, "images": images, "readings": readings}
 
 
 def score_wood_hand(stats: dict, rendered, result) -> None:
@@ -377,6 +388,9 @@ def main() -> None:
     parser.add_argument("--relief", action="store_true",
                         help="see every board in depth, as a real camera does (hollows sunk, seeds standing, heaps "
                              "leaning away from the camera), not painted flat on its plane: the same set-ups and frames")
+    parser.add_argument("--readings", type=Path, metavar="FILE.csv",
+                        help="write every scored pit's truth and reading to FILE.csv, to compare two runs pit by pit "
+                             "with compare_readings.py")
     add_models_option(parser)
     args = parser.parse_args()
     counter.SURE = args.sure
@@ -391,6 +405,9 @@ def main() -> None:
           + f" ({time.time() - started:.0f} s)")
     if args.models is not None:
         print(f"  the seed counter's networks from {args.models}")
+    if args.readings is not None:
+        write_readings(args.readings, out["readings"])
+        print(f"  every pit's reading in {args.readings} (compare_readings.py)")
     for failure in out["failures"]:
         print(f"  calibration failed: {failure}")
     order = ["board found", "frames said blurred (read, focus asked for)", "frames too blurred to count"] + [f"{kind} {name}" for _, _, name in BINS for kind in ("exact", "within one")]
