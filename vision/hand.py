@@ -122,12 +122,15 @@ class HandFinder:
 
         A change on the wood as large as a hand is a hand, its shadow included, unless light
         explains nearly all of it (a change where the grain still shows, or a change of
-        brightness alone where the grain kept its strength): with less than ``UNLIT_MIN_MM2``
-        of the whole wood changed otherwise, it is a shade (someone leaning over the board)
-        for the light model to follow. So is a change too small to be a hand where the smooth
-        light model missed the light by more than ``SHADE_STEP``. The whole wood is counted,
-        not each piece: a hand held over the hollows shows on the wood as its shadow and a
-        fingertip (docs/vision.md, section 4). It also says how much of the empty board's grain
+        brightness alone where the grain has not gone): with less than ``UNLIT_MIN_MM2`` of the
+        whole wood, in patches, of another colour or with its grain gone, it is a shade
+        (someone leaning over the board) for the light model to follow. A patch that only
+        darkened, its grain faded but not gone, counts for a shade: in a dark shadow the
+        frame's noise and JPEG fade the grain so; skin changes the colour, and a hand the
+        wood's colour hides the grain altogether. A change too small to be a hand is a shade
+        too where the smooth light model missed the light by more than ``SHADE_STEP``. The
+        whole wood is counted, not each piece: a hand held over the hollows shows on the wood as
+        its shadow and a fingertip (docs/vision.md, section 4). It also says how much of the empty board's grain
         the wood shows, which tells how blurred the frame is (:meth:`blur_mm`)."""
         surface = self._surface if seen is None else self._surface & half_mask(seen)
         relit = self._relit(board, log_gain)
@@ -163,10 +166,11 @@ class HandFinder:
         big = self._hand_pieces(labels, stats[:, cv2.CC_STAT_AREA])
         if grain is None:
             return Cover(self._grown(labels, big), None)
-        patches = self._patches_of(unlit & surface)
-        if big and cv2.countNonZero(patches) >= self._min_unlit:
+        patches = self._patches_of(unlit & surface) > 0
+        recoloured = patches & (colour > 1.0)  # what only darkened, its grain faded but not gone, is a shadow's
+        if big and np.count_nonzero(recoloured | (patches & grain.lost)) >= self._min_unlit:
             return Cover(self._grown(labels, big), None)
-        strays, where = self._strays((patches > 0) & ~grain.lost, colour, brightness, eye)
+        strays, where = self._strays(recoloured & ~grain.lost, colour, brightness, eye)
         light_left = cv2.blur(brightness_now - self._empty_brightness, self._shade_window)  # what the fit missed
         if big or np.count_nonzero((cv2.absdiff(light_left, 0) > SHADE_STEP) & grain.kept) >= self._min_px:
             return Cover(None, self._full_size(grain.kept), strays, where)
@@ -178,17 +182,18 @@ class HandFinder:
         and JPEG where the wood went dark, on a hand it is skin, and on a seed its top."""
         return cv2.morphologyEx(unlit.view(np.uint8), cv2.MORPH_OPEN, self._patch)
 
-    def _strays(self, unlit: np.ndarray, colour: np.ndarray, brightness: np.ndarray,
+    def _strays(self, recoloured: np.ndarray, colour: np.ndarray, brightness: np.ndarray,
                 eye: Eye | None) -> tuple[tuple[tuple[float, float], ...], np.ndarray | None]:
-        """Patches of another colour or brightness than the wood's (``unlit``, half size; a faded
-        grain alone is blur, not a seed) of ``STRAY_CORE_MM2``, smaller than a hand and changed
-        enough (``STRAY_CHANGE``, the larger of ``colour`` and ``brightness`` change; the light model's misses at the board's ends and between
-        hollows leave patches as large, a little above the noise): seeds lying on the wood.
-        Where they lie with their rims and shadows (``STRAY_MARGIN_MM`` round them; None for
-        none), and the centre of each piece of that (rectified board px): one seed, or seeds
-        touching (a chip's glint can split it in two patches). Not the top of a heap seen over
-        its rim (:meth:`_spilled_from_a_hollow`)."""
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(unlit.view(np.uint8))
+        """Patches of another colour than the wood's (``recoloured``, half size; a faded grain
+        alone is blur, not a seed, and wood that only darkened is a shadow's) of
+        ``STRAY_CORE_MM2``, smaller than a hand and changed enough (``STRAY_CHANGE``, the larger
+        of ``colour`` and ``brightness`` change; the light model's misses at the board's ends
+        and between hollows leave patches as large, a little above the noise): seeds lying on
+        the wood. Where they lie with their rims and shadows (``STRAY_MARGIN_MM`` round them;
+        None for none), and the centre of each piece of that (rectified board px): one seed, or
+        seeds touching (a chip's glint can split it in two patches). Not the top of a heap seen
+        over its rim (:meth:`_spilled_from_a_hollow`)."""
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(recoloured.view(np.uint8))
         areas = stats[:, cv2.CC_STAT_AREA]
         found = [k for k in range(1, count) if self._min_stray <= areas[k] < self._min_px
                  and areas[k] * _median_change(labels == k, colour, brightness) >= self._min_stray_change]
