@@ -13,9 +13,9 @@ pieces, one each side, and each may be smaller than that: pieces that meet
 the rim of one hollow are taken together. A change that light explains
 almost throughout (the grain still shows in it) is a shade, someone leaning
 over the board, which the light model then follows instead
-(:meth:`HandFinder.find`). A small, solid patch of another colour or
-brightness, with no hand in view, is a seed that rolled out of a hollow
-while it was sown (:meth:`HandFinder._strays`).
+(:meth:`HandFinder.find`). A small, solid patch of another colour, with no
+hand in view, is a seed that rolled out of a hollow while it was sown
+(:meth:`HandFinder._strays`).
 """
 
 from __future__ import annotations
