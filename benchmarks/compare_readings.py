@@ -35,16 +35,16 @@ def sign_test(mended: int, broken: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def paired(before: dict[Key, tuple], after: dict[Key, tuple]) -> tuple[dict[str, list[int]], int, int]:
+def paired(before: dict[Key, tuple], after: dict[Key, tuple]) -> tuple[dict[str, list[int]], int, int, int]:
     """Per heap bin (and all pits of 0-9 together) [pits read by both, exact before, exact after,
-    mended, broken]; and the pits unseen before and after. Raises ValueError where the two files
-    did not read the same frames."""
+    mended, broken]; the pits read as another count at all (wrong either way, some); and the pits
+    unseen before and after. Raises ValueError where the two files did not read the same frames."""
     if before.keys() != after.keys():
         only = sorted(before.keys() ^ after.keys())
         raise ValueError(f"the two files read different pits ({len(only)} in one only, the first {only[0]}): "
                          "run both with the same --seed, --scenes, --frames, --frame, --relief and --corners")
     tallies = {name: [0, 0, 0, 0, 0] for name in [*(name for _, _, name in BINS), ALL_UP_TO_NINE]}
-    unseen_before = unseen_after = 0
+    recounted = unseen_before = unseen_after = 0
     for key, (truth, covered, read_before) in before.items():
         truth_after, _, read_after = after[key]
         if truth_after != truth:
@@ -56,12 +56,13 @@ def paired(before: dict[Key, tuple], after: dict[Key, tuple]) -> tuple[dict[str,
         unseen_after += read_after is None
         if read_before is None or read_after is None:
             continue
+        recounted += read_before != read_after
         right_before, right_after = read_before == truth, read_after == truth
         change = [1, int(right_before), int(right_after), int(right_after and not right_before),
                   int(right_before and not right_after)]
         for name in [heap_bin(truth)] + ([ALL_UP_TO_NINE] if truth <= 9 else []):
             tallies[name] = [total + step for total, step in zip(tallies[name], change)]
-    return tallies, unseen_before, unseen_after
+    return tallies, recounted, unseen_before, unseen_after
 
 
 def main() -> None:
@@ -70,7 +71,7 @@ def main() -> None:
     parser.add_argument("after", type=Path, help="readings of the second run, of the same frames")
     args = parser.parse_args()
     try:
-        tallies, unseen_before, unseen_after = paired(load_readings(args.before), load_readings(args.after))
+        tallies, recounted, unseen_before, unseen_after = paired(load_readings(args.before), load_readings(args.after))
     except (ReadingsFileError, ValueError) as error:
         sys.exit(f"compare_readings.py: {error}")
     print(f"before: {args.before}   after: {args.after}")
@@ -79,6 +80,8 @@ def main() -> None:
         if read:
             print(f"  {name:8s} {read:6d} {before:7d} {100 * before / read:6.2f} % {after:7d} {100 * after / read:6.2f} % "
                   f"{mended:7d} {broken:7d}  {sign_test(mended, broken):.3g}")
+    changed = sum(mended + broken for name, (*_, mended, broken) in tallies.items() if name != ALL_UP_TO_NINE)
+    print(f"  pits read as another count: {recounted} ({changed} mended or broken, {recounted - changed} wrong either way)")
     print(f"  pits not under a hand that were not seen: {unseen_before} before, {unseen_after} after")
 
 

@@ -24,7 +24,7 @@ Key = tuple[str, int, int, str]  # profile, setup, frame, pit
 
 
 class ReadingsFileError(ValueError):
-    """A readings file that cannot be read: the message names the file, the line and the field."""
+    """A readings file that cannot be read: the message names the file and, for a bad row, its line."""
 
 
 def pit_rows(profile: str, setup: int, frame: int, rendered, result) -> list[dict]:

@@ -130,8 +130,8 @@ class HandFinder:
         wood's colour hides the grain altogether. A change too small to be a hand is a shade
         too where the smooth light model missed the light by more than ``SHADE_STEP``. The
         whole wood is counted, not each piece: a hand held over the hollows shows on the wood as
-        its shadow and a fingertip (docs/vision.md, section 4). It also says how much of the empty board's grain
-        the wood shows, which tells how blurred the frame is (:meth:`blur_mm`)."""
+        its shadow and a fingertip (docs/vision.md, section 4). It also says how much of the
+        empty board's grain the wood shows, which tells how blurred the frame is (:meth:`blur_mm`)."""
         surface = self._surface if seen is None else self._surface & half_mask(seen)
         relit = self._relit(board, log_gain)
         colour, brightness = self.change(relit, surface)

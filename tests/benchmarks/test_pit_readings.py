@@ -41,13 +41,14 @@ def test_the_benchmark_writes_every_pit_it_scores(tmp_path):
 
 def test_the_comparison_counts_the_pits_mended_and_broken(tmp_path):
     """Six pits of 5-9 mended and none broken is a sign test p of 2 / 64; a pit of 0 broken and a
-    heap of 12 unchanged; a pit under a hand left out; an unseen pit counted apart."""
+    heap of 12 unchanged and another read 11, then 13 (wrong either way); a pit under a hand left
+    out; an unseen pit counted apart."""
     before = [("kalah", 0, 0, f"p{n}", 7, 0, 6, 0.6) for n in range(6)]
     after = [("kalah", 0, 0, f"p{n}", 7, 0, 7, 0.7) for n in range(6)]
     before += [("kalah", 0, 1, "A", 0, 0, 0, 0.9), ("kalah", 0, 1, "B", 12, 0, 12, 0.5), ("kalah", 0, 1, "C", 3, 1, 1, 0.4),
-               ("kalah", 0, 1, "D", 2, 0, "", "")]
+               ("kalah", 0, 1, "D", 2, 0, "", ""), ("kalah", 0, 1, "E", 12, 0, 11, 0.4)]
     after += [("kalah", 0, 1, "A", 0, 0, 1, 0.5), ("kalah", 0, 1, "B", 12, 0, 12, 0.5), ("kalah", 0, 1, "C", 3, 1, 3, 0.4),
-              ("kalah", 0, 1, "D", 2, 0, 2, 0.9)]
+              ("kalah", 0, 1, "D", 2, 0, 2, 0.9), ("kalah", 0, 1, "E", 12, 0, 13, 0.4)]
     done = run_script("compare_readings.py", str(write_csv(tmp_path / "before.csv", before)),
                       str(write_csv(tmp_path / "after.csv", after)))
     assert done.returncode == 0, done.stderr
@@ -57,6 +58,7 @@ def test_the_comparison_counts_the_pits_mended_and_broken(tmp_path):
     assert lines["0-9"][1] == "7" and lines["0-9"][-3:] == ["6", "1", "0.125"]
     assert "1-4" not in lines  # the covered pit of 3 is left out, the unseen pit of 2 read by one run only
     assert "not seen: 1 before, 0 after" in done.stdout
+    assert "read as another count: 8 (7 mended or broken, 1 wrong either way)" in done.stdout
 
 
 def test_files_of_different_frames_are_refused_by_the_pit_that_differs(tmp_path):
