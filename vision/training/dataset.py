@@ -19,7 +19,10 @@ windows, so that a network can learn what a small picture shows. ``--lamp SHARE`
 photographs that share of the frames with a lamp's reflection in the varnish
 near a hollow (``Shot.glare``), as at a club table under a lamp: the network
 learns to count beside a reflection, and to hedge under one, instead of taking
-its light for seeds. ``--heaps`` cuts the heap network's pictures instead: the
+its light for seeds. ``--defocus SHARE`` photographs that share of the frames with the
+lens out of focus (``Shot.defocus``), as a webcam focused for another distance, or whose
+autofocus hunts, sees the board: the network learns to count soft seeds, and to hedge where
+they blur into one. ``--heaps`` cuts the heap network's pictures instead: the
 playing pits holding ``HEAP_LEAST`` seeds or more, at the board's own scale
 (heap.npz; :data:`vision.counter.HEAP_LEAST`). ``--relief SHARE`` sees that share of
 the set-ups in depth (``Scene.relief``: hollows sunk, seeds standing in them),
@@ -29,6 +32,7 @@ their own, so a set-up's board, camera, frames and counts are the same either wa
     python -m vision.training.dataset --setups 0:600 --frames 20 -o data/counter [--frame 1280x720] [--lamp 0.3]
     python -m vision.training.dataset --setups 900:1200 --frames 20 --heaps -o data/heaps900
     python -m vision.training.dataset --setups 2000:2300 --frames 20 --relief 0.7 -o data/relief2000
+    python -m vision.training.dataset --setups 4050:4350 --frames 16 --relief 0.7 --defocus 0.3 -o data/soft4050
 """
 
 from __future__ import annotations
@@ -57,7 +61,10 @@ from ..render import FRAME_SIZE, Shot, random_scene, random_shot, render
 TRAINING_STREAM = 0x7EA1  # first word of every training set-up's random stream
 LAMP_STREAM = 7  # last word of a training frame's own stream for its lamp, so that frames without one stay as they were
 RELIEF_STREAM = 11  # last word of a set-up's own stream for whether it is seen in depth
+DEFOCUS_STREAM = 13  # last word of a training frame's own stream for its lens out of focus
 TRAINING_GLARE = (0.5, 3.5)  # a reflection's strength (Shot.glare) in training: faint to clipped (the benchmarks' is 3)
+TRAINING_DEFOCUS = (0.5, 3.5)  # a lens out of focus (Shot.defocus, px) in training: just soft to past what focus_bench
+# reads (4 px), so that the network learns where to hedge as well as to count
 BOARDS = tuple(PROFILE_LAYOUTS)
 PIT_TRAINING_MAX, STORE_TRAINING_MAX = 48, 80  # the largest counts shown in training
 WHITE_TRAINING_MAX = 3
@@ -167,12 +174,14 @@ def seed_cells(xy: np.ndarray, window: tuple[int, int], flip: tuple[bool, bool],
 
 
 def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_SIZE,
-                  lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store"), relief: float = 0.0) -> dict[str, Patches]:
+                  lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store"), relief: float = 0.0,
+                  defocus: float = 0.0) -> dict[str, Patches]:
     """The training pictures of set-up number ``setup`` for the networks ``kinds`` (the heap
     network's only of pits holding ``HEAP_LEAST`` seeds or more), photographed in pictures of
-    ``frame`` (width, height) px, a share ``lamp`` of them with a lamp's reflection, the set-up
-    seen in depth with chance ``relief``; none if it fails to calibrate. The frames and their
-    counts are the same whatever the kinds, the lamp and the relief."""
+    ``frame`` (width, height) px, a share ``lamp`` of them with a lamp's reflection and a share
+    ``defocus`` with the lens out of focus, the set-up seen in depth with chance ``relief``; none
+    if it fails to calibrate (from a sharp empty board, as calibration asks for). The frames and
+    their counts are the same whatever the kinds, the lamp, the focus and the relief."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng([TRAINING_STREAM, setup])
     board = BOARDS[setup % len(BOARDS)]
@@ -188,7 +197,9 @@ def setup_patches(setup: int, frames: int = 20, frame: tuple[int, int] = FRAME_S
     for number in range(frames):
         counts, white = training_counts(profile, rng)
         shot = random_shot(rng, hard=rng.random() < 0.85)
-        rendered = render(scene, counts, white, lit_by_lamp(shot, lamp, [TRAINING_STREAM, setup, number, LAMP_STREAM]))
+        shot = sometimes(shot, lamp, [TRAINING_STREAM, setup, number, LAMP_STREAM], "glare", TRAINING_GLARE)
+        shot = sometimes(shot, defocus, [TRAINING_STREAM, setup, number, DEFOCUS_STREAM], "defocus", TRAINING_DEFOCUS)
+        rendered = render(scene, counts, white, shot)
         try:
             _, view = reader.without_hand(reader.view(rendered.image))
         except FrameUnreadable:
@@ -218,11 +229,12 @@ def seen_in_depth(setup: int, share: float) -> bool:
     return bool(np.random.default_rng([TRAINING_STREAM, setup, RELIEF_STREAM]).random() < share)
 
 
-def lit_by_lamp(shot: Shot, share: float, stream: list[int]) -> Shot:
-    """``shot`` with a lamp's reflection of random strength, a ``share`` of the time, drawn from a
-    stream of its own (``stream``): the frame's counts, seeds and light stay what they are."""
+def sometimes(shot: Shot, share: float, stream: list[int], condition: str, bounds: tuple[float, float]) -> Shot:
+    """``shot`` with its ``condition`` (a field of :class:`Shot`: a lamp's ``glare``, the lens's
+    ``defocus``) drawn uniformly from ``bounds``, a ``share`` of the time, from a stream of its
+    own (``stream``): the frame's counts, seeds and other conditions stay what they are."""
     rng = np.random.default_rng(stream)
-    return replace(shot, glare=float(rng.uniform(*TRAINING_GLARE))) if rng.random() < share else shot
+    return replace(shot, **{condition: float(rng.uniform(*bounds))}) if rng.random() < share else shot
 
 
 def _windows(stacked: np.ndarray, count: int) -> list[np.ndarray]:
@@ -230,14 +242,15 @@ def _windows(stacked: np.ndarray, count: int) -> list[np.ndarray]:
 
 
 def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int, int] = FRAME_SIZE,
-          lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store"), relief: float = 0.0) -> None:
+          lamp: float = 0.0, kinds: tuple[str, ...] = ("pit", "store"), relief: float = 0.0,
+          defocus: float = 0.0) -> None:
     """Render set-ups ``setups`` in pictures of ``frame`` px (a share ``lamp`` of the frames with
-    a lamp's reflection, a share ``relief`` of the set-ups seen in depth) on ``workers`` processes
-    and save ``out``/KIND.npz for each of ``kinds``."""
+    a lamp's reflection, a share ``defocus`` out of focus, a share ``relief`` of the set-ups seen
+    in depth) on ``workers`` processes and save ``out``/KIND.npz for each of ``kinds``."""
     out.mkdir(parents=True, exist_ok=True)
     total = {kind: Patches() for kind in kinds}
     started = time.time()
-    jobs = [(k, frames, frame, lamp, kinds, relief) for k in setups]
+    jobs = [(k, frames, frame, lamp, kinds, relief, defocus) for k in setups]
     with Pool(workers) as pool:
         for done, result in enumerate(pool.imap(_setup_job, jobs, chunksize=2), 1):
             for kind, patches in result.items():
@@ -249,7 +262,7 @@ def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int,
         patches.save(out / f"{kind}.npz", PatchShape.of(kind))
 
 
-def _setup_job(args: tuple[int, int, tuple[int, int], float, tuple[str, ...], float]) -> dict[str, Patches]:
+def _setup_job(args: tuple[int, int, tuple[int, int], float, tuple[str, ...], float, float]) -> dict[str, Patches]:
     return setup_patches(*args)
 
 
@@ -264,6 +277,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the share of frames (0-1) with a lamp's reflection near a hollow (default: none)")
     parser.add_argument("--relief", type=float, default=0.0, metavar="SHARE",
                         help="the share of set-ups (0-1) seen in depth, as a real camera sees a board (default: none)")
+    parser.add_argument("--defocus", type=float, default=0.0, metavar="SHARE",
+                        help="the share of frames (0-1) with the lens out of focus (default: none)")
     parser.add_argument("--heaps", action="store_true",
                         help=f"cut the heap network's pictures (pits of {HEAP_LEAST} seeds or more, finer) into heap.npz")
     parser.add_argument("-o", "--output", type=Path, required=True, help="folder for pit.npz and store.npz")
@@ -276,12 +291,13 @@ def main(argv: list[str] | None = None) -> None:
         frame = parse_picture_size(args.frame)
     except ValueError as error:
         parser.error(f"--frame = {error}")
-    if not 0 <= args.lamp <= 1:
-        parser.error(f"--lamp = {args.lamp}: expected a share of the frames, 0-1")
+    for option, share in (("--lamp", args.lamp), ("--defocus", args.defocus)):
+        if not 0 <= share <= 1:
+            parser.error(f"{option} = {share}: expected a share of the frames, 0-1")
     if not 0 <= args.relief <= 1:
         parser.error(f"--relief = {args.relief}: expected a share of the set-ups, 0-1")
     build(range(first, stop), args.frames, args.output, args.workers, frame, args.lamp,
-          ("heap",) if args.heaps else ("pit", "store"), args.relief)
+          ("heap",) if args.heaps else ("pit", "store"), args.relief, args.defocus)
 
 
 if __name__ == "__main__":
