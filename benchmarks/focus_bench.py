@@ -1,6 +1,7 @@
 """Focus benchmark: how a lens out of focus costs the counter, by the blur the reader measures.
 
     .venv/bin/python benchmarks/focus_bench.py [--scenes 3] [--frames 4] [--seed 11] [--frame 1280x720] [--corners]
+                                               [--relief] [--models vision/models]
 
 For each board profile, ``--scenes`` set-ups calibrated in focus (as
 ``vision_bench.py`` calibrates them), then ``--frames`` frames each (every
@@ -16,7 +17,8 @@ over a board's own limit is read hedged, so the reader is asked with both
 lifted: the bins say what the counter itself reads. ``--corners`` calibrates
 every board by its four corners instead of its markers, as a board without
 markers is, and the blur is then measured by the wood's grain against the empty
-board's (:meth:`vision.grain.Grain.blur_mm`).
+board's (:meth:`vision.grain.Grain.blur_mm`). ``--relief`` sees every board in depth, as a
+real camera does (``vision_bench.py --relief``), and ``--models`` reads with newly trained networks.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from vision.focus import measured_at  # noqa: E402
 from vision.picture_size import picture_size_text  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.render import FRAME_SIZE, random_counts, random_shot, render  # noqa: E402
-from vision_bench import calibrated_setups, frame_size  # noqa: E402
+from vision_bench import add_models_option, calibrated_setups, frame_size, use_models  # noqa: E402
 
 DEFOCUS_PX = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
 BLUR_BINS_MM = (0.0, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 9.0)
@@ -75,16 +77,16 @@ class Tally:
                 f"truth in 95 % set {100 * self.in_set / self.pits:6.2f} %")
 
 
-def run(scenes: int, frames: int, seed: int, frame: tuple[int, int], corners: bool = False
+def run(scenes: int, frames: int, seed: int, frame: tuple[int, int], corners: bool = False, relief: bool = False
         ) -> tuple[dict[float, Tally], dict[float, Tally], int, list[str]]:
     """Tallies by lens blur and by measured blur (bins' lower edges), frames where no board was
     found (or its blur not measured), and the set-ups that could not be calibrated; boards found
-    by their ``corners`` or by their markers."""
+    by their ``corners`` or by their markers, seen in ``relief`` or painted flat."""
     cv2.setNumThreads(1)
     by_defocus = {d: Tally() for d in DEFOCUS_PX}
     by_blur = {low: Tally() for low in BLUR_BINS_MM[:-1]}
     lost, failures = 0, []
-    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners):
+    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners, relief):
         reader = BoardReader(replace(calibration, blur_limit_mm=None))  # as the counter reads, not hedged
         for f in range(frames):
             counts, white = random_counts(scene.profile, rng)
@@ -109,13 +111,18 @@ def main() -> None:
                         help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
     parser.add_argument("--corners", action="store_true",
                         help="boards found by their corners, without markers: the blur is measured by the wood's grain")
+    parser.add_argument("--relief", action="store_true", help="see every board in depth, as a real camera does")
+    add_models_option(parser)
     args = parser.parse_args()
+    use_models(parser, args.models)
     reader_module.too_blurred_mm = lambda small_picture: float("inf")  # count every frame, to see what it would read
-    by_defocus, by_blur, lost, failures = run(args.scenes, args.frames, args.seed, args.frame, args.corners)
+    by_defocus, by_blur, lost, failures = run(args.scenes, args.frames, args.seed, args.frame, args.corners, args.relief)
     print(f"{picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles"
           f"{' found by their corners' if args.corners else ''}, {args.scenes} set-ups each, "
-          f"{args.frames} frames each read at {len(DEFOCUS_PX)} lens blurs, seed {args.seed}; "
-          f"board not found or blur not measured {lost} times")
+          f"{args.frames} frames each read at {len(DEFOCUS_PX)} lens blurs, seed {args.seed}"
+          f"{', seen in depth' if args.relief else ''}; board not found or blur not measured {lost} times")
+    if args.models is not None:
+        print(f"  the seed counter's networks from {args.models}")
     for failure in failures:
         print(f"  calibration failed: {failure}")
     print("by the lens blur (px of a 1280 px wide picture):")
