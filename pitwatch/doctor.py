@@ -236,13 +236,14 @@ def reading_delay(per_frame: float, still_frames: int, camera_rate: float | None
 def check_counter() -> Check:
     """The seed counter's networks, which come with Pitwatch: a broken or partial installation
     shows here rather than on the first frame."""
-    from vision.counter import KINDS, MODELS, CounterError, shared_counter
+    from vision.counter import KINDS, MODELS, OUT_OF_FOCUS_KINDS, CounterError, shared_counter
 
     try:
         shared_counter()
     except CounterError as exc:
         return Check("seed counter", False, f"{exc}; reinstall Pitwatch (scripts/demo installs it)")
-    return Check("seed counter", True, f"{MODELS}: the {', '.join(KINDS)} networks load")
+    return Check("seed counter", True, f"{MODELS}: the {', '.join(KINDS)} networks load, and the "
+                                       f"{', '.join(OUT_OF_FOCUS_KINDS)} networks trained out of focus")
 
 
 def check_sensors(config: Config) -> Iterator[Check]:

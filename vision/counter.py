@@ -10,7 +10,11 @@ second pit network trained apart, which makes other mistakes and reads again
 the pits the first is unsure of. They run from ONNX files in
 ONNX Runtime, so Pitwatch needs no deep-learning framework: on the benchmark
 a frame takes 19 % less time than with OpenCV's DNN module, for the same
-readings (docs/vision.md, section 6).
+readings (docs/vision.md, section 6). The pit and store networks and the
+partner come twice: as trained on pictures in focus, and trained further with a
+share of their pictures out of focus (``OUT_OF_FOCUS``), which read a blurred
+picture better and a sharp one a little worse; the reader asks for the second
+set where it measured the picture blurred (:data:`vision.focus.BLURRED_MM`).
 
 Every network comes with a JSON description (``vision/models/*.json``): the
 window it was trained on (which :mod:`vision.patches` must cut the same
@@ -37,6 +41,8 @@ from onnxruntime.capi import onnxruntime_pybind11_state as runtime_errors
 from .patches import CHANNELS, PatchShape
 
 MODELS = Path(__file__).resolve().parent / "models"
+OUT_OF_FOCUS = "out_of_focus"  # the sub-folder of the networks trained also on pictures out of focus: the pit and
+OUT_OF_FOCUS_KINDS = ("pit", "store", "partner")  # store networks and the partner; one heap network reads both
 FORMAT, VERSION = "pitwatch-seed-counter", 1
 KINDS = ("pit", "store", "heap", "partner")  # the networks: playing pits, stores, heaps in playing pits read
 # again finer, and the pit network's partner (the pits it is unsure of read again by a network trained apart)
@@ -225,19 +231,28 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 
 
 class SeedCounter:
-    """The pit, store, heap and partner networks together: the partner reads with the pit network."""
+    """The pit, store, heap and partner networks together: the partner reads with the pit network;
+    and the same networks trained also out of focus (``folder``/``OUT_OF_FOCUS``), for a blurred
+    picture. Both sets are loaded at once (4 MB more), so a missing file shows when Pitwatch
+    starts, not on the first blurred frame."""
 
     def __init__(self, folder: Path | None = None) -> None:
-        partner = CounterModel("partner", folder)
-        self._models = {"pit": CounterModel("pit", folder, partner), "store": CounterModel("store", folder),
-                        "heap": CounterModel("heap", folder)}
+        folder = folder or MODELS
+        heap = CounterModel("heap", folder)
+        self._in_focus, self._out_of_focus = (_networks(where, heap) for where in (folder, folder / OUT_OF_FOCUS))
 
-    def read(self, kind: str, windows: np.ndarray) -> list[CountProbabilities]:
-        """Probabilities for windows of ``kind`` ("pit" or "store"); see :meth:`CounterModel.read`."""
-        return self._models[kind].read(windows)
+    def _networks_for(self, out_of_focus: bool) -> dict[str, CounterModel]:
+        return self._out_of_focus if out_of_focus else self._in_focus
 
-    def read_pits(self, windows: np.ndarray, heap_windows: Callable[[list[int]], np.ndarray]) -> list[CountProbabilities]:
-        """Probabilities for playing pits' windows, heaps read again by the heap network.
+    def read(self, kind: str, windows: np.ndarray, out_of_focus: bool = False) -> list[CountProbabilities]:
+        """Probabilities for windows of ``kind`` ("pit" or "store"), of a picture ``out_of_focus`` or
+        not; see :meth:`CounterModel.read`."""
+        return self._networks_for(out_of_focus)[kind].read(windows)
+
+    def read_pits(self, windows: np.ndarray, heap_windows: Callable[[list[int]], np.ndarray],
+                  out_of_focus: bool = False) -> list[CountProbabilities]:
+        """Probabilities for playing pits' windows, heaps read again by the heap network; by the
+        networks trained also out of focus for a picture ``out_of_focus``.
 
         The pit network reads every window once; a window it gives at least ``HEAP_SHARE`` of
         holding ``HEAP_FROM`` seeds or more is not read again (mirrored, by the partner) but cut again
@@ -249,7 +264,8 @@ class SeedCounter:
         seeds the heap network was trained on) and share out the pit network's chance of that
         many; fewer keep the pit network's reading. The other windows are read as
         :meth:`CounterModel.read` reads them."""
-        pit, heap = self._models["pit"], self._models["heap"]
+        networks = self._networks_for(out_of_focus)
+        pit, heap = networks["pit"], networks["heap"]
         count_logits, white_logits = pit.first_look(windows)
         first = pit.probabilities(count_logits)
         heaps = first[:, HEAP_FROM:].sum(axis=1) >= HEAP_SHARE
@@ -261,6 +277,12 @@ class SeedCounter:
             counts[heaps, HEAP_LEAST:] = counts[heaps, HEAP_LEAST:].sum(axis=1, keepdims=True) * pooled
             whites[heaps] = _pooled(whites[heaps], heap.white_probabilities(heap_white_logits))
         return _answers(counts, whites)
+
+
+def _networks(folder: Path, heap: CounterModel) -> dict[str, CounterModel]:
+    """The pit network (with its partner) and the store network in ``folder``, and ``heap``."""
+    partner = CounterModel("partner", folder)
+    return {"pit": CounterModel("pit", folder, partner), "store": CounterModel("store", folder), "heap": heap}
 
 
 def _pooled(one: np.ndarray, other: np.ndarray) -> np.ndarray:

@@ -307,7 +307,7 @@ class BoardReader:
         views: dict[str, np.ndarray] = {}
         if known is None:
             off_hollows = None if cover.stray_mask is None else cover.stray_mask & self._off_hollows  # seeds on the wood
-            pits, views = self._count(view, in_view, off_hollows, blurred)
+            pits, views = self._count(view, in_view, off_hollows, blurred, out_of_focus=blur > BLURRED_MM)
         else:
             pits = {label: known.pits.get(label) if label in in_view else None for label in self.labels}
         unseen = tuple(label for label, pit in pits.items() if pit is None)
@@ -353,14 +353,15 @@ class BoardReader:
             return f"{piece} on the wood by {beside[0]}: put it where it belongs"
         return f"{len(beside)} {piece}s on the wood by {', '.join(dict.fromkeys(beside))}: put them where they belong"
 
-    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None,
-               blurred: bool) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
+    def _count(self, view: BoardView, in_view: set[str], strays: np.ndarray | None, blurred: bool,
+               out_of_focus: bool) -> tuple[dict[str, PitReading | None], dict[str, np.ndarray]]:
         """The seed counter's reading of every pit in view (None for the others; heaps in playing
         pits read again at the board's own scale, :meth:`SeedCounter.read_pits`), widened as
         calibration found this board needs and hedged where white clipped that may be a lamp's
         reflection (:func:`~vision.glare.hedged`), every pit hedged where the picture is
         ``blurred`` beyond what this board's seeds bear (``Calibration.blur_limit_mm``), and each
-        such pit's window as the counter saw it;
+        such pit's window as the counter saw it; a picture ``out_of_focus`` (over ``BLURRED_MM``) is
+        read by the networks trained also out of focus, which read it better (docs/vision.md, section 2);
         seeds lying on the wood (``strays``, a mask) are shown to it as the empty wood, or a
         pit's window that reaches one would count it."""
         pits: dict[str, PitReading | None] = {label: None for label in self.labels}
@@ -375,9 +376,10 @@ class BoardReader:
             height = relit.shape[0] // len(labels)
             windows = self._cutter.stack(relit, kind)[chosen]
             if kind == "pit":
-                reads = counter.read_pits(windows, lambda heaps: self._heap_windows(view, strays, [chosen[k] for k in heaps]))
+                reads = counter.read_pits(windows, lambda heaps: self._heap_windows(view, strays, [chosen[k] for k in heaps]),
+                                          out_of_focus)
             else:
-                reads = counter.read(kind, windows)
+                reads = counter.read(kind, windows, out_of_focus)
             for k, read in zip(chosen, reads):
                 probabilities = [widened(p, temperature) for p in (read.counts, read.whites)[:1 + self.profile.chips]]
                 if blurred or (view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful)):

@@ -36,9 +36,9 @@ def live(tmp_path, monkeypatch):
     windows_counted = []
     original = SeedCounter.read
 
-    def counting(self, kind, windows):
+    def counting(self, kind, windows, out_of_focus=False):
         windows_counted.append(len(windows))
-        return original(self, kind, windows)
+        return original(self, kind, windows, out_of_focus)
     monkeypatch.setattr(SeedCounter, "read", counting)
     game = Game("kalah")
     synthetic = SyntheticCamera("kalah", lambda: game.position, 3)

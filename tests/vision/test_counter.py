@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from vision import counter
-from vision.counter import (HEAP_FROM, HEAP_LEAST, KINDS, MODELS, CounterError, CounterModel, SeedCounter, mirrored,
-                            model_paths, widened, window_kind)
+from vision.counter import (HEAP_FROM, HEAP_LEAST, KINDS, MODELS, OUT_OF_FOCUS, OUT_OF_FOCUS_KINDS, CounterError,
+                            CounterModel, SeedCounter, mirrored, model_paths, widened, window_kind)
 from vision.patches import PatchShape
 
 
@@ -146,9 +146,11 @@ def test_only_the_pits_likely_to_hold_a_heap_are_cut_again(monkeypatch):
 
 @pytest.fixture()
 def copied(tmp_path):
-    for kind in KINDS:
-        for path in model_paths(MODELS, kind):
-            shutil.copy(path, tmp_path / path.name)
+    (tmp_path / OUT_OF_FOCUS).mkdir()
+    for folder, kinds in ((MODELS, KINDS), (MODELS / OUT_OF_FOCUS, OUT_OF_FOCUS_KINDS)):
+        for kind in kinds:
+            for path in model_paths(folder, kind):
+                shutil.copy(path, tmp_path / folder.relative_to(MODELS) / path.name)
     return tmp_path
 
 
@@ -241,3 +243,38 @@ def test_an_installation_without_the_partner_is_named(copied):
     with pytest.raises(CounterError, match="partner_counter.onnx: cannot load the partner counter"):
         SeedCounter(copied)
 
+
+
+def test_an_installation_without_the_networks_trained_out_of_focus_is_named(copied):
+    """They are loaded with the others, so a missing one shows when Pitwatch starts, not on the
+    first blurred frame of a game."""
+    SeedCounter(copied)  # the whole installation loads
+    model_paths(copied / OUT_OF_FOCUS, "store")[1].unlink()
+    with pytest.raises(CounterError, match=f"{OUT_OF_FOCUS}/store_counter.json: cannot read the store counter's description"):
+        SeedCounter(copied)
+
+
+@pytest.mark.parametrize("kind", OUT_OF_FOCUS_KINDS)
+def test_the_networks_trained_out_of_focus_are_shipped_and_are_other_networks(kind):
+    """The same window and counts as the networks trained in focus, other weights."""
+    sharp, soft = CounterModel(kind), CounterModel(kind, MODELS / OUT_OF_FOCUS)
+    batch = windows(kind, 3, seed=8)
+    assert all(a.counts.shape == b.counts.shape for a, b in zip(sharp.read(batch), soft.read(batch)))
+    assert not np.allclose(sharp.first_look(batch)[0], soft.first_look(batch)[0], atol=1e-3)
+
+
+def test_a_picture_out_of_focus_is_read_by_the_networks_trained_so(monkeypatch):
+    """``out_of_focus`` reads a store's windows, and a pit's with its partner, by the networks of
+    ``OUT_OF_FOCUS``; without it, by the ones trained in focus."""
+    seeds = SeedCounter()
+    monkeypatch.setattr(counter, "SURE", 1.01)  # every window read again: by the partner too
+    store = windows("store", 2, seed=9)
+    for out_of_focus, folder in ((False, MODELS), (True, MODELS / OUT_OF_FOCUS)):
+        expected = CounterModel("store", folder).read(store)
+        for got, wanted in zip(seeds.read("store", store, out_of_focus=out_of_focus), expected):
+            assert np.allclose(got.counts, wanted.counts, atol=1e-6)
+        pits = windows("pit", 2, seed=10)
+        expected = CounterModel("pit", folder, CounterModel("partner", folder)).read(pits)
+        monkeypatch.setattr(counter, "HEAP_SHARE", 1.01)  # no window read as a heap
+        for got, wanted in zip(seeds.read_pits(pits, _Heaps(2), out_of_focus=out_of_focus), expected):
+            assert np.allclose(got.counts, wanted.counts, atol=1e-6)

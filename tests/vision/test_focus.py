@@ -15,6 +15,7 @@ from calibration.profiles import MARKER_MM, PROFILE_LAYOUTS, board_profile, star
 from pitwatch.doctor import check_focus
 from rules.referee.likelihood import RULED_OUT
 from vision.focus import BLURRED_MM, IN_FOCUS_MM, TOO_BLURRED_MM, TOO_BLURRED_SMALL_MM, marker_blur_mm, too_blurred_mm
+from vision.counter import SeedCounter
 from vision.glare import DOUBT
 from vision.markers import detect_markers, marker_image
 from vision.live import StillnessGate
@@ -96,7 +97,7 @@ def test_a_picture_out_of_focus_says_so_and_too_blurred_is_not_counted(kalah_set
     assert blurred.status.message.startswith("ok (picture blurred: the markers' edges over 1.")
     assert "focus the camera" in blurred.status.message
     assert all(blurred.reading.pits[label].most_likely == n for label, n in counts.items())
-    too_blurred = read(3.75)
+    too_blurred = reader.read(render(scene, counts, white, Shot(seed=5, noise=3.0, jpeg=85, defocus=3.75)).image)
     assert too_blurred.status.board_found and too_blurred.status.blur_mm > TOO_BLURRED_MM
     assert too_blurred.status.message.startswith("picture too blurred to count seeds (the markers' edges blurred over 1.")
     assert too_blurred.status.message.endswith(f"at most {TOO_BLURRED_MM:.2f}): focus the camera")
@@ -104,19 +105,46 @@ def test_a_picture_out_of_focus_says_so_and_too_blurred_is_not_counted(kalah_set
     assert all(pit is None for pit in too_blurred.reading.pits.values())
 
 
+class _CounterThatTells(SeedCounter):
+    """The shipped seed counter, noting for each frame's pits whether it was asked to read them
+    as out of focus."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked_out_of_focus: list[bool] = []
+
+    def read_pits(self, windows, heap_windows, out_of_focus=False):
+        self.asked_out_of_focus.append(out_of_focus)
+        return super().read_pits(windows, heap_windows, out_of_focus)
+
+
+def test_a_blurred_picture_is_counted_by_the_networks_trained_out_of_focus(kalah_setup):
+    """Over BLURRED_MM, where the status asks for focus, the networks trained also out of focus
+    count the pits (they read blurred seeds better, sharp ones a little worse: docs/vision.md,
+    section 2); a sharp picture's, the networks trained in focus."""
+    scene, calibration = kalah_setup
+    counter = _CounterThatTells()
+    reader = BoardReader(calibration, counter)
+    counts, white = start_counts("kalah")
+    sharp, blurred = (reader.read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=defocus)).image)
+                      for defocus in (0.0, 2.5))
+    assert sharp.status.blur_mm < BLURRED_MM < blurred.status.blur_mm <= TOO_BLURRED_MM
+    assert counter.asked_out_of_focus == [False, True]
+
+
 def test_a_small_picture_is_too_blurred_to_count_sooner(setup_from):
     """At 640 x 480 each pixel is coarser and adds its own blur: from TOO_BLURRED_SMALL_MM on (not
     TOO_BLURRED_MM) the 95 % sets stop holding the truth 95 % of the time (focus_bench.py)."""
     scene, calibration = setup_from("kalah", np.random.default_rng(3), None, (640, 480))
     counts, white = start_counts("kalah")
-    result = BoardReader(calibration).read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=2.5)).image)
+    result = BoardReader(calibration).read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=3.0)).image)
     assert TOO_BLURRED_SMALL_MM < result.status.blur_mm <= TOO_BLURRED_MM
     assert too_blurred_mm(small_picture=True) == TOO_BLURRED_SMALL_MM < too_blurred_mm(small_picture=False)
     assert result.status.message.endswith(f"at most {TOO_BLURRED_SMALL_MM:.2f}): focus the camera")
     assert all(pit is None for pit in result.reading.pits.values())
 
 
-DARK_BEANS = ("4x8", [1, 5, 1])  # vision_bench.py's seed 1, its last board's second set-up: beans misread from about 1 mm
+DARK_BEANS = ("4x8", [1, 5, 1])  # vision_bench.py's seed 1, its last board's second set-up: beans misread from about 1.2 mm
 
 
 @pytest.fixture(scope="module")
@@ -126,24 +154,40 @@ def dark_bean_setup(setup_from):
     return setup_from(board, np.random.default_rng(seed))
 
 
+class _InFocusCounter(SeedCounter):
+    """The shipped seed counter with its networks trained in focus only, however blurred the picture."""
+
+    def read(self, kind, windows, out_of_focus=False):
+        return super().read(kind, windows, out_of_focus=False)
+
+    def read_pits(self, windows, heap_windows, out_of_focus=False):
+        return super().read_pits(windows, heap_windows, out_of_focus=False)
+
+
 def test_a_board_whose_seeds_blur_sooner_is_read_hedged_sooner(dark_bean_setup, kalah_setup):
-    """Dark beans on a 4 x 8 board (vision_bench.py's seed 1, its last board's second set-up):
-    their start position, blurred at calibration, is misread from about 1 mm, so calibration
-    sets this board's limit there. A play frame at a lens blur of 2 px, under the general limit,
-    is misread (a bean or two lost in the blur, surely); over the board's limit every reading
-    keeps every count possible, so the referee can still find the move rather than rule the
-    truth out. Glass beads on a Kalah board read well up to the general limit and keep it."""
+    """Dark beans on a 4 x 8 board (vision_bench.py's seed 1, its last board's second set-up)
+    blur into the wood sooner than any other seeds. A play frame at a lens blur of 2.5 px (1.21
+    mm), under the general limit, is misread in 9 pits of 0-9 by the networks trained in focus,
+    some surely; the networks trained out of focus, which read it, lose 2, unsure. Their start
+    position, blurred at calibration, is misread from about 1.2 mm even so, and calibration sets
+    this board's limit there: over it every reading keeps every count possible, so the referee can
+    still find the move rather than rule the truth out. Glass beads on a Kalah board read well up
+    to the general limit and keep it."""
     scene, calibration = dark_bean_setup
     assert scene.seed_kind == "bean"
-    assert calibration.blur_limit_mm is not None and LEAST_BLUR_LIMIT_MM <= calibration.blur_limit_mm < BLURRED_MM
+    assert calibration.blur_limit_mm is not None and BLURRED_MM <= calibration.blur_limit_mm < TOO_BLURRED_MM
     counts, white = random_counts(scene.profile, np.random.default_rng(4))
-    frame = render(scene, counts, white, Shot(seed=6, noise=4.0, jpeg=80, defocus=2.0)).image
+    frame = render(scene, counts, white, Shot(seed=6, noise=4.0, jpeg=80, defocus=2.5)).image
     hedged_reading = BoardReader(calibration).read(frame)
     assert calibration.blur_limit_mm < hedged_reading.status.blur_mm <= TOO_BLURRED_MM
     assert hedged_reading.status.message.startswith("ok (picture blurred")
     general = BoardReader(replace(calibration, blur_limit_mm=None)).read(frame)
-    misread = [label for label, n in counts.items() if n <= 9 and general.reading.pits[label].most_likely != n]
-    assert misread, "this frame's blur costs its beans"
+    in_focus = BoardReader(replace(calibration, blur_limit_mm=None), _InFocusCounter()).read(frame)
+
+    def misread(result) -> list[str]:
+        return [label for label, n in counts.items() if n <= 9 and result.reading.pits[label].most_likely != n]
+
+    assert len(misread(in_focus)) > 2 * len(misread(general)) > 0, (misread(in_focus), misread(general))  # 9 against 2
     for label, n in counts.items():
         pit = hedged_reading.reading.pits[label]
         assert pit.most_likely == general.reading.pits[label].most_likely
@@ -176,14 +220,21 @@ def test_a_board_s_limit_is_not_set_by_one_misread_nor_under_the_floor(setup_fro
 
 
 def test_the_stillness_gate_waits_through_frames_too_blurred_for_a_sharp_one(kalah_setup):
-    """An autofocus that hunts over a still board: no Reading while it is too blurred, then the
-    board's right Reading from the sharp frames that follow."""
+    """An autofocus that hunts over a still board: no Reading while it is too blurred (or so
+    blurred that its markers are lost), then the board's right Reading from the sharp frames
+    that follow."""
     scene, calibration = kalah_setup
     reader, gate = BoardReader(calibration), StillnessGate(still_frames=2)
     counts, white = start_counts("kalah")
+    too_blurred = 0
     for exposure in range(8):
-        frame = render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=3.5, exposure=exposure)).image
-        assert gate.update(reader.read(frame)) is None
+        frame = render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=4.0, exposure=exposure)).image
+        result = reader.read(frame)
+        said = result.status.message.startswith("picture too blurred to count seeds")
+        assert said or not result.status.board_found, result.status.message
+        too_blurred += said
+        assert gate.update(result) is None
+    assert too_blurred >= 3  # measured 3 said so, the other 5 lost their markers
     readings = [gate.update(reader.read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, exposure=10 + k)).image))
                 for k in range(5)]
     given = [reading for reading in readings if reading is not None]
@@ -213,7 +264,7 @@ def test_the_doctor_says_whether_the_camera_is_in_focus():
     badly = check_focus(TOO_BLURRED_MM + 0.05, TOO_BLURRED_MM)
     assert not badly.ok and badly.detail.startswith("too blurred to count seeds")
     assert "focus the camera" in badly.detail
-    assert check_focus(1.15, TOO_BLURRED_SMALL_MM).detail.startswith("too blurred to count seeds")  # a 640 x 480 picture
+    assert check_focus(TOO_BLURRED_SMALL_MM + 0.05, TOO_BLURRED_SMALL_MM).detail.startswith("too blurred to count seeds")  # 640 x 480
     board_limit = 0.9  # a board whose start position blurred into misreads sooner
     assert check_focus(0.95, TOO_BLURRED_MM, board_limit).detail.startswith("blurred: seeds are miscounted")
     assert check_focus(0.85, TOO_BLURRED_MM, board_limit).ok
@@ -221,7 +272,7 @@ def test_the_doctor_says_whether_the_camera_is_in_focus():
     assert unmeasured.ok and unmeasured.detail.startswith("not measured")
     assert "the markers' edges blurred over 0.40 mm" in check_focus(0.4, TOO_BLURRED_MM).detail
     by_grain = check_focus(TOO_BLURRED_MM + 0.05, TOO_BLURRED_MM, corners=True)  # a board found by its corners
-    assert not by_grain.ok and by_grain.detail.startswith("too blurred to count seeds: the wood's grain blurred over 1.25 mm")
+    assert not by_grain.ok and by_grain.detail.startswith(f"too blurred to count seeds: the wood's grain blurred over {TOO_BLURRED_MM + 0.05:.2f} mm")
 
 
 def test_a_board_found_by_its_corners_is_checked_for_focus_by_its_grain(kalah_setup):
@@ -261,6 +312,6 @@ def test_a_picture_too_blurred_says_so_before_a_hand(kalah_setup):
     reported too); blur changes the wood as a hand does, and a hand is no reason to refocus."""
     scene, calibration = kalah_setup
     counts, white = start_counts("kalah")
-    result = BoardReader(calibration).read(render(scene, counts, white, Shot(seed=5, noise=3.0, jpeg=85, hand=True, defocus=3.75)).image)
+    result = BoardReader(calibration).read(render(scene, counts, white, Shot(seed=3, noise=3.0, jpeg=85, hand=True, defocus=4.0)).image)
     assert result.status.hand and result.status.blur_mm > TOO_BLURRED_MM
     assert result.status.message.startswith("picture too blurred to count seeds (the markers' edges blurred over ")

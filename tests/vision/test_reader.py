@@ -76,8 +76,9 @@ def test_heaps_are_read_again_finer_in_pictures_of_every_size(setup_from, size):
     class Recorder(SeedCounter):
         heaps: list[int] = []
 
-        def read_pits(self, windows, heap_windows):
-            return super().read_pits(windows, lambda chosen: Recorder.heaps.extend(chosen) or heap_windows(chosen))
+        def read_pits(self, windows, heap_windows, out_of_focus=False):
+            return super().read_pits(windows, lambda chosen: Recorder.heaps.extend(chosen) or heap_windows(chosen),
+                                     out_of_focus)
 
     reader = BoardReader(calibration, Recorder())
     result = reader.read(render(scene, {"C": 14, "d": 2}, None, Shot(seed=3, noise=2, jpeg=85)).image)
@@ -95,13 +96,13 @@ def test_a_known_reading_is_kept_without_counting_but_the_frame_is_still_looked_
     class Counting(SeedCounter):
         calls = 0
 
-        def read(self, kind, windows):
+        def read(self, kind, windows, out_of_focus=False):
             Counting.calls += 1
-            return super().read(kind, windows)
+            return super().read(kind, windows, out_of_focus)
 
-        def read_pits(self, windows, heap_windows):
+        def read_pits(self, windows, heap_windows, out_of_focus=False):
             Counting.calls += 1
-            return super().read_pits(windows, heap_windows)
+            return super().read_pits(windows, heap_windows, out_of_focus)
 
     reader = BoardReader(calibration, Counting())
     shot = Shot(seed=8, noise=3, jpeg=85)

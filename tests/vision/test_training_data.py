@@ -75,16 +75,16 @@ def test_a_training_picture_is_what_the_reader_shows_the_counter(kalah_setup):
             super().__init__()
             self.seen = {}
 
-        def read(self, kind, windows):
+        def read(self, kind, windows, out_of_focus=False):
             self.seen[kind] = windows.copy()
-            return super().read(kind, windows)
+            return super().read(kind, windows, out_of_focus)
 
-        def read_pits(self, windows, heap_windows):
+        def read_pits(self, windows, heap_windows, out_of_focus=False):
             def recorded(chosen):
                 self.seen["heap"] = chosen, heap_windows(chosen).copy()
                 return self.seen["heap"][1]
             self.seen["pit"] = windows.copy()
-            return super().read_pits(windows, recorded)
+            return super().read_pits(windows, recorded, out_of_focus)
 
     recorder = Recorder()
     BoardReader(calibration, recorder).read(frame)
