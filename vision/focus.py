@@ -39,9 +39,10 @@ from calibration.profiles import MARKER_MM
 
 BLURRED_MM = 1.0  # blurrier than this, pits of 0-9 seeds are read exactly less than 99.5 % of the time by the
 # networks trained in focus, so the status asks for focus and the networks trained also out of focus read it...
-TOO_BLURRED_MM = 1.3  # ...and over this even their 95 % sets stop holding the truth 95 % of the time, and sure
-# misreads begin: such a picture is not counted. In a picture smaller than 1280 x 720, whose coarser pixels blur it more,
-TOO_BLURRED_SMALL_MM = 1.2  # that happens from here (benchmarks/focus_bench.py; docs/vision.md, section 2)
+TOO_BLURRED_MM = 1.3  # ...and over this even they read pits of 0-9 under 93 % exactly on a board seen in depth,
+# some surely, and the markers' measure nears where the markers are lost: such a picture is not counted. In a picture
+TOO_BLURRED_SMALL_MM = 1.2  # smaller than 1280 x 720, whose coarser pixels blur it more, a tenth of a millimetre
+# sooner (benchmarks/focus_bench.py; docs/vision.md, section 2)
 MARKER_BITS = 6  # a DICT_4X4 marker is 4 x 4 bits inside a black border one bit wide
 ACROSS_BITS = np.linspace(-0.9, 0.9, 37)  # where each side's step is sampled across it, in bits: the
 # black border inside, the white paper (5 mm, a bit wide) outside

@@ -134,7 +134,7 @@ def test_a_blurred_picture_is_counted_by_the_networks_trained_out_of_focus(kalah
 
 def test_a_small_picture_is_too_blurred_to_count_sooner(setup_from):
     """At 640 x 480 each pixel is coarser and adds its own blur: from TOO_BLURRED_SMALL_MM on (not
-    TOO_BLURRED_MM) the 95 % sets stop holding the truth 95 % of the time (focus_bench.py)."""
+    TOO_BLURRED_MM) such a picture is not counted (focus_bench.py --frame 640x480)."""
     scene, calibration = setup_from("kalah", np.random.default_rng(3), None, (640, 480))
     counts, white = start_counts("kalah")
     result = BoardReader(calibration).read(render(scene, counts, white, Shot(seed=4, noise=3.0, jpeg=85, defocus=3.0)).image)
