@@ -156,9 +156,10 @@ class HandFinder:
         """What :meth:`find` finds, from the change in ``colour`` and ``brightness`` of each
         half-size pixel of the wood in view (``surface``) and the ``grain`` of it (None when
         there is none, or it no longer follows the empty board's)."""
-        over = (colour > 1.0) | (brightness > 1.0)
+        recoloured = colour > 1.0  # another colour than the wood's, beyond the frame's noise
+        over = recoloured | (brightness > 1.0)
         if grain is not None:
-            unlit = over & ~grain.kept & ((colour > 1.0) | ~grain.strong)  # what no light explains
+            unlit = over & ~grain.kept & (recoloured | ~grain.strong)  # what no light explains
             unlit |= grain.lost
             over |= grain.lost
         over &= surface
@@ -167,7 +168,7 @@ class HandFinder:
         if grain is None:
             return Cover(self._grown(labels, big), None)
         patches = self._patches_of(unlit & surface) > 0
-        recoloured = patches & (colour > 1.0)  # what only darkened, its grain faded but not gone, is a shadow's
+        recoloured &= patches  # what only darkened, its grain faded but not gone, is a shadow's
         if big and np.count_nonzero(recoloured | (patches & grain.lost)) >= self._min_unlit:
             return Cover(self._grown(labels, big), None)
         strays, where = self._strays(recoloured & ~grain.lost, colour, brightness, eye)

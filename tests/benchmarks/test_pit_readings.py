@@ -3,18 +3,12 @@
 
 import csv
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+from benchmark_scripts import run_script
 from calibration.profiles import PROFILE_LAYOUTS, board_profile
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 COLUMNS = "profile,setup,frame,pit,truth,covered,read,sure"
-
-
-def run_script(name: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(BENCHMARKS / name), *args], capture_output=True, text=True, timeout=300)
 
 
 def write_csv(path: Path, rows: list[tuple]) -> Path:

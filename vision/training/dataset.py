@@ -63,8 +63,8 @@ LAMP_STREAM = 7  # last word of a training frame's own stream for its lamp, so t
 RELIEF_STREAM = 11  # last word of a set-up's own stream for whether it is seen in depth
 DEFOCUS_STREAM = 13  # last word of a training frame's own stream for its lens out of focus
 TRAINING_GLARE = (0.5, 3.5)  # a reflection's strength (Shot.glare) in training: faint to clipped (the benchmarks' is 3)
-TRAINING_DEFOCUS = (0.5, 3.5)  # a lens out of focus (Shot.defocus, px) in training: just soft to past what focus_bench
-# reads (4 px), so that the network learns where to hedge as well as to count
+TRAINING_DEFOCUS = (0.5, 3.5)  # a lens out of focus (Shot.defocus, px) in training: from just soft to about where the
+# reader stops counting (1.3 mm, 3-4 px) and the markers begin to be lost, so that it learns to hedge as well as to count
 BOARDS = tuple(PROFILE_LAYOUTS)
 PIT_TRAINING_MAX, STORE_TRAINING_MAX = 48, 80  # the largest counts shown in training
 WHITE_TRAINING_MAX = 3
