@@ -1,7 +1,7 @@
 """Whole games refereed by the camera alone: what a club table without pit sensors gets.
 
     .venv/bin/python benchmarks/camera_referee_bench.py [--setups 3] [--plies 60] [--seed 1]
-        [--still-frames 1] [--easy] [--lamp] [--defocus 0] [--no-looks] [--frame 1280x720] [--variants kalah,oware] [--misses]
+        [--still-frames 1] [--easy] [--lamp] [--defocus 0] [--flicker 0] [--no-looks] [--frame 1280x720] [--variants kalah,oware] [--misses]
         [--models vision/models] [--corners] [--relief]
 
 For every variant, ``--setups`` set-ups (seed kind, wood, lamp, camera; the
@@ -17,7 +17,10 @@ and ``Shot.stacks``). ``--lamp`` adds a lamp switched on after calibration, whos
 reflection in the varnish lies near one hollow for the whole game (the vision
 benchmark's reflection, ``Shot.lamp`` keeping it in place). ``--defocus PX`` puts
 the lens out of focus all game (calibration in focus: a camera knocked out of
-focus after it, or focused for another distance). ``--frame`` renders
+focus after it, or focused for another distance). ``--flicker SWING`` lights the
+board all game with a lamp on mains power seen by a rolling shutter: bands of rows
+SWING brighter and darker (0.1: 10 % either way) that move a third of a band from
+one frame to the next (``Shot.flicker``). ``--frame`` renders
 another camera picture size with the same lenses (a webcam left at 640x480).
 ``--models`` reads with newly trained networks instead of the shipped ones.
 ``--corners`` calibrates every board by its four corners in the empty picture, as
@@ -121,7 +124,8 @@ class Table:
         self.rng = np.random.default_rng([args.seed, sorted(rules.VARIANTS).index(name), setup])
         self.scene, calibration = calibrated_scene(name, self.rng, args.frame, args.corners, args.relief)
         self.reader = BoardReader(calibration)
-        self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False, defocus=args.defocus)
+        self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False, defocus=args.defocus,
+                                  flicker=args.flicker)
         if args.lamp:  # drawn from a stream of its own, so that the set-up is the same with or without the lamp
             lamp = int(np.random.default_rng([args.seed, sorted(rules.VARIANTS).index(name), setup, LAMP]).integers(1 << 30))
             self.conditions = replace(self.conditions, glare=GLARE, lamp=lamp)
@@ -223,6 +227,8 @@ def main() -> None:
     parser.add_argument("--lamp", action="store_true", help="a lamp's reflection near one hollow, all game long")
     parser.add_argument("--defocus", type=float, default=0.0, metavar="PX",
                         help="the lens out of focus all game by a Gaussian blur of PX pixels of a 1280 px wide picture")
+    parser.add_argument("--flicker", type=float, default=0.0, metavar="SWING",
+                        help="bands of mains flicker across the picture, SWING brighter and darker (0.1: 10 %%)")
     parser.add_argument("--no-looks", action="store_true", help="judge without the pits the camera saw untouched")
     parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
                         help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
@@ -256,7 +262,8 @@ def main() -> None:
         total_exact += exact
     print(row("all", total, total_exact))
     print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}"
-          f"{f', the lens {args.defocus} px out of focus' if args.defocus else ''}, "
+          f"{f', the lens {args.defocus} px out of focus' if args.defocus else ''}"
+          f"{f', mains flicker in bands {100 * args.flicker:g} % either way' if args.flicker else ''}, "
           f"{picture_size_text(args.frame)} pictures{', boards found by their corners' if args.corners else ''}{', seen in depth' if args.relief else ''}; {args.still_frames} still frame(s) a Reading; pits seen untouched "
           f"{'not used' if args.no_looks else 'pinned'}; {time.time() - started:.0f} s, load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}" + (f"; the seed counter's networks from {args.models}" if args.models else ""))

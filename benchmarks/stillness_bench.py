@@ -1,6 +1,6 @@
 """Stillness gate benchmark: is one seed moved with no hand in view seen, and is a still board left still?
 
-    .venv/bin/python benchmarks/stillness_bench.py [--setups 8] [--seed 1] [--easy]
+    .venv/bin/python benchmarks/stillness_bench.py [--setups 8] [--seed 1] [--easy] [--flicker 0]
 
 The gate (``vision.live.StillnessGate``) holds a board's Reading back until it
 has been still; once it has given one, only motion makes it read the board
@@ -9,8 +9,9 @@ may be dropped or taken with no hand in view (a fingertip too small to be a
 hand, a hand out of the picture, the demo's virtual board).
 
 For every board profile, ``--setups`` set-ups (seed kind, wood, lamp, camera;
-hard conditions unless ``--easy``: blur, noise, JPEG, uneven light) are
-calibrated from an easy empty and start frame; random counts are laid out,
+hard conditions unless ``--easy``: blur, noise, JPEG, uneven light; with
+``--flicker SWING``, bands of mains flicker SWING brighter and darker that move
+between the two frames of a case) are calibrated from an easy empty and start frame; random counts are laid out,
 one pit holding a single seed. Each case compares two frames, as the gate
 sees them one after the other:
 
@@ -70,7 +71,7 @@ def changes(counts: dict[str, int], pits: list[str], stores: list[str], rng: np.
     return cases
 
 
-def run(setups: int, seed: int, easy: bool) -> dict:
+def run(setups: int, seed: int, easy: bool, flicker: float = 0.0) -> dict:
     seen: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # case -> [motion seen, cases]
     states: dict[str, list[GateState]] = defaultdict(list)  # case -> the gate's state after each pair
     misses: list[str] = []
@@ -85,7 +86,7 @@ def run(setups: int, seed: int, easy: bool) -> dict:
             except CalibrationError:
                 continue
             reader = BoardReader(calibration)
-            shot = replace(random_shot(rng, hard=not easy, hand=False),
+            shot = replace(random_shot(rng, hard=not easy, hand=False), flicker=flicker,
                            piles={label: int(rng.integers(1 << 30)) for label in profile.layout.labels})
             counts, white = random_counts(profile, rng)
             cases = changes(counts, pits, stores, rng)
@@ -117,9 +118,12 @@ def main() -> None:
     parser.add_argument("--setups", type=int, default=8, help="set-ups per board profile")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--easy", action="store_true", help="easy conditions instead of hard ones")
+    parser.add_argument("--flicker", type=float, default=0.0, metavar="SWING",
+                        help="bands of mains flicker across the picture, SWING brighter and darker (0.1: 10 %%)")
     args = parser.parse_args()
-    result = run(args.setups, args.seed, args.easy)
-    print(f"stillness gate, {'easy' if args.easy else 'hard'} conditions, seed {args.seed}, "
+    result = run(args.setups, args.seed, args.easy, args.flicker)
+    print(f"stillness gate, {'easy' if args.easy else 'hard'} conditions"
+          f"{f', mains flicker in bands {100 * args.flicker:g} % either way' if args.flicker else ''}, seed {args.seed}, "
           f"threshold {StillnessGate.SEED_SPOT_MM2:g} mm2 of change in one spot")
     for case in CASES:
         hits, total = result["seen"].get(case, (0, 0))

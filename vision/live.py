@@ -30,6 +30,7 @@ import numpy as np
 
 from rules.reading import STILL_BOARD, PitReading, Reading
 
+from .flicker import RowLight, brightest, picture_rows, unclipped
 from .reader import FrameResult
 from .unchanged import KEPT, MOVED, compare_looks, largest_spot
 
@@ -41,6 +42,8 @@ class GateState:
     state: str
     motion: float  # share of the board that changed since the previous frame
     spot_mm2: float = 0.0  # the largest spot of it that changed
+    flicker: float = 0.0  # the light's change along the picture's rows since the previous frame (log swing either
+    # way; measured only where the board looked moved): mains flicker's bands, divided out (vision.flicker)
 
 
 class StillnessGate:
@@ -54,7 +57,9 @@ class StillnessGate:
     ``motion_threshold``, and a move of one seed made with the hand out of
     view (or the demo's virtual board, which moves no hand) would otherwise
     never be read. Normalising first keeps a light flickering over the whole
-    board from counting as motion.
+    board from counting as motion, and so does dividing out the change of light
+    along the picture's rows: the bands a mains lamp makes across a rolling
+    shutter (:mod:`vision.flicker`).
     """
 
     CHANGE = 0.08
@@ -67,7 +72,10 @@ class StillnessGate:
             raise ValueError(f"still_frames must be at least 1, not {still_frames}")
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
-        self._previous: tuple[np.ndarray | None, np.ndarray | None] = (None, None)  # the last frame's board, placement
+        self._previous: tuple = (None, None, None)  # the last frame's board (half size, smoothed, its brightness
+        # divided out), its placement, and (its board as read, at half size in grey, that brightness)
+        self._row_light_of: tuple[bytes, RowLight] | None = None  # a placement, and the light's change along its
+        # picture rows measured (vision.flicker)
         self._shift = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))  # a pixel either way, at half size
         self._quiet: list[Reading] = []
         self._sent = False
@@ -78,46 +86,78 @@ class StillnessGate:
         """Feed one frame's result; returns a Reading when the board has just become still."""
         if not result.status.board_found or result.board is None:
             return self._reset("no board", 0.0)
-        motion, spot_mm2 = self._change(result)
+        motion, spot_mm2, flicker = self._change(result)
         if result.status.hand or set(result.status.pits_unseen) - set(result.status.glared):
-            return self._reset("hand", motion, spot_mm2)
+            return self._reset("hand", motion, spot_mm2, flicker)
         if motion > self.motion_threshold or spot_mm2 >= self.SEED_SPOT_MM2:
-            return self._reset("moving", motion, spot_mm2)
+            return self._reset("moving", motion, spot_mm2, flicker)
         if self._sent:
-            self.state = GateState("still", motion, spot_mm2)
+            self.state = GateState("still", motion, spot_mm2, flicker)
             return None
         self._quiet.append(result.reading)
         if len(self._quiet) < self.still_frames:
-            self.state = GateState("settling", motion, spot_mm2)
+            self.state = GateState("settling", motion, spot_mm2, flicker)
             return None
         self._sent = True
-        self.state = GateState("still", motion, spot_mm2)
+        self.state = GateState("still", motion, spot_mm2, flicker)
         reading = mean_reading(self._quiet)
         return replace(reading, notes={**reading.notes, STILL_BOARD: self._still_board(reading.time, result.views)})
 
-    def _change(self, result: FrameResult) -> tuple[float, float]:
-        """(share of the board, largest spot in mm2) that changed since the previous frame.
+    def _change(self, result: FrameResult) -> tuple[float, float, float]:
+        """(share of the board, largest spot in mm2) that changed since the previous frame, and the
+        swing of the light's change along the picture's rows.
 
         Nothing when the reader only placed the board better (a marker found again, the others
         where they were): it moved in the picture, not on the table. Where the reader placed
         the board anew (its markers measured a pixel or two apart in a noisy frame, or the
         board nudged, which the markers follow), a change is only what lies outside the
         previous frame's values within a pixel: every edge shifts a little, while a seed's
-        change lies inside its edges."""
+        change lies inside its edges. A change that would be motion is measured again with the
+        light's change along the picture's rows divided out (mains flicker: :mod:`vision.flicker`);
+        only then is that swing measured (else it is 0)."""
         px_per_mm = result.px_per_mm / 2  # the board at half size
-        small = cv2.resize(cv2.cvtColor(result.board, cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-        small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), self.SCALE_MM * px_per_mm)
-        small = small / max(float(small.mean()), 1e-3)
-        (previous, placement), self._previous = self._previous, (small, result.image_to_board)
+        gray = cv2.resize(cv2.cvtColor(result.board, cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5,
+                          interpolation=cv2.INTER_AREA).astype(np.float32)
+        small = self._smoothed(gray, px_per_mm)
+        brightness = max(float(small.mean()), 1e-3)
+        small = small / brightness
+        (previous, placement, before), self._previous = self._previous, (small, result.image_to_board, (result.board, gray, brightness))
         if previous is None or previous.shape != small.shape or result.refined:
-            return 0.0, 0.0
-        if np.array_equal(placement, result.image_to_board):
-            changed = (cv2.absdiff(small, previous) > self.CHANGE).astype(np.uint8)
-        else:
+            return 0.0, 0.0, 0.0
+        placed_anew = not np.array_equal(placement, result.image_to_board)
+        motion, spot_mm2 = self._compared(small, previous, placed_anew, px_per_mm)
+        if motion <= self.motion_threshold and spot_mm2 < self.SEED_SPOT_MM2:
+            return motion, spot_mm2, 0.0
+        gain, flicker = self._row_light(result, small.shape, px_per_mm).change(small, previous)
+        before_board, before_gray, before_brightness = before
+        light = gain * np.float32(brightness / before_brightness)  # now's light over before's, in grey levels
+        now_filled = unclipped(gray, brightest(result.board, gray.shape), before_gray * light)
+        before_filled = unclipped(before_gray, brightest(before_board, gray.shape), gray / light)
+        small = self._smoothed(now_filled, px_per_mm) / (brightness * gain)
+        previous = self._smoothed(before_filled, px_per_mm) / before_brightness
+        return (*self._compared(small, previous, placed_anew, px_per_mm), flicker)
+
+    def _smoothed(self, gray: np.ndarray, px_per_mm: float) -> np.ndarray:
+        """The half-size board smoothed: sensor noise and JPEG average out."""
+        return cv2.GaussianBlur(gray, (0, 0), self.SCALE_MM * px_per_mm)
+
+    def _compared(self, small: np.ndarray, previous: np.ndarray, placed_anew: bool, px_per_mm: float) -> tuple[float, float]:
+        """(share of the board, largest spot in mm2) that changed from ``previous`` to ``small``."""
+        if placed_anew:
             low, high = cv2.erode(previous, self._shift), cv2.dilate(previous, self._shift)
             changed = (cv2.max(low - small, small - high) > self.CHANGE).astype(np.uint8)
+        else:
+            changed = (cv2.absdiff(small, previous) > self.CHANGE).astype(np.uint8)
         motion = float(np.count_nonzero(changed)) / small.size
         return motion, (largest_spot(changed) / px_per_mm ** 2 if motion else 0.0)
+
+    def _row_light(self, result: FrameResult, shape: tuple[int, int], px_per_mm: float) -> RowLight:
+        """The measure of the light's change along the picture's rows for this placement of the
+        half-size board; kept while the board stays where it is in the picture."""
+        key = result.image_to_board.tobytes() + bytes(str(shape), "ascii")
+        if self._row_light_of is None or self._row_light_of[0] != key:
+            self._row_light_of = (key, RowLight(picture_rows(shape, result.image_to_board, px_per_mm)))
+        return self._row_light_of[1]
 
     def _still_board(self, at: float, views: dict[str, np.ndarray]) -> dict:
         """This still board's note: which pits kept their look since the last one (see the module).
@@ -133,10 +173,10 @@ class StillnessGate:
                 "changed": [label for label, look in looks.items() if look.name != KEPT],
                 "moved": {label: look.moved_mm2 for label, look in looks.items() if look.name == MOVED}}
 
-    def _reset(self, state: str, motion: float, spot_mm2: float = 0.0) -> None:
+    def _reset(self, state: str, motion: float, spot_mm2: float = 0.0, flicker: float = 0.0) -> None:
         self._quiet = []
         self._sent = False
-        self.state = GateState(state, motion, spot_mm2)
+        self.state = GateState(state, motion, spot_mm2, flicker)
         return None
 
 

@@ -50,6 +50,9 @@ RELIEF_STEP_MM = 1.0  # a camera ray is followed down the relief in steps this h
 SAMPLED_ROW = 4096  # points sampled at once are laid out in rows this long (see _sampled)
 _GLASS_COLOURS = ((0.75, 0.35, 0.15), (0.25, 0.6, 0.2), (0.15, 0.45, 0.8), (0.7, 0.7, 0.65), (0.35, 0.2, 0.6))
 _CHIP_COLOURS = {"yellow": (0.15, 0.78, 0.92), "white": (0.9, 0.9, 0.88)}
+FLICKER_BAND = 0.3  # mains light's bands across a rolling shutter: one band (bright and dark) this share of
+# the picture's height apart (100 Hz light, the rows read out over a 30 fps frame's 33 ms)
+FLICKER_DRIFT = 1 / 3  # ...and moving this share of a band from one frame to the next (100 / 30 = 3 1/3 bands)
 SKINS = ((0.55, 0.65, 0.85), (0.35, 0.45, 0.65), (0.2, 0.28, 0.42))  # BGR albedo of a hand: pale to dark
 
 
@@ -111,6 +114,8 @@ class Shot:
     # the first ``count``, the white chips the last ones dropped): a chip taken leaves the others where they lay
     exposure: int | None = None  # the sensor noise's own randomness (None: from ``seed``): the next
     # frame of a still board is the same shot with another exposure
+    flicker: float = 0.0  # a lamp on mains power seen by a rolling shutter: bands of rows lit this much brighter and
+    # darker (0..1), ``FLICKER_BAND`` apart, moved by ``FLICKER_DRIFT`` of a band from one exposure to the next
 
 
 @dataclass
@@ -682,12 +687,15 @@ def _bands(height: int) -> Iterator[slice]:
 
 
 def _light(frame: np.ndarray, shot: Shot) -> None:
-    """Light the frame in place: the shot's gain, gradient and tint, and vignetting."""
+    """Light the frame in place: the shot's gain, gradient and tint, vignetting and mains flicker."""
     fh, fw = frame.shape[:2]
     yy = np.arange(fh, dtype=np.float32)[:, None]  # a column and a row: broadcasting gives
     xx = np.arange(fw, dtype=np.float32)[None, :]  # the full grid without keeping one
     light = shot.gain * (1 + shot.gradient[0] * (xx / fw - 0.5) + shot.gradient[1] * (yy / fh - 0.5))
     light *= 1 - 0.25 * (((xx - fw / 2) / fw) ** 2 + ((yy - fh / 2) / fh) ** 2)  # vignetting
+    if shot.flicker:  # a row is read out later the lower it lies: the lamp is brighter or dimmer by then
+        phase = FLICKER_DRIFT * (shot.seed if shot.exposure is None else shot.exposure)
+        light *= 1 + shot.flicker * np.cos(np.float32(2 * math.pi) * (yy / (FLICKER_BAND * fh) + np.float32(phase)))
     for rows in _bands(fh):
         frame[rows] = cv2.multiply(frame[rows], cv2.merge([light[rows] * np.float32(t) for t in shot.tint]))
 

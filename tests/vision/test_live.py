@@ -209,3 +209,27 @@ def test_a_lamp_that_stays_puts_its_reflection_in_the_same_place_every_shot(setu
     staying = {render(scene, counts, None, Shot(seed=seed, glare=3.0, lamp=11)).glared for seed in range(4)}
     moving = {render(scene, counts, None, Shot(seed=seed, glare=3.0)).glared for seed in range(4)}
     assert len(staying) == 1 and len(moving) > 1
+
+
+@pytest.mark.parametrize("board, kind", [("kalah", "glass"), ("pass-it-on", None)])
+def test_mains_flicker_is_not_motion_but_one_seed_dropped_under_it_is(setup_of, board, kind):
+    """A lamp on 50 Hz mains seen by a webcam's rolling shutter at 30 frames a second: bands of
+    rows 20 % brighter and darker that move a third of a band from frame to frame. The gate took
+    them for motion all over the board and never gave a still board's Reading; it now divides the
+    change of light along the picture's rows out (vision.flicker), and a seed dropped is still
+    motion. Glass beads and chips clip where the bands brighten them."""
+    scene, calibration = setup_of(board, 5, kind)
+    labels = [h.label for h in scene.profile.hollows if not h.is_store]
+    counts = {h.label: 4 for h in scene.profile.hollows}
+    counts[labels[3]] = 0
+    white = {label: min(1, n) for label, n in counts.items()} if scene.profile.chips else None
+    table = Shot(gain=1.0, noise=3.0, jpeg=80, blur=1.0, seed=3, flicker=0.2,
+                 piles={label: 7 + k for k, label in enumerate(counts)})
+    reader, gate = BoardReader(calibration), StillnessGate(still_frames=3)
+    given = [gate.update(reader.read(render(scene, counts, white, replace(table, exposure=k)).image)) for k in range(4)]
+    assert [reading is not None for reading in given] == [False, False, True, False], gate.state
+    assert gate.state.state == "still" and gate.state.flicker > 0.2  # the bands measured (log swing either way)
+    read = {label: int(np.argmax(pit.counts)) for label, pit in given[2].pits.items()}
+    assert read == counts
+    gate.update(reader.read(render(scene, {**counts, labels[3]: 1}, white, replace(table, exposure=4)).image))
+    assert gate.state.state == "moving" and gate.state.spot_mm2 >= StillnessGate.SEED_SPOT_MM2

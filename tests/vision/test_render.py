@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.profiles import board_profile
-from vision.render import (FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, _draw_seeds, _expose, _hollow_depth, _light,
+from vision.render import (FLICKER_BAND, FLICKER_DRIFT, FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, _draw_seeds, _expose, _hollow_depth, _light,
                            _noise_bank, _pose, camera_homography, eye_over_board, project, random_counts, random_scene,
                            random_shot, render, restacked, seen_on_relief, stack_of)
 
@@ -300,3 +300,29 @@ def test_each_seed_s_number_marks_where_it_lies_on_top():
     assert ids[round(y * s), round(x * s)] == 9  # the last seed dropped lies on top at its middle
     assert set(np.unique(ids)) == set(range(10))  # from overhead every one of the nine shows some of itself
     assert (heights[ids > 0] > floor[ids > 0]).all()  # a numbered texel is a seed's, standing on the floor
+
+
+def test_mains_flicker_lights_rows_in_bands_that_move_a_third_of_a_band_each_exposure():
+    """A lamp on mains power seen by a rolling shutter: every row lit alike along its length, the
+    rows in bands ``FLICKER_BAND`` of the picture's height apart, swinging by ``Shot.flicker``
+    either way, and the next exposure's bands a third of a band further on."""
+    rng = np.random.default_rng(8)
+    scene = random_scene("2x6+stores", rng)
+    counts, white = random_counts(scene.profile, rng)
+    steady = Shot(gain=0.8, seed=2, exposure=0)
+
+    def light(flicker: float, exposure: int) -> np.ndarray:
+        """Each row's light against the steady frame's (pixels neither dark nor clipped)."""
+        shot = replace(steady, flicker=flicker, exposure=exposure)
+        lit = render(scene, counts, white, shot).image.astype(np.float32)
+        plain = render(scene, counts, white, replace(steady, exposure=exposure)).image.astype(np.float32)
+        usable = (plain > 40) & (plain < 190)
+        return np.nansum(np.where(usable, lit / np.maximum(plain, 1), 0), axis=(1, 2)) / usable.sum(axis=(1, 2))
+
+    height = scene.frame[1]
+    rows = np.arange(height)
+    first, next_frame = light(0.2, 0), light(0.2, 1)
+    expected = 1 + 0.2 * np.cos(2 * np.pi * (rows / (FLICKER_BAND * height) + FLICKER_DRIFT * np.array([[0], [1]])))
+    assert np.abs(first - expected[0]).max() < 0.02 and np.abs(next_frame - expected[1]).max() < 0.02
+    assert first.max() > 1.18 and first.min() < 0.82  # the swing either way
+    assert np.abs(next_frame - first).max() > 0.2  # the bands moved
