@@ -195,7 +195,7 @@ class CameraSource(Loop):
         elif state == "still" and self._last is not None:
             self.fusion.update(CAMERA, self._last, now)  # still the same still board: keep it fresh
         elif state in ("moving", "hand", "settling"):  # "hand": or pits out of view: the frame says which
-            self.fusion.busy(CAMERA, now, result.status.message if state == "hand" else state)
+            self.fusion.busy(CAMERA, now, result.status.message if state == "hand" else self._still.state.described)
         else:
             self._last = None
             self.fusion.update(CAMERA, None, now, status=f"camera lost: {result.status.message}")

@@ -35,6 +35,12 @@ from .reader import FrameResult
 from .unchanged import KEPT, MOVED, compare_looks, largest_spot
 
 
+FLICKER_SAID = 0.1  # a flicker swing (log) from which the gate's state says what to do about it: bands some 6 %
+# brighter and darker (the swing between two frames is about 1.7 times the bands' own)
+FLICKER_ADVICE = ("the light flickers in bands (a mains lamp against a short exposure): set the camera's power-line "
+                  "frequency to your mains (v4l2-ctl -c power_line_frequency=1 for 50 Hz, 2 for 60 Hz) or use a steady lamp")
+
+
 @dataclass(frozen=True)
 class GateState:
     """Where the gate is: "moving", "hand", "no board", "settling" or "still" (reading sent)."""
@@ -44,6 +50,12 @@ class GateState:
     spot_mm2: float = 0.0  # the largest spot of it that changed
     flicker: float = 0.0  # the light's change along the picture's rows since the previous frame (log swing either
     # way; measured only where the board looked moved): mains flicker's bands, divided out (vision.flicker)
+
+    @property
+    def described(self) -> str:
+        """The state in words for the players, with what to do about a light that flickers in bands
+        (the gate divides bands out, but they hide seeds' changes where they clip the picture)."""
+        return f"{self.state}; {FLICKER_ADVICE}" if self.flicker >= FLICKER_SAID else self.state
 
 
 class StillnessGate:

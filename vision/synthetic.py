@@ -9,8 +9,9 @@ the near rims hide part of each floor, heaps lean away), as a real camera sees
 it; light drifts a little from frame to frame and
 the seeds only move when the counts change, as on a real table. A hand can
 be put over the board (``hand = True``) to show the reader's "hand over
-board" status, and seeds on the wood beside the hollows (``strays = 1``) its
-"seed on the wood by ..." one. ``calibration()`` calibrates from the camera's own empty and
+board" status, seeds on the wood beside the hollows (``strays = 1``) its
+"seed on the wood by ..." one, and a mains lamp's flicker (``flicker = 0.1``:
+bands 10 % brighter and darker, new noise and bands every frame) the gate's. ``calibration()`` calibrates from the camera's own empty and
 start frames, so the demo needs no pictures.
 """
 
@@ -59,6 +60,8 @@ class SyntheticCamera(FrameSource):
         self.counts_fn = counts_fn
         self.hand = False
         self.strays = 0  # seeds lying on the wood besides the counts: rolled out while sowing
+        self.flicker = 0.0  # a mains lamp's bands across the picture, this much brighter and darker (Shot.flicker),
+        # moving on from frame to frame
         self.live = True
         self._rng = np.random.default_rng(rng_seed)
         self.scene: Scene = replace(random_scene(self.profile.name, self._rng), relief=True)
@@ -86,7 +89,7 @@ class SyntheticCamera(FrameSource):
                     strays=self.strays, seed=placement if not hand else placement ^ int(drift.integers(1 << 20)),
                     piles={label: zlib.crc32(f"{self.name}:{label}:{self._lifts.get(label, 0)}".encode())
                            for label in self.profile.layout.labels},
-                    stacks=dict(self._stacks))
+                    stacks=dict(self._stacks), flicker=self.flicker, exposure=self._index if self.flicker else None)
 
     def _restack(self, counts: Mapping[str, int], white: Mapping[str, int] | None) -> None:
         """Each hollow's pile stays while its count does and gains seeds on top as it grows. A

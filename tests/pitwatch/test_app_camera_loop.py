@@ -161,3 +161,21 @@ def test_the_pits_the_camera_saw_untouched_reach_the_session(live):
     assert [m.text for m in runtime.session.game.moves] == ["C"]
     recorded = runtime.recorder.moves(runtime.session.game_id)[-1]
     assert recorded.text == "C"
+
+
+def test_a_board_under_a_flickering_lamp_is_refereed_and_the_players_told_what_to_do(live):
+    """A lamp on mains power, bands 15 % brighter and darker moving on every frame: the stillness
+    gate took them for motion and no Reading was ever given; now the still board is read, and
+    while the board moves the camera's status says how to stop the flicker."""
+    camera, synthetic, game, _, runtime = live
+    synthetic.flicker = 0.15
+    for _ in range(3):
+        camera.step()
+    assert fused_counts(camera) == tuple(game.position.pits)
+    game.play("C")
+    camera.step()  # the board just moved: the gate measured the bands while it looked for motion
+    status = camera.fusion.statuses(time.monotonic() + 3600)["camera"]
+    assert status.startswith("board never still (moving; the light flickers in bands") and "power_line_frequency" in status
+    for _ in range(3):
+        camera.step()
+    assert fused_counts(camera) == tuple(game.position.pits)

@@ -8,7 +8,7 @@ import pytest
 
 from pitwatch.settled import SEED_AREAS
 from vision.camera import open_source
-from vision.live import StillnessGate
+from vision.live import FLICKER_SAID, GateState, StillnessGate
 from vision.reader import BoardReader
 from vision.render import Shot, project, render
 from vision.synthetic import SyntheticCamera
@@ -233,3 +233,9 @@ def test_mains_flicker_is_not_motion_but_one_seed_dropped_under_it_is(setup_of, 
     assert read == counts
     gate.update(reader.read(render(scene, {**counts, labels[3]: 1}, white, replace(table, exposure=4)).image))
     assert gate.state.state == "moving" and gate.state.spot_mm2 >= StillnessGate.SEED_SPOT_MM2
+
+
+def test_the_gate_s_state_says_what_to_do_about_a_light_flickering_in_bands():
+    assert GateState("moving", 0.4, 300.0, FLICKER_SAID / 2).described == "moving"
+    said = GateState("moving", 0.4, 300.0, FLICKER_SAID).described
+    assert said.startswith("moving; the light flickers in bands") and "power_line_frequency=1 for 50 Hz" in said
