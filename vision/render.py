@@ -694,7 +694,7 @@ def _light(frame: np.ndarray, shot: Shot) -> None:
     light = shot.gain * (1 + shot.gradient[0] * (xx / fw - 0.5) + shot.gradient[1] * (yy / fh - 0.5))
     light *= 1 - 0.25 * (((xx - fw / 2) / fw) ** 2 + ((yy - fh / 2) / fh) ** 2)  # vignetting
     if shot.flicker:  # a row is read out later the lower it lies: the lamp is brighter or dimmer by then
-        phase = FLICKER_DRIFT * (shot.seed if shot.exposure is None else shot.exposure)
+        phase = FLICKER_DRIFT * (shot.seed if shot.exposure is None else shot.exposure) % 1.0  # before float32 rounds it
         light *= 1 + shot.flicker * np.cos(np.float32(2 * math.pi) * (yy / (FLICKER_BAND * fh) + np.float32(phase)))
     for rows in _bands(fh):
         frame[rows] = cv2.multiply(frame[rows], cv2.merge([light[rows] * np.float32(t) for t in shot.tint]))

@@ -326,3 +326,15 @@ def test_mains_flicker_lights_rows_in_bands_that_move_a_third_of_a_band_each_exp
     assert np.abs(first - expected[0]).max() < 0.02 and np.abs(next_frame - expected[1]).max() < 0.02
     assert first.max() > 1.18 and first.min() < 0.82  # the swing either way
     assert np.abs(next_frame - first).max() > 0.2  # the bands moved
+
+
+def test_flicker_bands_move_from_one_exposure_to_the_next_whatever_its_number():
+    """Benchmarks number a frame's exposure from a seed of up to 2**30: the bands' phase must still
+    move on by a third of a band from one to the next (in 32-bit floats it did not)."""
+    rng = np.random.default_rng(8)
+    scene = random_scene("kalah", rng)
+    counts = {h.label: 2 for h in scene.profile.hollows}
+    shot = Shot(flicker=0.2, seed=5)
+    first, second, fourth = (render(scene, counts, None, replace(shot, exposure=(1 << 30) + 7 + k)).image.astype(np.float32)
+                             for k in (0, 1, 3))
+    assert np.abs(second - first).mean() > 5 and np.array_equal(fourth, first)
