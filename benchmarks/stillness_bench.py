@@ -25,17 +25,19 @@ sees them one after the other:
 Prints, per case, how often the gate saw motion, the spots of change it
 measured (mm2; its threshold is ``StillnessGate.SEED_SPOT_MM2``) and the share
 of the board that changed (its other threshold, ``motion_threshold``: 0.2 %),
-and every case it got wrong.
+the gate's CPU time for a frame (one thread), and every case it got wrong.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -51,12 +53,13 @@ from vision_bench import calibrated_scene  # noqa: E402
 CASES = ("still", "taken", "dropped, empty", "dropped, heap", "taken, store")
 
 
-def gate_after(first, second) -> GateState:
-    """The gate's state after two frames' results in a row."""
+def gate_after(first, second) -> tuple[GateState, float]:
+    """The gate's state after two frames' results in a row, and the CPU time (s) it took to judge the second."""
     gate = StillnessGate()
     gate.update(first)
+    started = time.process_time()
     gate.update(second)
-    return gate.state
+    return gate.state, time.process_time() - started
 
 
 def changes(counts: dict[str, int], pits: list[str], stores: list[str], rng: np.random.Generator) -> dict[str, dict]:
@@ -74,6 +77,7 @@ def changes(counts: dict[str, int], pits: list[str], stores: list[str], rng: np.
 def run(setups: int, seed: int, easy: bool, flicker: float = 0.0) -> dict:
     seen: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # case -> [motion seen, cases]
     states: dict[str, list[GateState]] = defaultdict(list)  # case -> the gate's state after each pair
+    times: dict[str, list[float]] = defaultdict(list)  # case -> CPU seconds the gate took on each pair's second frame
     misses: list[str] = []
     for b, board in enumerate(PROFILE_LAYOUTS):
         profile = board_profile(board)
@@ -100,8 +104,10 @@ def run(setups: int, seed: int, easy: bool, flicker: float = 0.0) -> dict:
                 first = reader.read(before)  # the frame before, then this case's, as the live loop reads them
                 if first.board is None or first.status.hand:
                     break
-                after = reader.read(frame(shown, k, float(rng.choice([0.99, 1.01])) if case == "still" else 1.0))
-                state = gate_after(first, after)
+                after = reader.read(frame(shown, 3 * k + 1,  # the next frame's flicker: its bands a third on
+                                          float(rng.choice([0.99, 1.01])) if case == "still" else 1.0))
+                state, spent = gate_after(first, after)
+                times[case].append(spent)
                 moving = state.state == "moving"
                 seen[case][0] += moving
                 seen[case][1] += 1
@@ -110,7 +116,7 @@ def run(setups: int, seed: int, easy: bool, flicker: float = 0.0) -> dict:
                     misses.append(f"{case}: {board} set-up {s}, {scene.seed_kind}, blur {shot.blur:.1f} px, noise {shot.noise:.1f}, "
                                   f"JPEG {shot.jpeg}: spot {state.spot_mm2:.0f} mm2, {100 * state.motion:.2f} % of the board; "
                                   f"markers {len(first.status.markers_seen)} then {len(after.status.markers_seen)}")
-    return {"seen": dict(seen), "states": dict(states), "misses": misses}
+    return {"seen": dict(seen), "states": dict(states), "times": dict(times), "misses": misses}
 
 
 def main() -> None:
@@ -121,6 +127,7 @@ def main() -> None:
     parser.add_argument("--flicker", type=float, default=0.0, metavar="SWING",
                         help="bands of mains flicker across the picture, SWING brighter and darker (0.1: 10 %%)")
     args = parser.parse_args()
+    cv2.setNumThreads(1)
     result = run(args.setups, args.seed, args.easy, args.flicker)
     print(f"stillness gate, {'easy' if args.easy else 'hard'} conditions"
           f"{f', mains flicker in bands {100 * args.flicker:g} % either way' if args.flicker else ''}, seed {args.seed}, "
@@ -135,6 +142,10 @@ def main() -> None:
         print(f"  {case:16s} seen as motion {hits:3d} of {total:3d}; spot of change: smallest {min(spot):.0f} mm2, "
               f"5 % {low:.0f}, 95 % {high:.0f}, largest {max(spot):.0f}; share of the board changed "
               f"{min(share):.2f}-{max(share):.2f} %")
+    still, moved = result["times"].get("still", []), [t for case in CASES[1:] for t in result["times"].get(case, [])]
+    if still and moved:
+        print(f"  the gate's CPU time for a frame (median): {1000 * np.median(still):.2f} ms still, "
+              f"{1000 * np.median(moved):.2f} ms with a seed moved (one thread)")
     for miss in result["misses"]:
         print("  missed:", miss)
 
