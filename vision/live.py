@@ -98,8 +98,9 @@ class StillnessGate:
         """Feed one frame's result; returns a Reading when the board has just become still."""
         if not result.status.board_found or result.board is None:
             return self._reset("no board", 0.0)
-        motion, spot_mm2, flicker = self._change(result)
-        if result.status.hand or set(result.status.pits_unseen) - set(result.status.glared):
+        hand = result.status.hand or bool(set(result.status.pits_unseen) - set(result.status.glared))
+        motion, spot_mm2, flicker = self._change(result, hand)
+        if hand:
             return self._reset("hand", motion, spot_mm2, flicker)
         if motion > self.motion_threshold or spot_mm2 >= self.SEED_SPOT_MM2:
             return self._reset("moving", motion, spot_mm2, flicker)
@@ -115,7 +116,7 @@ class StillnessGate:
         reading = mean_reading(self._quiet)
         return replace(reading, notes={**reading.notes, STILL_BOARD: self._still_board(reading.time, result.views)})
 
-    def _change(self, result: FrameResult) -> tuple[float, float, float]:
+    def _change(self, result: FrameResult, hand: bool) -> tuple[float, float, float]:
         """(share of the board, largest spot in mm2) that changed since the previous frame, and the
         swing of the light's change along the picture's rows.
 
@@ -124,9 +125,10 @@ class StillnessGate:
         the board anew (its markers measured a pixel or two apart in a noisy frame, or the
         board nudged, which the markers follow), a change is only what lies outside the
         previous frame's values within a pixel: every edge shifts a little, while a seed's
-        change lies inside its edges. A change that would be motion is measured again with the
-        light's change along the picture's rows divided out (mains flicker: :mod:`vision.flicker`);
-        only then is that swing measured (else it is 0)."""
+        change lies inside its edges. A change that would be motion with no ``hand`` over the
+        board (which resets the gate whatever the light did) is measured again with the light's
+        change along the picture's rows divided out (mains flicker: :mod:`vision.flicker`); only
+        then is that swing measured (else it is 0)."""
         px_per_mm = result.px_per_mm / 2  # the board at half size
         gray = cv2.resize(cv2.cvtColor(result.board, cv2.COLOR_BGR2GRAY), None, fx=0.5, fy=0.5,
                           interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -137,9 +139,12 @@ class StillnessGate:
         if previous is None or previous.shape != small.shape or result.refined:
             return 0.0, 0.0, 0.0
         placed_anew = not np.array_equal(placement, result.image_to_board)
-        motion, spot_mm2 = self._compared(small, previous, placed_anew, px_per_mm)
-        if motion <= self.motion_threshold and spot_mm2 < self.SEED_SPOT_MM2:
-            return motion, spot_mm2, 0.0
+        changed = self._changed(small, previous, placed_anew)
+        motion = float(np.count_nonzero(changed)) / changed.size
+        if hand or motion <= self.motion_threshold:  # else the spot is measured on the second look
+            spot_mm2 = largest_spot(changed) / px_per_mm ** 2 if motion else 0.0
+            if hand or spot_mm2 < self.SEED_SPOT_MM2:
+                return motion, spot_mm2, 0.0
         gain, flicker = self._row_light(result, small.shape, px_per_mm).change(small, previous)
         before_board, before_gray, before_brightness = before
         light = gain * np.float32(brightness / before_brightness)  # now's light over before's, in grey levels
@@ -147,21 +152,20 @@ class StillnessGate:
         before_filled = unclipped(before_gray, brightest(before_board, gray.shape), gray / light)
         small = self._smoothed(now_filled, px_per_mm) / (brightness * gain)
         previous = self._smoothed(before_filled, px_per_mm) / before_brightness
-        return (*self._compared(small, previous, placed_anew, px_per_mm), flicker)
+        changed = self._changed(small, previous, placed_anew)
+        motion = float(np.count_nonzero(changed)) / changed.size
+        return motion, (largest_spot(changed) / px_per_mm ** 2 if motion else 0.0), flicker
 
     def _smoothed(self, gray: np.ndarray, px_per_mm: float) -> np.ndarray:
         """The half-size board smoothed: sensor noise and JPEG average out."""
         return cv2.GaussianBlur(gray, (0, 0), self.SCALE_MM * px_per_mm)
 
-    def _compared(self, small: np.ndarray, previous: np.ndarray, placed_anew: bool, px_per_mm: float) -> tuple[float, float]:
-        """(share of the board, largest spot in mm2) that changed from ``previous`` to ``small``."""
+    def _changed(self, small: np.ndarray, previous: np.ndarray, placed_anew: bool) -> np.ndarray:
+        """The pixels (uint8 0/1) that changed from ``previous`` to ``small``."""
         if placed_anew:
             low, high = cv2.erode(previous, self._shift), cv2.dilate(previous, self._shift)
-            changed = (cv2.max(low - small, small - high) > self.CHANGE).astype(np.uint8)
-        else:
-            changed = (cv2.absdiff(small, previous) > self.CHANGE).astype(np.uint8)
-        motion = float(np.count_nonzero(changed)) / small.size
-        return motion, (largest_spot(changed) / px_per_mm ** 2 if motion else 0.0)
+            return (cv2.max(low - small, small - high) > self.CHANGE).astype(np.uint8)
+        return (cv2.absdiff(small, previous) > self.CHANGE).astype(np.uint8)
 
     def _row_light(self, result: FrameResult, shape: tuple[int, int], px_per_mm: float) -> RowLight:
         """The measure of the light's change along the picture's rows for this placement of the
