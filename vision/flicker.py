@@ -5,17 +5,21 @@ A lamp on mains power brightens and dims twice a cycle, 100 times a second on
 another over most of a frame's time, so with an exposure shorter than the
 light's cycle (a bright room, an automatic exposure) the picture shows bands of
 rows lit brighter and darker, about three to a picture, and at 30 frames a
-second they move a third of a band each frame. The reader copes: its light
-model is fitted again to every frame. But the stillness gate compares each
-frame with the one before, and saw moving bands as motion all over the board:
-with a swing of 3 % either way no still board's Reading was ever given
-(docs/vision.md, section 5, *Mains flicker*).
+second they move a third of a band each frame. The stillness gate compares
+each frame with the one before, and saw moving bands as motion all over the
+board: with a swing of 3 % either way most still boards' Readings were never
+given (docs/vision.md, section 5, *Mains flicker*). And the reader's light
+model, a smooth surface over the board, missed bands of 25 % by enough to
+misread a lone seed in a dark band.
 
 The bands are the same all along each of the picture's rows. So the change of
 light between two frames of the board is measured along the picture's rows
-and divided out before they are compared: per bin of ``ROW_BIN`` rows, the
-median change of the board's pixels lying in those rows (a seed moved, or a
-hand, changes a few of them), refined by the mean of the pixels near it.
+and divided out before they are compared (:class:`RowLight`): per bin of
+``ROW_BIN`` rows, the median change of the board's pixels lying in those rows
+(a seed moved, or a hand, changes a few of them), refined by the mean of the
+pixels near it. The light model measures what its smooth fit leaves along the
+rows the same way, and adds it where both halves of the board see the same
+bands (``LightModel._bands``).
 Where the brighter light pushed the sensor to its ceiling, a pixel only says
 it was at least that bright, and would look darker than the frame it is
 compared with: there it is taken to be what the other frame shows, in its
@@ -47,18 +51,21 @@ def picture_rows(shape: tuple[int, int], image_to_board: np.ndarray, px_per_mm: 
 
 
 class RowLight:
-    """Measures the change of light along the picture's rows between two frames of a board that
-    stayed where it was in the picture (one placement: ``picture_rows``' homography)."""
+    """Measures a change of light along the picture's rows on a board (or a grid of cells of it)
+    that stays where it is in the picture (one placement: ``picture_rows``' homography)."""
 
-    def __init__(self, rows: np.ndarray) -> None:
-        """``rows``: :func:`picture_rows`."""
-        position = rows / ROW_BIN
+    def __init__(self, rows: np.ndarray, measured: np.ndarray | None = None, row_bin: float = ROW_BIN) -> None:
+        """``rows``: :func:`picture_rows`; ``measured``: where to measure (bool; None: every
+        ``EVERY``-th pixel each way, the board being smoothed over more); ``row_bin``: the
+        picture rows a level is measured over (more where fewer elements are measured)."""
+        position = rows / np.float32(row_bin)
         first = int(np.floor(position.min()))
         bins = np.floor(position).astype(np.int32) - first
         self._count = int(bins.max()) + 1
-        sampled = np.zeros(rows.shape, bool)
-        sampled[::EVERY, ::EVERY] = True
-        self._measured = np.flatnonzero(sampled)  # flat indices of the pixels measured
+        if measured is None:
+            measured = np.zeros(rows.shape, bool)
+            measured[::EVERY, ::EVERY] = True
+        self._measured = np.flatnonzero(measured)  # flat indices of the pixels measured
         self._bins = bins.ravel()[self._measured]
         place = position - np.float32(first)  # each pixel's place in bins from the first one's start
         pixels = np.bincount(self._bins, minlength=self._count)
@@ -72,6 +79,13 @@ class RowLight:
         shape) that depends on the picture's row alone: per pixel, the gain to divide ``now`` by,
         and its swing (half the log of the brightest bin's gain over the darkest's)."""
         change = np.log(np.maximum(now.ravel()[self._measured], 1e-3) / np.maximum(before.ravel()[self._measured], 1e-3))
+        level, swing = self.along_rows(change)
+        return cv2.exp(level), swing
+
+    def along_rows(self, change: np.ndarray) -> tuple[np.ndarray, float]:
+        """The part of ``change`` (a log change of light at the pixels measured, in their order)
+        that depends on the picture's row alone, everywhere (float32, the rows' shape), and its
+        swing; zero where nothing could be measured."""
         steps = np.clip(((change + SPAN) * (STEPS / (2 * SPAN))).astype(np.int32), 0, STEPS - 1)
         histogram = np.bincount(self._bins * STEPS + steps, minlength=self._count * STEPS)
         below = histogram.reshape(self._count, STEPS).cumsum(axis=1)
@@ -81,11 +95,10 @@ class RowLight:
         total = np.bincount(self._bins[near], weights=change[near], minlength=self._count)
         filled = np.flatnonzero(pixels >= MIN_PIXELS)
         if not len(filled):
-            return np.ones_like(now), 0.0
+            return np.zeros(self._map[0].shape[:2], np.float32), 0.0
         level = total[filled] / pixels[filled]
         grid = _straight_through(np.arange(-0.5, self._count + 0.5), self._middles[filled], level).astype(np.float32)
-        gain = cv2.remap(np.exp(grid)[None, :], *self._map, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        return gain, float(np.ptp(level) / 2)
+        return cv2.remap(grid[None, :], *self._map, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), float(np.ptp(level) / 2)
 
 
 def _straight_through(x: np.ndarray, at: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from .camera import BLACK_FRAME, is_black, too_small
 from .counter import SeedCounter, shared_counter, widened
 from .eye import eye_from_homography
 from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_blurred_mm
+from .flicker import picture_rows
 from .glare import GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
@@ -31,7 +32,7 @@ from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .patches import PatchCutter
 from .picture_size import DEVICE_SIZE
 from .pits import hollow_mask, in_hollows, rim_gap
-from .rectify import LightModel, visible_mask, warp_to_board
+from .rectify import GAIN_CELL_PX, LightModel, visible_mask, warp_to_board
 
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
 STRAY_GLARE_MM = 10.0  # a seed on the wood this close to a lamp's reflection is its halo
@@ -178,6 +179,7 @@ class BoardReader:
         self._glare_reach = round(STRAY_GLARE_MM * calibration.px_per_mm)
         self._nudges = NudgeFinder(empty, calibration.px_per_mm, surface) if calibration.corners is not None else None
         self._last_homography: np.ndarray | None = None
+        self._rows_of: tuple[bytes, np.ndarray] | None = None  # a homography, and the picture row of every light cell
         self._last_markers: dict[int, np.ndarray] = {}
 
     def read(self, frame: np.ndarray | None, when: float | None = None, known: Reading | None = None) -> FrameResult:
@@ -229,11 +231,12 @@ class BoardReader:
                 lined_up = move.sure
             board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
             seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
-            log_gain = self._light.log_gain(board, seen)
+            rows = self._cell_rows(homography)
+            log_gain = self._light.log_gain(board, seen, rows)
             reflections = self._glare.find(board, log_gain)
             if (glare := reflections.glare) is not None:  # nothing shows there, least of all today's light
                 seen = ~glare if seen is None else seen & ~glare
-                log_gain = self._light.log_gain(board, seen)
+                log_gain = self._light.log_gain(board, seen, rows)
             return BoardView(board, homography, markers, seen, log_gain, glare, refined, reflections.doubtful,
                              (frame.shape[1], frame.shape[0]), marker_blur_mm(gray, found), lined_up)
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
@@ -288,7 +291,16 @@ class BoardReader:
         if cover.hand is None:
             return cover, view
         seen = ~cover.hand if view.seen is None else view.seen & ~cover.hand
-        return cover, replace(view, log_gain=self._light.log_gain(view.board, seen))
+        return cover, replace(view, log_gain=self._light.log_gain(view.board, seen, self._cell_rows(view.homography)))
+
+    def _cell_rows(self, homography: np.ndarray) -> np.ndarray:
+        """The picture row of every cell the light is fitted on, through ``homography``: a mains
+        lamp's flicker lights the picture in bands of rows (:mod:`vision.flicker`)."""
+        key = homography.tobytes()
+        if self._rows_of is None or self._rows_of[0] != key:
+            cells_per_mm = self.calibration.px_per_mm / GAIN_CELL_PX
+            self._rows_of = (key, picture_rows(self._light.cells_shape, homography, cells_per_mm))
+        return self._rows_of[1]
 
     def _read_view(self, view: BoardView, when: float, known: Reading | None) -> FrameResult:
         cover, view = self.without_hand(view)

@@ -15,10 +15,16 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .flicker import RowLight
+
 GAIN_CELL_PX = 8  # the light field is fitted on cells of this many rectified pixels
 CLIPPED = 250  # a channel this bright has met the sensor's ceiling: it shows less than the light's gain
 CLIPPED_REFIT_SHARE = 0.3  # a clipped channel is fitted again without its clipped cells if this share is left
 SHADE_CELLS = (2.0, 6.0)  # a shadow is followed over this many cells (Gaussian sigma): close by, and into a store
+BANDS_SEEN = 0.03  # light left along the picture's rows swinging this much (log) is a mains lamp's flicker in bands
+BAND_ROWS = 16  # ...measured over bins of this many picture rows (a cell is 8-12 of them; a band some 200)
+ROW_LIGHTS_KEPT = 8  # the row measures kept: a frame's wood, less a hand or a reflection, and its two halves
+HALVES_DIFFER = 0.3  # ...and seen alike by the board's two halves, within this share of its swing
 
 
 def warp_to_board(frame: np.ndarray, image_to_mm: np.ndarray, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
@@ -93,13 +99,21 @@ class LightModel:
         yy, xx = np.mgrid[0:ch, 0:cw].astype(np.float64)
         xx, yy = (xx / max(cw - 1, 1) - 0.5).ravel(), (yy / max(ch - 1, 1) - 0.5).ravel()
         self._basis = np.stack([np.ones_like(xx), xx, yy, xx * xx, yy * yy, xx * yy], axis=-1)  # cells x 6
+        self._row_lights: dict[bytes, RowLight] = {}  # by picture rows and cells measured (see _row_light)
 
     def _log_cells(self, board: np.ndarray) -> np.ndarray:
         return np.log(reduce(board, GAIN_CELL_PX).astype(np.float32) * np.float32(1 / 255) + self.EPS).reshape(-1, 3)
 
-    def log_gain(self, board: np.ndarray, seen: np.ndarray | None = None) -> np.ndarray:
+    @property
+    def cells_shape(self) -> tuple[int, int]:
+        """The grid of cells the light is fitted on (rows, columns)."""
+        return self._cells_shape
+
+    def log_gain(self, board: np.ndarray, seen: np.ndarray | None = None, rows: np.ndarray | None = None) -> np.ndarray:
         """The log gain (float32, 3 channels, one value per cell) turning the reference into
-        ``board``'s light (uint8 BGR); :meth:`sample` makes it an image."""
+        ``board``'s light (uint8 BGR); :meth:`sample` makes it an image. ``rows``: the picture
+        row of every cell (:func:`vision.flicker.picture_rows`), to follow a mains lamp's bands
+        across the picture, which no smooth surface does."""
         ratio = self._log_ratio(board)
         usable = self._usable(seen)
         coeffs = _robust_fit(self._basis[usable], ratio[usable])
@@ -108,7 +122,38 @@ class LightModel:
             unclipped = usable & ~clipped[:, channel]
             if np.count_nonzero(unclipped) >= CLIPPED_REFIT_SHARE * np.count_nonzero(usable):
                 coeffs[:, channel] = _robust_fit(self._basis[unclipped], ratio[unclipped, channel:channel + 1])[:, 0]
-        return (self._basis @ coeffs).astype(np.float32).reshape(self._cells_shape + (3,))
+        gain = self._basis @ coeffs
+        if rows is not None:
+            gain += self._bands((ratio - gain).mean(axis=1), usable.reshape(self._cells_shape), rows).reshape(-1, 1)
+        return gain.astype(np.float32).reshape(self._cells_shape + (3,))
+
+    def _row_light(self, rows: np.ndarray, measured: np.ndarray) -> RowLight:
+        """A :class:`RowLight` of the cells ``measured`` at these picture ``rows``, kept while both
+        stay: most frames of a board that stays put measure the same wood."""
+        key = rows.tobytes() + measured.tobytes()
+        if key not in self._row_lights:
+            if len(self._row_lights) >= ROW_LIGHTS_KEPT:
+                self._row_lights.pop(next(iter(self._row_lights)))
+            self._row_lights[key] = RowLight(rows, measured, BAND_ROWS)
+        return self._row_lights[key]
+
+    def _bands(self, residual: np.ndarray, usable: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """What the smooth fit leaves of the light (``residual``: per cell, flattened, the
+        channels' mean: a mains lamp's flicker is grey) that depends on the picture's ``rows``
+        alone, measured on the ``usable`` cells (bool): a mains lamp's bands (vision.flicker).
+        Zero unless it swings by ``BANDS_SEEN`` and the board's left and right halves see the
+        same bands: a shadow or a patch of sun lies over part of a row, bands along all of it."""
+        if not usable.any():
+            return np.zeros(rows.shape, np.float32)
+        bands, swing = self._row_light(rows, usable).along_rows(residual[usable.ravel()])
+        if swing < BANDS_SEEN:
+            return np.zeros(rows.shape, np.float32)
+        left = usable.copy()
+        left[:, rows.shape[1] // 2:] = False
+        halves = [self._row_light(rows, half).along_rows(residual[half.ravel()])[0] for half in (left, usable & ~left)]
+        if np.abs(halves[0] - halves[1])[usable].mean() > HALVES_DIFFER * swing:
+            return np.zeros(rows.shape, np.float32)
+        return bands
 
     def followed(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None, shade: np.ndarray) -> np.ndarray:
         """``log_gain``, this board's smooth fit (:meth:`log_gain`, with the same ``seen``), with
