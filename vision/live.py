@@ -24,6 +24,7 @@ counts the game knows (:mod:`pitwatch.settled`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -58,6 +59,16 @@ class GateState:
         return f"{self.state}; {FLICKER_ADVICE}" if self.flicker >= FLICKER_SAID else self.state
 
 
+class _Seen(NamedTuple):
+    """A frame as the gate keeps it, to compare the next one with."""
+
+    small: np.ndarray  # the board at half size, smoothed, its brightness divided out
+    placement: np.ndarray | None  # the reader's homography (picture px -> board mm)
+    board: np.ndarray  # the board as read (uint8 BGR), for the pixels the camera clipped
+    gray: np.ndarray  # the board at half size in grey, not smoothed
+    brightness: float  # the smoothed grey board's mean, divided out of ``small``
+
+
 class StillnessGate:
     """Emits a Reading once the board has been still for ``still_frames`` frames.
 
@@ -84,8 +95,7 @@ class StillnessGate:
             raise ValueError(f"still_frames must be at least 1, not {still_frames}")
         self.still_frames = still_frames
         self.motion_threshold = motion_threshold
-        self._previous: tuple = (None, None, None)  # the last frame's board (half size, smoothed, its brightness
-        # divided out), its placement, and (its board as read, at half size in grey, that brightness)
+        self._previous: _Seen | None = None  # the last frame's board
         self._row_light_of: tuple[bytes, RowLight] | None = None  # a placement, and the light's change along its
         # picture rows measured (vision.flicker)
         self._shift = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))  # a pixel either way, at half size
@@ -135,23 +145,22 @@ class StillnessGate:
         small = self._smoothed(gray, px_per_mm)
         brightness = max(float(small.mean()), 1e-3)
         small = small / brightness
-        (previous, placement, before), self._previous = self._previous, (small, result.image_to_board, (result.board, gray, brightness))
-        if previous is None or previous.shape != small.shape or result.refined:
+        before, self._previous = self._previous, _Seen(small, result.image_to_board, result.board, gray, brightness)
+        if before is None or before.small.shape != small.shape or result.refined:
             return 0.0, 0.0, 0.0
-        placed_anew = not np.array_equal(placement, result.image_to_board)
-        changed = self._changed(small, previous, placed_anew)
+        placed_anew = not np.array_equal(before.placement, result.image_to_board)
+        changed = self._changed(small, before.small, placed_anew)
         motion = float(np.count_nonzero(changed)) / changed.size
         if hand or motion <= self.motion_threshold:  # else the spot is measured on the second look
             spot_mm2 = largest_spot(changed) / px_per_mm ** 2 if motion else 0.0
             if hand or spot_mm2 < self.SEED_SPOT_MM2:
                 return motion, spot_mm2, 0.0
-        gain, flicker = self._row_light(result, small.shape, px_per_mm).change(small, previous)
-        before_board, before_gray, before_brightness = before
-        light = gain * np.float32(brightness / before_brightness)  # now's light over before's, in grey levels
-        now_filled = unclipped(gray, brightest(result.board, gray.shape), before_gray * light)
-        before_filled = unclipped(before_gray, brightest(before_board, gray.shape), gray / light)
+        gain, flicker = self._row_light(result, small.shape, px_per_mm).change(small, before.small)
+        light = gain * np.float32(brightness / before.brightness)  # now's light over before's, in grey levels
+        now_filled = unclipped(gray, brightest(result.board, gray.shape), before.gray * light)
+        before_filled = unclipped(before.gray, brightest(before.board, gray.shape), gray / light)
         small = self._smoothed(now_filled, px_per_mm) / (brightness * gain)
-        previous = self._smoothed(before_filled, px_per_mm) / before_brightness
+        previous = self._smoothed(before_filled, px_per_mm) / before.brightness
         changed = self._changed(small, previous, placed_anew)
         motion = float(np.count_nonzero(changed)) / changed.size
         return motion, (largest_spot(changed) / px_per_mm ** 2 if motion else 0.0), flicker

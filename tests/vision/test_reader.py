@@ -247,7 +247,8 @@ def test_the_light_model_follows_a_mains_lamp_s_bands_across_the_picture_s_rows(
     """Bands of a mains lamp's flicker, 20 % either way along the picture's rows of an oblique
     camera: a smooth surface over the board misses them in the hollows, where the pits are read,
     by 11 % on average; given each cell's picture row, the light model follows them to 2 %. With
-    no bands, the rows change nothing."""
+    no bands, or a shadow over part of some rows (not bands: the board's halves differ), the rows
+    change nothing."""
     scene, calibration = kalah_setup
     empty, ppm = calibration.empty, calibration.px_per_mm
     wood = _bare_wood(empty.shape[:2], calibration)
@@ -268,6 +269,10 @@ def test_the_light_model_follows_a_mains_lamp_s_bands_across_the_picture_s_rows(
     assert np.abs(followed - truth)[in_hollow].mean() < 0.025
     steady = (empty.astype(np.float32) * 0.9).astype(np.uint8)
     assert np.array_equal(light.log_gain(steady, None, cell_rows), light.log_gain(steady))
+    shadow = np.zeros(empty.shape[:2], np.float32)  # over the left third of the middle rows: no bands
+    shadow[empty.shape[0] // 3:2 * empty.shape[0] // 3, :empty.shape[1] // 3] = 0.4
+    shaded = (empty.astype(np.float32) * (1 - cv2.GaussianBlur(shadow, (0, 0), 20))[..., None]).astype(np.uint8)
+    assert np.array_equal(light.log_gain(shaded, None, cell_rows), light.log_gain(shaded))
 
 
 @pytest.mark.parametrize("board", ["kalah", "pass-it-on", "4x8"])
