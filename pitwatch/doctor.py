@@ -7,6 +7,7 @@ and turns any failure into one line that names the setting to change.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # vision loads only when a camera is checked
 HANDSHAKE_WAIT = 5.0
 RATE_SECONDS = 2.0  # how long a live camera's frame rate is measured
 READ_TIMES = 5  # frames read to time the reader
+FLICKER_FRAMES = 4  # frames of a live camera read through the stillness gate to look for a mains lamp's bands
 SLOWEST_READING_S = 2.0  # a Reading later than this after the board goes still is too slow for play
 # Pits of 5-9 seeds read exactly on the benchmark at the picture sizes it was run at
 # (vision_bench.py --frame WxH, seeds 1 / 2; README, "The camera's picture size")
@@ -91,13 +93,15 @@ def check_camera(config: Config) -> Iterator[Check]:
     from vision.reader import BoardReader
 
     spec = config["camera"]["source"]
-    image, rate = None, None
+    image, rate, following = None, None, []
     try:
         size = config.camera_size
         source = open_source(spec, size)
         try:
             frame = first_good_frame(source)
-            rate = frame_rate(source, frame) if frame.ok and source.live else None
+            if frame.ok and source.live:
+                rate = frame_rate(source, frame)
+                following = [taken.image for taken in (source.read() for _ in range(FLICKER_FRAMES)) if taken.ok]
         finally:
             source.close()
         if frame.ok:
@@ -132,6 +136,8 @@ def check_camera(config: Config) -> Iterator[Check]:
         if status.board_found:
             small = too_small((image.shape[1], image.shape[0]))
             yield check_focus(status.blur_mm, too_blurred_mm(small), calibration.blur_limit_mm, calibration.corners is not None)
+            if (flicker := check_flicker(BoardReader(calibration), following)) is not None:
+                yield flicker
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
 
 
@@ -190,6 +196,26 @@ def nearest_measured_size(size: tuple[int, int]) -> tuple[int, int]:
     measured = sorted(filter(too_small, EXACT_5_9_BY_SIZE), key=lambda each: each[0] * each[1])
     fitting = [each for each in measured if each[0] * each[1] <= size[0] * size[1]]
     return fitting[-1] if fitting else measured[0]
+
+
+def check_flicker(reader: BoardReader, images: list[np.ndarray]) -> Check | None:
+    """Whether a lamp on mains power lights the picture in bands that move from frame to frame
+    (against a short exposure), as the stillness gate measures them between ``images``, frames of
+    a live camera in a row (vision.flicker). None when fewer than two show the board."""
+    from vision.live import FLICKER_ADVICE, FLICKER_SAID, StillnessGate
+
+    gate, swing, found = StillnessGate(), 0.0, 0
+    for image in images:
+        result = reader.read(image)
+        gate.update(result)
+        found += result.status.board_found
+        swing = max(swing, gate.state.flicker)
+    if found < 2:
+        return None
+    if swing >= FLICKER_SAID:
+        return Check("flicker", False, f"{FLICKER_ADVICE} (the light swings {100 * (math.exp(swing) - 1):.0f} % "
+                                       "between two frames)")
+    return Check("flicker", True, "no bands of a flickering lamp across the picture")
 
 
 def frame_rate(source: FrameSource, first: Frame, seconds: float = RATE_SECONDS) -> float | None:

@@ -116,8 +116,8 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
                      "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", f"sensors.port={board.port}",
                      "--set", "web.port=0"])
     out = capsys.readouterr().out
-    for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "focus", "microcontroller",
-                 "dashboard port"):
+    for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "focus", "flicker",
+                 "microcontroller", "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
     # How fast a busy test machine reads is not this test's to judge (reading_delay's test does that)
     speed = re.search(r"^(ok|FIX)\s+reading speed: \d+ ms a frame \([\d.]+ frames a second at most\): a Reading \d+\.\d s after",
@@ -195,6 +195,26 @@ def test_doctor_says_when_readings_would_come_too_late_for_play():
     assert not slow_machine.ok and slow_machine.detail.startswith("2000 ms a frame (0.5 frames a second at most): a Reading 10.0 s")
     assert reading_delay(0.39, still_frames=5, camera_rate=None).ok  # 1.95 s: in time
     assert not reading_delay(0.41, still_frames=5, camera_rate=None).ok  # 2.05 s: too late
+
+
+def test_doctor_says_how_to_stop_a_lamp_flickering_in_bands():
+    """A lamp on mains power against a short exposure: bands across the picture that move from
+    frame to frame. The doctor reads a few frames through the stillness gate and says to set the
+    camera's power-line frequency; under a steady lamp, that all is well."""
+    from pitwatch.doctor import FLICKER_FRAMES, check_flicker
+    from vision.reader import BoardReader
+    from vision.synthetic import SyntheticCamera
+
+    game = Game("kalah")
+    camera = SyntheticCamera("kalah", lambda: game.position, 3)
+    reader = BoardReader(camera.calibration())
+    steady = check_flicker(reader, [camera.read().image for _ in range(FLICKER_FRAMES)])
+    assert steady is not None and steady.ok, steady
+    camera.flicker = 0.15
+    flickering = check_flicker(BoardReader(reader.calibration), [camera.read().image for _ in range(FLICKER_FRAMES)])
+    assert flickering is not None and not flickering.ok
+    assert "power_line_frequency=1 for 50 Hz" in flickering.detail and "between two frames" in flickering.detail
+    assert check_flicker(reader, [camera.read().image]) is None  # one frame: nothing to compare
 
 
 def test_doctor_measures_a_network_cameras_frame_rate(tmp_path, capsys):
