@@ -136,7 +136,7 @@ def check_camera(config: Config) -> Iterator[Check]:
         if status.board_found:
             small = too_small((image.shape[1], image.shape[0]))
             yield check_focus(status.blur_mm, too_blurred_mm(small), calibration.blur_limit_mm, calibration.corners is not None)
-            if (flicker := check_flicker(BoardReader(calibration), following)) is not None:
+            if (flicker := check_flicker(reader, following)) is not None:
                 yield flicker
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
 

@@ -23,7 +23,6 @@ CLIPPED_REFIT_SHARE = 0.3  # a clipped channel is fitted again without its clipp
 SHADE_CELLS = (2.0, 6.0)  # a shadow is followed over this many cells (Gaussian sigma): close by, and into a store
 BANDS_SEEN = 0.03  # light left along the picture's rows swinging this much (log) is a mains lamp's flicker in bands
 BAND_ROWS = 16  # ...measured over bins of this many picture rows (a cell is 8-12 of them; a band some 200)
-ROW_LIGHTS_KEPT = 8  # the row measures kept: a frame's wood, less a hand or a reflection, and its two halves
 HALVES_DIFFER = 0.3  # ...and seen alike by the board's two halves, within this share of its swing
 
 
@@ -99,7 +98,6 @@ class LightModel:
         yy, xx = np.mgrid[0:ch, 0:cw].astype(np.float64)
         xx, yy = (xx / max(cw - 1, 1) - 0.5).ravel(), (yy / max(ch - 1, 1) - 0.5).ravel()
         self._basis = np.stack([np.ones_like(xx), xx, yy, xx * xx, yy * yy, xx * yy], axis=-1)  # cells x 6
-        self._row_lights: dict[bytes, RowLight] = {}  # by picture rows and cells measured (see _row_light)
 
     def _log_cells(self, board: np.ndarray) -> np.ndarray:
         return np.log(reduce(board, GAIN_CELL_PX).astype(np.float32) * np.float32(1 / 255) + self.EPS).reshape(-1, 3)
@@ -127,17 +125,8 @@ class LightModel:
             gain += self._bands((ratio - gain).mean(axis=1), usable.reshape(self._cells_shape), rows).reshape(-1, 1)
         return gain.astype(np.float32).reshape(self._cells_shape + (3,))
 
-    def _row_light(self, rows: np.ndarray, measured: np.ndarray) -> RowLight:
-        """A :class:`RowLight` of the cells ``measured`` at these picture ``rows``, kept while both
-        stay: most frames of a board that stays put measure the same wood."""
-        key = rows.tobytes() + measured.tobytes()
-        if key not in self._row_lights:
-            if len(self._row_lights) >= ROW_LIGHTS_KEPT:
-                self._row_lights.pop(next(iter(self._row_lights)))
-            self._row_lights[key] = RowLight(rows, measured, BAND_ROWS)
-        return self._row_lights[key]
-
-    def _bands(self, residual: np.ndarray, usable: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def _bands(residual: np.ndarray, usable: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """What the smooth fit leaves of the light (``residual``: per cell, flattened, the
         channels' mean: a mains lamp's flicker is grey) that depends on the picture's ``rows``
         alone, measured on the ``usable`` cells (bool): a mains lamp's bands (vision.flicker).
@@ -145,12 +134,12 @@ class LightModel:
         same bands: a shadow or a patch of sun lies over part of a row, bands along all of it."""
         if not usable.any():
             return np.zeros(rows.shape, np.float32)
-        bands, swing = self._row_light(rows, usable).along_rows(residual[usable.ravel()])
+        bands, swing = RowLight(rows, usable, BAND_ROWS).along_rows(residual[usable.ravel()])
         if swing < BANDS_SEEN:
             return np.zeros(rows.shape, np.float32)
         left = usable.copy()
         left[:, rows.shape[1] // 2:] = False
-        halves = [self._row_light(rows, half).along_rows(residual[half.ravel()])[0] for half in (left, usable & ~left)]
+        halves = [RowLight(rows, half, BAND_ROWS).along_rows(residual[half.ravel()])[0] for half in (left, usable & ~left)]
         if np.abs(halves[0] - halves[1])[usable].mean() > HALVES_DIFFER * swing:
             return np.zeros(rows.shape, np.float32)
         return bands
