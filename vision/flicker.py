@@ -19,7 +19,7 @@ and divided out before they are compared (:class:`RowLight`): per bin of
 (a seed moved, or a hand, changes a few of them), refined by the mean of the
 pixels near it. The light model measures what its smooth fit leaves along the
 rows the same way, and adds it where both halves of the board see the same
-bands (``LightModel._bands``).
+bands (``LightModel._with_bands``).
 Where the brighter light pushed the sensor to its ceiling, a pixel only says
 it was at least that bright, and would look darker than the frame it is
 compared with: there it is taken to be what the other frame shows, in its
@@ -37,7 +37,7 @@ STEPS = 200  # ...in steps of 0.01
 NEAR = 0.04  # pixels this near (log) their bin's median are the light's change; farther ones are seeds, a hand
 CLIPPED = 245  # a channel this bright may have reached the sensor's ceiling (less its noise)
 MIN_PIXELS = 10  # a bin with fewer pixels measured takes its level from its neighbours
-EVERY = 2  # the change is measured on every second pixel each way: the gate's board is smoothed over more
+EVERY = 2  # the change is measured on every second pixel each way: a bin of rows still holds hundreds
 
 
 def picture_rows(shape: tuple[int, int], image_to_board: np.ndarray, px_per_mm: float) -> np.ndarray:
@@ -56,7 +56,7 @@ class RowLight:
 
     def __init__(self, rows: np.ndarray, measured: np.ndarray | None = None, row_bin: float = ROW_BIN) -> None:
         """``rows``: :func:`picture_rows`; ``measured``: where to measure (bool; None: every
-        ``EVERY``-th pixel each way, the board being smoothed over more); ``row_bin``: the
+        ``EVERY``-th pixel each way); ``row_bin``: the
         picture rows a level is measured over (more where fewer elements are measured)."""
         position = rows / np.float32(row_bin)
         first = int(np.floor(position.min()))

@@ -155,11 +155,13 @@ class StillnessGate:
             spot_mm2 = largest_spot(changed) / px_per_mm ** 2 if motion else 0.0
             if hand or spot_mm2 < self.SEED_SPOT_MM2:
                 return motion, spot_mm2, 0.0
-        gain, flicker = self._row_light(result, small.shape, px_per_mm).change(small, before.small)
+        row_light = self._row_light(result, small.shape, px_per_mm)  # measured on the board before it is smoothed:
+        gain, flicker = row_light.change(gray / brightness, before.gray / before.brightness)  # see below
         light = gain * np.float32(brightness / before.brightness)  # now's light over before's, in grey levels
         now_filled = unclipped(gray, brightest(result.board, gray.shape), before.gray * light)
         before_filled = unclipped(before.gray, brightest(before.board, gray.shape), gray / light)
-        small = self._smoothed(now_filled, px_per_mm) / (brightness * gain)
+        small = self._smoothed(now_filled / gain, px_per_mm) / brightness  # the light divided out before smoothing, too:
+        # smoothed, a board's edge rows mix in the light of the rows inside, and under bands of 25 % looked changed
         previous = self._smoothed(before_filled, px_per_mm) / before.brightness
         changed = self._changed(small, previous, placed_anew)
         motion = float(np.count_nonzero(changed)) / changed.size

@@ -24,6 +24,9 @@ SHADE_CELLS = (2.0, 6.0)  # a shadow is followed over this many cells (Gaussian 
 BANDS_SEEN = 0.03  # light left along the picture's rows swinging this much (log) is a mains lamp's flicker in bands
 BAND_ROWS = 16  # ...measured over bins of this many picture rows (a cell is 8-12 of them; a band some 200)
 HALVES_DIFFER = 0.3  # ...and seen alike by the board's two halves, within this share of its swing
+BAND_WOOD = 0.2  # ...on cells this much wood: the rims between hollows, where a board's rows of pits show the light
+BACKFITS = 6  # the smooth fit is made again without the bands up to this many times...
+SETTLED = 0.005  # ...until they change by less than this (log)
 
 
 def warp_to_board(frame: np.ndarray, image_to_mm: np.ndarray, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
@@ -91,7 +94,9 @@ class LightModel:
     def __init__(self, reference: np.ndarray, surface: np.ndarray) -> None:
         """``reference``: the rectified empty board (uint8 BGR); ``surface``: its bare wood (bool)."""
         self._log_reference_cells = self._log_cells(reference)
-        surface_cells = reduce(surface.astype(np.float32), GAIN_CELL_PX) > 0.99
+        wood = reduce(surface.astype(np.float32), GAIN_CELL_PX)
+        surface_cells = wood > 0.99
+        self._band_cells = (wood > BAND_WOOD).ravel()
         self._cells_shape = surface_cells.shape
         self._surface_cells = surface_cells.ravel()
         ch, cw = self._cells_shape
@@ -114,35 +119,61 @@ class LightModel:
         across the picture, which no smooth surface does."""
         ratio = self._log_ratio(board)
         usable = self._usable(seen)
+        clipped = self._clipped_cells(board)
+        gain = self._smooth(ratio, usable, usable[:, None] & clipped)
+        if rows is not None:
+            gain = self._with_bands(gain, ratio, usable, clipped, seen, rows)
+        return gain.astype(np.float32).reshape(self._cells_shape + (3,))
+
+    def _smooth(self, ratio: np.ndarray, usable: np.ndarray, clipped: np.ndarray) -> np.ndarray:
+        """The quadratic surface per channel (cells x 3) fitted to ``ratio`` on the ``usable`` cells,
+        a channel ``clipped`` (cells x 3) on some of them fitted again on the rest where enough is left."""
         coeffs = _robust_fit(self._basis[usable], ratio[usable])
-        clipped = usable[:, None] & self._clipped_cells(board)
         for channel in np.nonzero(clipped.any(axis=0))[0]:
             unclipped = usable & ~clipped[:, channel]
             if np.count_nonzero(unclipped) >= CLIPPED_REFIT_SHARE * np.count_nonzero(usable):
                 coeffs[:, channel] = _robust_fit(self._basis[unclipped], ratio[unclipped, channel:channel + 1])[:, 0]
-        gain = self._basis @ coeffs
-        if rows is not None:
-            gain += self._bands((ratio - gain).mean(axis=1), usable.reshape(self._cells_shape), rows).reshape(-1, 1)
-        return gain.astype(np.float32).reshape(self._cells_shape + (3,))
+        return self._basis @ coeffs
+
+    def _with_bands(self, smooth: np.ndarray, ratio: np.ndarray, usable: np.ndarray, clipped: np.ndarray,
+                    seen: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+        """``smooth``, the fit of :meth:`_smooth`, with what it leaves of the light along the
+        picture's ``rows`` (a mains lamp's bands, vision.flicker; grey: the channels' mean) where
+        that swings by ``BANDS_SEEN`` and the board's two halves see it alike (``HALVES_DIFFER``:
+        a shadow or a patch of sun lies over part of a row, bands along all of it).
+
+        The bands are measured on the cells of some wood (``BAND_WOOD``) in view that no channel
+        clipped: across a board's rows of pits, cells wholly of wood are few or none, and a
+        clipped cell says only that the light was at least so bright. And a smooth surface bends
+        to follow a band's hump, leaving the bands in part and unevenly, so it is fitted again
+        without the bands measured, and the bands measured again on what it leaves, until they
+        settle (``BACKFITS``, ``SETTLED``)."""
+        banded = (self._band_cells if seen is None else self._band_cells & _whole_cells(seen)) & ~clipped.any(axis=1)
+        if not banded.any():
+            return smooth
+        row_light = RowLight(rows, banded.reshape(self._cells_shape), BAND_ROWS)
+        bands, swing = row_light.along_rows((ratio - smooth).mean(axis=1)[banded])
+        if swing < BANDS_SEEN:
+            return smooth
+        for _ in range(BACKFITS):
+            gain = self._smooth(ratio - bands.reshape(-1, 1), usable, usable[:, None] & clipped)
+            before, (bands, swing) = bands, row_light.along_rows((ratio - gain).mean(axis=1)[banded])
+            if np.abs(bands - before).max() < SETTLED:
+                break
+        residual = (ratio - gain).mean(axis=1)
+        if swing < BANDS_SEEN or not self._same_in_halves(residual, banded.reshape(self._cells_shape), rows, swing):
+            return smooth
+        return gain + bands.reshape(-1, 1)
 
     @staticmethod
-    def _bands(residual: np.ndarray, usable: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """What the smooth fit leaves of the light (``residual``: per cell, flattened, the
-        channels' mean: a mains lamp's flicker is grey) that depends on the picture's ``rows``
-        alone, measured on the ``usable`` cells (bool): a mains lamp's bands (vision.flicker).
-        Zero unless it swings by ``BANDS_SEEN`` and the board's left and right halves see the
-        same bands: a shadow or a patch of sun lies over part of a row, bands along all of it."""
-        if not usable.any():
-            return np.zeros(rows.shape, np.float32)
-        bands, swing = RowLight(rows, usable, BAND_ROWS).along_rows(residual[usable.ravel()])
-        if swing < BANDS_SEEN:
-            return np.zeros(rows.shape, np.float32)
-        left = usable.copy()
+    def _same_in_halves(residual: np.ndarray, banded: np.ndarray, rows: np.ndarray, swing: float) -> bool:
+        """Whether the board's left and right halves see the same light along the picture's ``rows``
+        in ``residual`` (per cell, flattened), measured on the ``banded`` cells (bool, the cells'
+        grid), within ``HALVES_DIFFER`` of its ``swing``."""
+        left = banded.copy()
         left[:, rows.shape[1] // 2:] = False
-        halves = [RowLight(rows, half, BAND_ROWS).along_rows(residual[half.ravel()])[0] for half in (left, usable & ~left)]
-        if np.abs(halves[0] - halves[1])[usable].mean() > HALVES_DIFFER * swing:
-            return np.zeros(rows.shape, np.float32)
-        return bands
+        halves = [RowLight(rows, half, BAND_ROWS).along_rows(residual[half.ravel()])[0] for half in (left, banded & ~left)]
+        return bool(np.abs(halves[0] - halves[1])[banded].mean() <= HALVES_DIFFER * swing)
 
     def followed(self, board: np.ndarray, log_gain: np.ndarray, seen: np.ndarray | None, shade: np.ndarray) -> np.ndarray:
         """``log_gain``, this board's smooth fit (:meth:`log_gain`, with the same ``seen``), with

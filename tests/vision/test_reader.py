@@ -243,20 +243,25 @@ def test_the_light_model_follows_a_shadow_over_the_shade_it_is_given(kalah_setup
     assert np.abs(followed - truth)[in_hollow].mean() < 0.04 and np.abs(followed - truth)[in_hollow].max() < 0.08
 
 
-def test_the_light_model_follows_a_mains_lamp_s_bands_across_the_picture_s_rows(kalah_setup):
-    """Bands of a mains lamp's flicker, 20 % either way along the picture's rows of an oblique
-    camera: a smooth surface over the board misses them in the hollows, where the pits are read,
-    by 11 % on average; given each cell's picture row, the light model follows them to 2 %. With
-    no bands, or a shadow over part of some rows (not bands: the board's halves differ), the rows
-    change nothing."""
-    scene, calibration = kalah_setup
+@pytest.mark.parametrize("board", ["kalah", "oware", "pass-it-on"])
+@pytest.mark.parametrize("phase", [0.0, 0.33, 0.67])
+def test_the_light_model_follows_a_mains_lamp_s_bands_across_the_picture_s_rows(setup_of, board, phase):
+    """Bands of a mains lamp's flicker, 25 % either way along the picture's rows of an oblique
+    camera, where they lie in any of three frames in a row: a smooth surface over the board
+    misses them in the hollows, where the pits are read, by 6-21 % on average; given each cell's
+    picture row, the light model follows them to under 2.5 % (and 6 % at most). They are
+    measured on the rims between the hollows too (an Oware board's rows of pits hold no cell
+    wholly of wood), and the smooth surface, which bends to follow a band's hump, is fitted again
+    without them (before: 1.3-16 % on average, 4-35 % at most). With no bands, or a shadow over
+    part of some rows (not bands: the board's halves differ), the rows change nothing."""
+    scene, calibration = setup_of(board)
     empty, ppm = calibration.empty, calibration.px_per_mm
     wood = _bare_wood(empty.shape[:2], calibration)
     light = LightModel(empty, wood)
     image_to_board = np.linalg.inv(camera_homography(scene, (0.0, 0.0, 0.0)))
     pixel_rows = picture_rows(empty.shape[:2], image_to_board, ppm)
     cell_rows = picture_rows(light.cells_shape, image_to_board, ppm / GAIN_CELL_PX)
-    bands = 1 + 0.2 * np.cos(2 * np.pi * pixel_rows / 216)
+    bands = 1 + 0.25 * np.cos(2 * np.pi * (pixel_rows / 216 + phase))
     board = np.clip(empty.astype(np.float32) * 0.9 * bands[..., None], 0, 255).astype(np.uint8)
     truth = np.log(0.9 * bands[4::8, 4::8])[:cell_rows.shape[0], :cell_rows.shape[1]]  # at each cell's centre
     hollows = np.zeros(empty.shape[:2], np.uint8)
@@ -266,7 +271,7 @@ def test_the_light_model_follows_a_mains_lamp_s_bands_across_the_picture_s_rows(
     smooth = light.log_gain(board).mean(axis=2)
     followed = light.log_gain(board, None, cell_rows).mean(axis=2)
     assert np.abs(smooth - truth)[in_hollow].mean() > 0.06
-    assert np.abs(followed - truth)[in_hollow].mean() < 0.025
+    assert np.abs(followed - truth)[in_hollow].mean() < 0.025 and np.abs(followed - truth)[in_hollow].max() < 0.06
     steady = (empty.astype(np.float32) * 0.9).astype(np.uint8)
     assert np.array_equal(light.log_gain(steady, None, cell_rows), light.log_gain(steady))
     shadow = np.zeros(empty.shape[:2], np.float32)  # over the left third of the middle rows: no bands
