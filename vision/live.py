@@ -155,13 +155,14 @@ class StillnessGate:
             spot_mm2 = largest_spot(changed) / px_per_mm ** 2 if motion else 0.0
             if hand or spot_mm2 < self.SEED_SPOT_MM2:
                 return motion, spot_mm2, 0.0
-        row_light = self._row_light(result, small.shape, px_per_mm)  # measured on the board before it is smoothed:
-        gain, flicker = row_light.change(gray / brightness, before.gray / before.brightness)  # see below
+        # the light's change is measured on the board before it is smoothed, and divided out before: smoothed, a
+        # board's edge rows mix in the light of the rows inside, and under bands of 25 % they had looked changed
+        row_light = self._row_light(result, small.shape, px_per_mm)
+        gain, flicker = row_light.change(gray / brightness, before.gray / before.brightness)
         light = gain * np.float32(brightness / before.brightness)  # now's light over before's, in grey levels
         now_filled = unclipped(gray, brightest(result.board, gray.shape), before.gray * light)
         before_filled = unclipped(before.gray, brightest(before.board, gray.shape), gray / light)
-        small = self._smoothed(now_filled / gain, px_per_mm) / brightness  # the light divided out before smoothing, too:
-        # smoothed, a board's edge rows mix in the light of the rows inside, and under bands of 25 % looked changed
+        small = self._smoothed(now_filled / gain, px_per_mm) / brightness
         previous = self._smoothed(before_filled, px_per_mm) / before.brightness
         changed = self._changed(small, previous, placed_anew)
         motion = float(np.count_nonzero(changed)) / changed.size
