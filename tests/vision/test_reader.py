@@ -252,7 +252,7 @@ def test_the_light_model_follows_a_mains_lamp_s_bands_across_the_picture_s_rows(
     picture row, the light model follows them to under 2.5 % (and 6 % at most). They are
     measured on the rims between the hollows too (an Oware board's rows of pits hold no cell
     wholly of wood), and the smooth surface, which bends to follow a band's hump, is fitted again
-    without them (before: 1.3-16 % on average, 4-35 % at most). With no bands, or a shadow over
+    without them (before: 2.4-16 % on average, 5-35 % at most). With no bands, or a shadow over
     part of some rows (not bands: the board's halves differ), the rows change nothing."""
     scene, calibration = setup_of(board)
     empty, ppm = calibration.empty, calibration.px_per_mm
