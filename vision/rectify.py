@@ -155,6 +155,7 @@ class LightModel:
         bands, swing = row_light.along_rows((ratio - smooth).mean(axis=1)[banded])
         if swing < BANDS_SEEN:
             return smooth
+        gain = smooth
         for _ in range(BACKFITS):
             gain = self._smooth(ratio - bands.reshape(-1, 1), usable, usable[:, None] & clipped)
             before, (bands, swing) = bands, row_light.along_rows((ratio - gain).mean(axis=1)[banded])
