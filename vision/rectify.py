@@ -67,6 +67,11 @@ def _whole_cells(mask: np.ndarray) -> np.ndarray:
     return (reduce(mask.astype(np.float32), GAIN_CELL_PX) > 0.99).ravel()
 
 
+def _cells_in_view(seen: np.ndarray | None) -> np.ndarray | None:
+    """:func:`_whole_cells` of ``seen`` (bool, rectified board), None when all of it is in view."""
+    return None if seen is None else _whole_cells(seen)
+
+
 def reduce(image: np.ndarray, factor: int) -> np.ndarray:
     """``image`` shrunk by a whole ``factor``, each output pixel the mean of a factor x factor
     block (the few rows and columns beyond the last whole block are dropped): the exact
@@ -118,11 +123,12 @@ class LightModel:
         row of every cell (:func:`vision.flicker.picture_rows`), to follow a mains lamp's bands
         across the picture, which no smooth surface does."""
         ratio = self._log_ratio(board)
-        usable = self._usable(seen)
+        in_view = _cells_in_view(seen)
+        usable = self._usable(in_view)
         clipped = self._clipped_cells(board)
         gain = self._smooth(ratio, usable, usable[:, None] & clipped)
         if rows is not None:
-            gain = self._with_bands(gain, ratio, usable, clipped, seen, rows)
+            gain = self._with_bands(gain, ratio, usable, clipped, in_view, rows)
         return gain.astype(np.float32).reshape(self._cells_shape + (3,))
 
     def _smooth(self, ratio: np.ndarray, usable: np.ndarray, clipped: np.ndarray) -> np.ndarray:
@@ -136,19 +142,20 @@ class LightModel:
         return self._basis @ coeffs
 
     def _with_bands(self, smooth: np.ndarray, ratio: np.ndarray, usable: np.ndarray, clipped: np.ndarray,
-                    seen: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
+                    in_view: np.ndarray | None, rows: np.ndarray) -> np.ndarray:
         """``smooth``, the fit of :meth:`_smooth`, with what it leaves of the light along the
         picture's ``rows`` (a mains lamp's bands, vision.flicker; grey: the channels' mean) where
         that swings by ``BANDS_SEEN`` and the board's two halves see it alike (``HALVES_DIFFER``:
         a shadow or a patch of sun lies over part of a row, bands along all of it).
 
-        The bands are measured on the cells of some wood (``BAND_WOOD``) in view that no channel
-        clipped: across a board's rows of pits, cells wholly of wood are few or none, and a
-        clipped cell says only that the light was at least so bright. And a smooth surface bends
+        The bands are measured on the cells of some wood (``BAND_WOOD``) in view: across a board's
+        rows of pits, cells wholly of wood are few or none. Cells the sensor clipped are measured
+        too: a few percent darker than their light, where left out a bright lamp's band lost its
+        peak, guessed from its flanks 7-14 % off. And a smooth surface bends
         to follow a band's hump, leaving the bands in part and unevenly, so it is fitted again
         without the bands measured, and the bands measured again on what it leaves, until they
         settle (``BACKFITS``, ``SETTLED``)."""
-        banded = (self._band_cells if seen is None else self._band_cells & _whole_cells(seen)) & ~clipped.any(axis=1)
+        banded = self._band_cells if in_view is None else self._band_cells & in_view
         if not banded.any():
             return smooth
         row_light = RowLight(rows, banded.reshape(self._cells_shape), BAND_ROWS)
@@ -181,7 +188,8 @@ class LightModel:
         the light followed closely over the wood ``shade`` (bool), as over a shadow: each channel
         on the shaded wood it did not clip (see :meth:`_local`). The fit is not made again."""
         gain = log_gain.astype(np.float64)
-        cells = (self._usable(seen) & _whole_cells(shade))[:, None] & ~self._clipped_cells(board)
+        in_view = _cells_in_view(seen)
+        cells = (self._usable(in_view) & _whole_cells(shade))[:, None] & ~self._clipped_cells(board)
         residual = self._log_ratio(board).reshape(gain.shape) - gain
         return (gain + self._local(residual, cells.reshape(gain.shape))).astype(np.float32)
 
@@ -189,9 +197,10 @@ class LightModel:
         """log(board / reference) per cell (cells x 3, float64)."""
         return (self._log_cells(board) - self._log_reference_cells).astype(np.float64)
 
-    def _usable(self, seen: np.ndarray | None) -> np.ndarray:
-        """The cells (flattened) of bare wood wholly in view (``seen``: None when all is)."""
-        return self._surface_cells if seen is None else self._surface_cells & _whole_cells(seen)
+    def _usable(self, in_view: np.ndarray | None) -> np.ndarray:
+        """The cells (flattened) of bare wood wholly in view (``in_view``: per cell, from
+        :func:`_whole_cells`; None when all is)."""
+        return self._surface_cells if in_view is None else self._surface_cells & in_view
 
     @staticmethod
     def _local(residual: np.ndarray, cells: np.ndarray) -> np.ndarray:
