@@ -295,8 +295,8 @@ def test_bands_bright_enough_to_clip_the_wood_are_followed_through_their_peaks(s
     """A bright lamp whose bands push a fifth of the board's pixels to the sensor's ceiling: the
     wood of a bright band is clipped, and its cells were left out of the bands' measure, so the
     band's peak went unmeasured and was guessed from its flanks, 7-14 % off on average in the
-    hollows still read (up to 31 %). Kept, a clipped cell is a few percent darker than its light,
-    and the bands are followed to under 4 % (about 2-3.5 %) there, 10 % at most."""
+    hollows still read (up to 23 %). Measured, a clipped cell is a few percent darker than its
+    light, and the bands are followed there to 1.8-3.5 % on average, 5-8 % at most."""
     light, banded, cell_rows, truth, scored = _under_bands(setup_of(board), level, phase)
     followed = light.log_gain(banded, None, cell_rows).mean(axis=2)
     assert np.abs(followed - truth)[scored].mean() < 0.04 and np.abs(followed - truth)[scored].max() < 0.11
