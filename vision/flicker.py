@@ -74,25 +74,37 @@ class RowLight:
         self._map = cv2.convertMaps(place + np.float32(0.5), np.zeros_like(place), cv2.CV_16SC2)  # fixed point: a faster
         # remap of levels given at every bin's middle and half a bin beyond the first and the last
 
-    def change(self, now: np.ndarray, before: np.ndarray) -> tuple[np.ndarray, float]:
+    def change(self, now: np.ndarray, before: np.ndarray, trusted: np.ndarray | None = None) -> tuple[np.ndarray, float]:
         """The change of light from ``before`` to ``now`` (positive float32 boards of the rows'
         shape) that depends on the picture's row alone: per pixel, the gain to divide ``now`` by,
-        and its swing (half the log of the brightest bin's gain over the darkest's)."""
-        change = np.log(np.maximum(now.ravel()[self._measured], 1e-3) / np.maximum(before.ravel()[self._measured], 1e-3))
-        level, swing = self.along_rows(change)
+        and its swing (half the log of the brightest bin's gain over the darkest's). ``trusted``
+        (bool, the rows' shape; None: all): the pixels to measure it on, those neither frame
+        clipped. A marker's white paper clipped in a bright band changes less than the light:
+        where it fills much of a bin of rows (the picture's top rows cross a far corner's
+        marker and little else) it pulled the bin's median off by up to a fifth."""
+        measured, bins = self._measured, self._bins
+        if trusted is not None:
+            kept = trusted.ravel()[measured]
+            measured, bins = measured[kept], bins[kept]
+        change = np.log(np.maximum(now.ravel()[measured], 1e-3) / np.maximum(before.ravel()[measured], 1e-3))
+        level, swing = self._levels(change, bins)
         return cv2.exp(level), swing
 
     def along_rows(self, change: np.ndarray) -> tuple[np.ndarray, float]:
         """The part of ``change`` (a log change of light at the pixels measured, in their order)
         that depends on the picture's row alone, everywhere (float32, the rows' shape), and its
         swing; zero where nothing could be measured."""
+        return self._levels(change, self._bins)
+
+    def _levels(self, change: np.ndarray, bins: np.ndarray) -> tuple[np.ndarray, float]:
+        """:meth:`along_rows` of ``change`` measured at pixels in ``bins`` (each one's bin of rows)."""
         steps = np.clip(((change + SPAN) * (STEPS / (2 * SPAN))).astype(np.int32), 0, STEPS - 1)
-        histogram = np.bincount(self._bins * STEPS + steps, minlength=self._count * STEPS)
+        histogram = np.bincount(bins * STEPS + steps, minlength=self._count * STEPS)
         below = histogram.reshape(self._count, STEPS).cumsum(axis=1)
         median = (np.count_nonzero(below < below[:, -1:] / 2, axis=1) + 0.5) * (2 * SPAN / STEPS) - SPAN
-        near = np.abs(change - median[self._bins]) < NEAR
-        pixels = np.bincount(self._bins[near], minlength=self._count)
-        total = np.bincount(self._bins[near], weights=change[near], minlength=self._count)
+        near = np.abs(change - median[bins]) < NEAR
+        pixels = np.bincount(bins[near], minlength=self._count)
+        total = np.bincount(bins[near], weights=change[near], minlength=self._count)
         filled = np.flatnonzero(pixels >= MIN_PIXELS)
         if not len(filled):
             return np.zeros(self._map[0].shape[:2], np.float32), 0.0

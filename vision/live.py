@@ -31,7 +31,7 @@ import numpy as np
 
 from rules.reading import STILL_BOARD, PitReading, Reading
 
-from .flicker import RowLight, brightest, picture_rows, unclipped
+from .flicker import CLIPPED, RowLight, brightest, picture_rows, unclipped
 from .reader import FrameResult
 from .unchanged import KEPT, MOVED, compare_looks, largest_spot
 
@@ -158,10 +158,12 @@ class StillnessGate:
         # the light's change is measured on the board before it is smoothed, and divided out before: smoothed, a
         # board's edge rows mix in the light of the rows inside, and under bands of 25 % they had looked changed
         row_light = self._row_light(result, small.shape, px_per_mm)
-        gain, flicker = row_light.change(gray / brightness, before.gray / before.brightness)
+        bright_now, bright_before = brightest(result.board, gray.shape), brightest(before.board, gray.shape)
+        gain, flicker = row_light.change(gray / brightness, before.gray / before.brightness,
+                                         (bright_now < CLIPPED) & (bright_before < CLIPPED))
         light = gain * np.float32(brightness / before.brightness)  # now's light over before's, in grey levels
-        now_filled = unclipped(gray, brightest(result.board, gray.shape), before.gray * light)
-        before_filled = unclipped(before.gray, brightest(before.board, gray.shape), gray / light)
+        now_filled = unclipped(gray, bright_now, before.gray * light)
+        before_filled = unclipped(before.gray, bright_before, gray / light)
         small = self._smoothed(now_filled / gain, px_per_mm) / brightness
         previous = self._smoothed(before_filled, px_per_mm) / before.brightness
         changed = self._changed(small, previous, placed_anew)

@@ -2,6 +2,7 @@
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.flicker import CLIPPED, RowLight, brightest, picture_rows, unclipped
 
@@ -34,6 +35,25 @@ def test_a_light_that_changes_along_the_rows_is_measured_and_a_seed_moved_is_not
     assert np.abs(gain / bands - 1)[outside].max() < 0.005
     assert np.abs(now / gain - before)[40:47, 100:107].min() > 0.3  # the seed is still a change
     assert abs(swing - 0.5 * np.log(bands.max() / bands.min())) < 0.01
+
+
+@pytest.mark.parametrize("phase", [0.17, 0.5, 0.67])
+def test_a_marker_clipped_in_a_bright_band_does_not_pull_the_light_measured_off(phase):
+    """A marker's white paper at the board's far-left corner, where the picture's top rows cross
+    little else, clipped where a band of 25 % brightens it: measured on every pixel, its bins of
+    rows took the paper's change, less than the light's, for the light, 16-24 % off on the wood
+    beside it (the gate then saw that wood change). Measured on the pixels neither frame clipped,
+    the gain is the bands' to 1 % on the wood."""
+    rng = np.random.default_rng(4)
+    shape = (90, 300)
+    rows = picture_rows(shape, TILTED, 0.75)
+    board = cv2.GaussianBlur(rng.uniform(90, 150, shape).astype(np.float32), (0, 0), 1.5)
+    board[0:24, 0:50] = 245  # the marker's paper, in grey levels
+    before_bands, now_bands = (1 + 0.25 * np.cos(2 * np.pi * (rows / 216 + phase + shift)) for shift in (0, 1 / 3))
+    before, now = (np.minimum(board * bands, 255).astype(np.float32) for bands in (before_bands, now_bands))
+    gain, _ = RowLight(rows).change(now, before, (before < CLIPPED) & (now < CLIPPED))
+    wood = board < 245
+    assert np.abs(gain / (now_bands / before_bands) - 1)[wood].max() < 0.01
 
 
 def test_no_change_of_light_is_a_gain_of_one():
