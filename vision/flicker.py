@@ -16,10 +16,10 @@ The bands are the same all along each of the picture's rows. So the change of
 light between two frames of the board is measured along the picture's rows
 and divided out before they are compared (:class:`RowLight`): per bin of
 ``ROW_BIN`` rows, the median change of the board's pixels lying in those rows
-(a seed moved, or a hand, changes a few of them), refined by the mean of the
-pixels near it. The light model measures what its smooth fit leaves along the
-rows the same way, and adds it where both halves of the board see the same
-bands (``LightModel._with_bands``).
+that neither frame clipped (a seed moved, or a hand, changes a few of them),
+refined by the mean of the pixels near it. The light model measures what its
+smooth fit leaves along the rows the same way, and adds it where both halves of
+the board see the same bands (``LightModel._with_bands``).
 Where the brighter light pushed the sensor to its ceiling, a pixel only says
 it was at least that bright, and would look darker than the frame it is
 compared with: there it is taken to be what the other frame shows, in its
@@ -79,9 +79,10 @@ class RowLight:
         shape) that depends on the picture's row alone: per pixel, the gain to divide ``now`` by,
         and its swing (half the log of the brightest bin's gain over the darkest's). ``trusted``
         (bool, the rows' shape; None: all): the pixels to measure it on, those neither frame
-        clipped. A marker's white paper clipped in a bright band changes less than the light:
-        where it fills much of a bin of rows (the picture's top rows cross a far corner's
-        marker and little else) it pulled the bin's median off by up to a fifth."""
+        clipped. A marker's white paper, or wood whose red the sensor clipped, changes less than
+        the light where a bright band clips it: where that fills much of a bin of rows (the
+        picture's top rows cross a far corner's marker and little else) it pulled the bin's
+        median off (by a tenth in the game where it was found, a quarter in the test)."""
         measured, bins = self._measured, self._bins
         if trusted is not None:
             kept = trusted.ravel()[measured]
