@@ -57,8 +57,8 @@ def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> n
     homography, found = locate_board(gray, probe)
     if homography is None:
         missing = [MARKER_NAMES[i] for i in MARKER_NAMES if i not in found]
-        raise CalibrationError(f"{what}: board markers not found (missing {', '.join(missing)}); "
-                               "print them with `pitwatch markers` or give --corners")
+        raise CalibrationError(f"{what}: board markers not found (missing {', '.join(missing)}): are all four "
+                               "in the picture, uncovered? Print them with `pitwatch markers`, or give --corners")
     blur = marker_blur_mm(gray, found)
     if blur is not None and blur > BLURRED_MM:
         raise CalibrationError(f"{what}: out of focus (the markers' edges blurred over {blur:.2f} mm, at most "

@@ -116,7 +116,8 @@ def test_no_markers_needs_corners_and_corners_work():
     scene, empty, start = _frames("2x6", seed=4)
     blank = empty.copy()
     blank[:] = 120
-    with pytest.raises(CalibrationError, match="markers not found"):
+    with pytest.raises(CalibrationError, match=r"markers not found \(missing near-left, near-right, far-right, "
+                                               r"far-left\): are all four in the picture, uncovered\?"):
         calibrate("2x6", blank, start)
     corners = project(scene, np.array(board_profile("2x6").board_corners())).ravel()
     calibration = calibrate("2x6", empty, start, corners=corners)
