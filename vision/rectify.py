@@ -150,11 +150,11 @@ class LightModel:
 
         The bands are measured on the cells of some wood (``BAND_WOOD``) in view: across a board's
         rows of pits, cells wholly of wood are few or none. Cells the sensor clipped are measured
-        too: a few percent darker than their light, where left out a bright lamp's band lost its
-        peak, guessed from its flanks 7-14 % off. And a smooth surface bends
-        to follow a band's hump, leaving the bands in part and unevenly, so it is fitted again
-        without the bands measured, and the bands measured again on what it leaves, until they
-        settle (``BACKFITS``, ``SETTLED``)."""
+        too: they read a few percent darker than their light, while left out, a bright lamp's band
+        lost its peak, guessed from its flanks 7-14 % off. And a smooth surface bends to follow a
+        band's hump, leaving the bands in part and unevenly, so it is fitted again without the
+        bands measured, and the bands measured again on what it leaves, until they settle
+        (``BACKFITS``, ``SETTLED``)."""
         banded = self._band_cells if in_view is None else self._band_cells & in_view
         if not banded.any():
             return smooth
