@@ -56,6 +56,25 @@ def test_a_marker_clipped_in_a_bright_band_does_not_pull_the_light_measured_off(
     assert np.abs(gain / (now_bands / before_bands) - 1)[wood].max() < 0.01
 
 
+@pytest.mark.parametrize("phase", [0.0, 0.25, 0.5, 0.75])
+def test_bins_of_rows_with_nothing_to_measure_take_their_level_from_their_neighbours(phase):
+    """A strip of picture rows where every pixel measured was clipped in one frame or the other
+    (three bins of rows with nothing left to measure): the gain there is the line through its
+    neighbours' levels, the bands' to 2 % (a level of nothing, no change of light, would be up
+    to a third off), and the wood elsewhere keeps its gain to 2 %."""
+    rng = np.random.default_rng(4)
+    shape = (90, 300)
+    rows = picture_rows(shape, TILTED, 0.75)
+    board = cv2.GaussianBlur(rng.uniform(90, 150, shape).astype(np.float32), (0, 0), 1.5)
+    before_bands, now_bands = (1 + 0.25 * np.cos(2 * np.pi * (rows / 216 + phase + shift)) for shift in (0, 1 / 3))
+    before, now = (board * bands for bands in (before_bands, now_bands))
+    strip = (rows > 150) & (rows < 162)
+    gain, _ = RowLight(rows).change(now, before, ~strip)
+    error = np.abs(gain / (now_bands / before_bands) - 1)
+    assert error[strip].max() < 0.02
+    assert error[~strip].max() < 0.02
+
+
 def test_no_change_of_light_is_a_gain_of_one():
     rng = np.random.default_rng(5)
     board = rng.uniform(0.5, 1.5, (40, 80)).astype(np.float32)
