@@ -145,7 +145,7 @@ class CounterModel:
         """Read the ``unsure`` windows (a mask) again in their :data:`MIRRORS`, and as cut by the
         ``partner``, and put in their rows of the logits of the :meth:`first_look` the mean of
         every view's. A partner trained apart errs on other windows than this network does, which
-        a mirror image, read by the same network, does less (docs/vision.md, section 6, *A second
+        a mirror image, read by the same network, does less (docs/counter-training.md, *A second
         network trained apart*)."""
         if not unsure.any():
             return
@@ -259,7 +259,7 @@ class SeedCounter:
         at the board's own scale (``heap_windows``: the indices of those windows -> their heap
         windows, stacked as :meth:`vision.patches.PatchCutter.stack` stacks them) and read once by
         the heap network, which tells seeds under others apart better than the pit network's
-        coarser window (docs/vision.md, section 6, *A second look at heaps*). The two readings
+        coarser window (docs/counter-training.md, *A second look at heaps*). The two readings
         are pooled (the geometric mean of their probabilities, over the ``HEAP_LEAST`` or more
         seeds the heap network was trained on) and share out the pit network's chance of that
         many; fewer keep the pit network's reading. The other windows are read as

@@ -27,7 +27,7 @@ from .rectify import LightModel
 PX_PER_MM = 1.0  # the counter's scale: a seed of 8-12 mm is 8-12 px. At the board's own 1.5 px/mm the network
 # costs three times as much to train and over twice as much to run (see docs/vision.md, "The seed counter")
 HEAP_PX_PER_MM = 1.5  # the heap network's: the board's own scale (calibration's default), where seeds that lie
-# under others show the slivers a heap is counted by (docs/vision.md, section 6, "A second look at heaps")
+# under others show the slivers a heap is counted by (docs/counter-training.md, "A second look at heaps")
 PIT_WINDOW_MM = (52.0, 46.0)  # a playing hollow (46 x 40 mm) with a margin for a nudged board and seeds on its rim
 STORE_WINDOW_MM = (48.0, 104.0)  # a store or outbox (44 x 98 mm on a two-row board)
 CHANNELS = 6  # B, G, R of the board now (light divided out), then of the empty board

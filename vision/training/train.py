@@ -27,7 +27,7 @@ of the learning rate (their batch norms, folded into the export, stay fixed).
 networks again, for when the counter changes how it reads them. ``--widths``
 sets a new network's channels (``--store-only`` then needs the same ones), and
 ``--teacher FOLDER`` has the networks exported there teach it as well as the
-truth (:func:`distillation`; docs/vision.md, section 6, *A cheaper network
+truth (:func:`distillation`; docs/counter-training.md, *A cheaper network
 taught by the shipped one*). ``--heaps`` trains the heap network alone and saves
 it as ``heap_counter.pt`` too; ``--heaps --resume`` trains that one further
 (``--epochs 0``: only fits its temperatures and exports it again), and its description
@@ -39,7 +39,7 @@ keeps how the one it continues was trained (``trained.continued.trained``);
 ``--partner`` trains the pit network's partner alone, on the pit pictures, as
 ``--heaps`` trains the heap network (``--resume``, ``--continue-from``, ``--rate``
 alike): a second pit network trained apart, from its own start and seed, so that
-it errs on other windows (docs/vision.md, section 6, *A second network trained
+it errs on other windows (docs/counter-training.md, *A second network trained
 apart*). The counter averages it into the pit network's readings of the windows
 that one is unsure of; the pit network keeps its temperature.
 
@@ -205,7 +205,7 @@ def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: in
     augmentation (the lamp may stand anywhere, so a mirrored hollow is as likely as the original).
     Never top-bottom: the camera stands on South's side, so on a board seen in depth the rim that
     hides the near edge of a hollow's floor is always at the window's bottom (networks trained
-    upright read boards in depth better, docs/vision.md, section 6, *Trained upright*).
+    upright read boards in depth better, docs/counter-training.md, *Trained upright*).
 
     With ``density`` > 0 the network is also told where the seeds lie: its density head must
     say how many seed centres each cell of its last feature map holds (squared error summed
