@@ -10,8 +10,11 @@ Over seeds it may be a white chip or bead under a bright lamp, so there white
 counts where it reaches the bare wood or is wider than any seed, and inside a
 hollow where, with today's light divided out, it is whiter than any seed of
 the start position was (calibration measures the whitest; every seed of a game
-is on the board at its start). Without that measure (an older calibration
-file) a small reflection inside a hollow is not told from a white seed.
+is on the board at its start). Seeds lying in a reflection break its white
+into rings and arcs too thin for a patch: white of any shape counts where it
+is far whiter than any seed. White the finder cannot tell from a seed's is a
+doubt, its pit's reading hedged. Without the whitest seed's measure (an older
+calibration file) a small reflection inside a hollow is such a doubt.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ GLARE_SEED_MM = 18.0  # ...and over seeds a reflection where it reaches the bare
 GLARE_MARGIN_MM = 6.0  # pits this close to a reflection are unseen: its halo washes seeds out beyond what clips
 WHITER = 1.15  # white this much whiter than the whitest seed at calibration is no seed (seeds and light vary;
 # a false reflection leaves one pit of a Reading unseen, the game goes on: docs/vision.md, section 4)
+NO_SEED_WHITER = 1.3  # ...and this much whiter, not even a seed the frame's noise clips in specks: then a piece
+# of white as large as a patch counts whatever its shape (a reflection rings the seeds lying in it, too thinly
+# for a patch to fit: docs/vision.md, section 4)
 DOUBT = 0.15  # a pit with white that may be a reflection: its reading mixed with an even spread by this much
 # (a count of a store's 81 then keeps 0.19 %, more than the referee's 0.1 % that rules a count out)
 STICKER_MARGIN_MM = 6.0  # a printed marker's white border (5 mm) and a millimetre more
@@ -100,6 +106,7 @@ class GlareFinder:
         if wood is not None and whitest is not None:
             self._light = _board_light(shape)
         self._patch = _square(GLARE_PATCH_MM * px_per_mm)
+        self._least = self._patch.size  # px: a piece of white this large may be a reflection, whatever its shape
         self._seed = _square(GLARE_SEED_MM * px_per_mm)
         self._margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * GLARE_MARGIN_MM * px_per_mm) | 1,) * 2)
 
@@ -108,28 +115,51 @@ class GlareFinder:
         over seeds to compare with the whitest seed), and the white over seeds that may be one."""
         white = cv2.inRange(board, (GLARE,) * 3, (255,) * 3)
         white *= self._off_paper  # the markers' white paper is no reflection
-        if cv2.countNonZero(white) < self._patch.size:
+        if cv2.countNonZero(white) < self._least:
             return Reflections(None, None)
-        white = cv2.morphologyEx(white, cv2.MORPH_OPEN, self._patch)
-        doubtful = None
-        if self._wood is not None:  # over seeds: what reaches the wood or is wider than a seed
-            count, pieces = cv2.connectedComponents(white)
-            kept = np.union1d(pieces[self._wood & (white > 0)],
-                              pieces[cv2.morphologyEx(white, cv2.MORPH_OPEN, self._seed) > 0])
-            if self._whitest is not None and log_gain is not None:
-                kept = np.union1d(kept, self._whiter_than_seeds(pieces, count, log_gain))
-            glare = np.isin(pieces, kept[kept > 0])
-            unexplained = (white > 0) & ~glare
-            doubtful = unexplained if cv2.countNonZero(unexplained.view(np.uint8)) else None
-            white = glare.view(np.uint8)
-        if not cv2.countNonZero(white):
-            return Reflections(None, doubtful)
-        return Reflections(cv2.dilate(white, self._margin) > 0, doubtful)
+        patches = cv2.morphologyEx(white, cv2.MORPH_OPEN, self._patch)
+        if self._wood is None:  # the empty board: every patch of white is a reflection
+            return Reflections(self._grown(patches > 0), None)
+        # over seeds: a patch is a reflection where it reaches the wood or is wider than a seed ...
+        count, pieces = cv2.connectedComponents(patches)
+        kept = np.union1d(pieces[self._wood & (patches > 0)],
+                          pieces[cv2.morphologyEx(patches, cv2.MORPH_OPEN, self._seed) > 0])
+        large_count, large = self._large(white)
+        rings = np.zeros(white.shape, bool)
+        if self._whitest is not None and log_gain is not None:  # ... or whiter than any seed
+            at_least = self._at_least(log_gain)
+            kept = np.union1d(kept, _whiter(pieces, count, at_least, WHITER * self._whitest))
+            ringing = _whiter(large, large_count, at_least, NO_SEED_WHITER * self._whitest)
+            rings = np.isin(large, ringing[ringing > 0])
+        glare = np.isin(pieces, kept[kept > 0]) | rings
+        unexplained = (large > 0) & ~glare
+        return Reflections(self._grown(glare), unexplained if unexplained.any() else None)
 
-    def _whiter_than_seeds(self, pieces: np.ndarray, count: int, log_gain: np.ndarray) -> np.ndarray:
-        """The white pieces (labels) that, today's light divided out, are whiter than any seed the
-        start position showed, by ``WHITER``: clipped at GLARE in every channel, a piece is at
-        least GLARE over the brightest channel's gain that white."""
-        at_least = np.float32(GLARE) / np.exp(LightModel.sample(np.ascontiguousarray(log_gain.max(axis=2)), self._light))
-        whiteness = np.bincount(pieces.ravel(), at_least.ravel(), minlength=count) / np.maximum(np.bincount(pieces.ravel(), minlength=count), 1)
-        return np.flatnonzero(whiteness > WHITER * self._whitest)
+    def _large(self, white: np.ndarray) -> tuple[int, np.ndarray]:
+        """The pieces of ``white`` (uint8) as large as a patch, whatever their shape, labelled (the
+        smaller ones 0), and how many labels there are. Seeds lying in a reflection hide its
+        middle, and the white left round them can be too thin for a patch to fit: where no seed
+        of the game could be as white (``NO_SEED_WHITER``: beans, pebbles, coloured glass) it is
+        a reflection all the same, and elsewhere a doubt, as a patch is."""
+        count, pieces, stats, _ = cv2.connectedComponentsWithStats(white)
+        large = stats[:, cv2.CC_STAT_AREA] >= self._least
+        large[0] = False
+        return count, np.where(large[pieces], pieces, 0)
+
+    def _at_least(self, log_gain: np.ndarray) -> np.ndarray:
+        """How white, today's light divided out, a pixel clipped at GLARE in every channel is at
+        least: GLARE over the brightest channel's gain (float32, the rectified board's shape)."""
+        return np.float32(GLARE) / np.exp(LightModel.sample(np.ascontiguousarray(log_gain.max(axis=2)), self._light))
+
+    def _grown(self, glare: np.ndarray) -> np.ndarray | None:
+        """The reflection ``glare`` (bool) grown by ``GLARE_MARGIN_MM``, its halo; None for none."""
+        if not glare.any():
+            return None
+        return cv2.dilate(glare.view(np.uint8), self._margin) > 0
+
+
+def _whiter(pieces: np.ndarray, count: int, at_least: np.ndarray, than: float) -> np.ndarray:
+    """The labels of ``pieces`` whose pixels, clipped, are on average whiter than ``than`` at least
+    (``at_least``, :meth:`GlareFinder._at_least`); the background's label may be among them."""
+    whiteness = np.bincount(pieces.ravel(), at_least.ravel(), minlength=count) / np.maximum(np.bincount(pieces.ravel(), minlength=count), 1)
+    return np.flatnonzero(whiteness > than)
