@@ -14,12 +14,15 @@ is on the board at its start). Seeds lying in a reflection break its white
 into rings and arcs too thin for a patch: white of any shape counts where it
 is far whiter than any seed. White the finder cannot tell from a seed's is a
 doubt, its pit's reading hedged. Without the whitest seed's measure (an older
-calibration file) a small reflection inside a hollow is such a doubt.
+calibration file) a small reflection inside a hollow is such a doubt. A heap
+sown over a reflection can hide it wholly; the pits one was seen on are
+remembered (:class:`CoveredReflections`) and read hedged while seeds may hide it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Iterable
 
 import cv2
 import numpy as np
@@ -90,6 +93,30 @@ class Reflections:
 
     glare: np.ndarray | None  # a lamp's reflection, grown by GLARE_MARGIN_MM: its pits are unseen
     doubtful: np.ndarray | None  # clipped white inside a hollow that may be a white seed or a reflection
+
+
+@dataclass
+class CoveredReflections:
+    """The pits of one board a lamp's reflection was seen on, for as long as seeds may hide it.
+
+    A heap sown over a reflection in its hollow can cover it wholly: no clipped white is left to
+    find, and the counter reads the seeds it lights several too many, and sure of it (a pit of 12
+    read as 16, move after move: docs/vision.md, section 4). The lamp and the camera stay put, so
+    a pit glared in one frame lies under the same reflection while seeds hide it, and its readings
+    are hedged (:func:`hedged`). It is forgotten once the pit is read empty: a reflection in an
+    empty hollow would show, so the lamp has gone or moved.
+    """
+
+    pits: set[str] = field(default_factory=set)
+
+    def covers(self, label: str) -> bool:
+        """Whether a reflection may lie under pit ``label``'s seeds."""
+        return label in self.pits
+
+    def update(self, glared: Iterable[str], read_empty: Iterable[str]) -> None:
+        """After a frame: the pits a reflection was seen on (``glared``) are remembered, those read
+        empty with none seen forgotten."""
+        self.pits = (self.pits - set(read_empty)) | set(glared)
 
 
 class GlareFinder:

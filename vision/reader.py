@@ -25,7 +25,7 @@ from .counter import SeedCounter, shared_counter, widened
 from .eye import eye_from_homography
 from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_blurred_mm
 from .flicker import picture_rows
-from .glare import GlareFinder, hedged, sticker_mask
+from .glare import CoveredReflections, GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
@@ -177,6 +177,7 @@ class BoardReader:
         self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (round(DARK_PATCH_MM * calibration.px_per_mm) | 1,) * 2)
         self._glare = GlareFinder(self.profile, calibration.px_per_mm, shape, surface, calibration.whitest_seed)
         self._glare_reach = round(STRAY_GLARE_MM * calibration.px_per_mm)
+        self._covered = CoveredReflections()
         self._nudges = NudgeFinder(empty, calibration.px_per_mm, surface) if calibration.corners is not None else None
         self._last_homography: np.ndarray | None = None
         self._rows_of: tuple[bytes, np.ndarray] | None = None  # a homography, and the picture row of every light cell
@@ -325,6 +326,7 @@ class BoardReader:
         unseen = tuple(label for label, pit in pits.items() if pit is None)
         missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in view.markers] if self.calibration.corners is None else []
         glared = [label for label in unseen if view.glare is not None and self.pits[label].touches(view.glare)]
+        self._covered.update(glared, [label for label, pit in pits.items() if pit is not None and pit.most_likely == 0])
         lying = [point for point in cover.strays if not _near(view.glare, point, self._glare_reach)]  # not the halo of a reflection
         strays = [self._beside(point) for point in lying]
         if blur > blur_limit:  # first: blur changes the wood as a hand does, and a hand is no reason to refocus
@@ -370,7 +372,8 @@ class BoardReader:
         """The seed counter's reading of every pit in view (None for the others; heaps in playing
         pits read again at the board's own scale, :meth:`SeedCounter.read_pits`), widened as
         calibration found this board needs and hedged where white clipped that may be a lamp's
-        reflection (:func:`~vision.glare.hedged`), every pit hedged where the picture is
+        reflection (:func:`~vision.glare.hedged`) or where one was seen and seeds may hide it now
+        (:class:`~vision.glare.CoveredReflections`), every pit hedged where the picture is
         ``blurred`` beyond what this board's seeds bear (``Calibration.blur_limit_mm``), and each
         such pit's window as the counter saw it; a picture ``out_of_focus`` (over ``BLURRED_MM``) is
         read by the networks trained also out of focus, which read it better (docs/vision.md, section 2);
@@ -394,7 +397,8 @@ class BoardReader:
                 reads = counter.read(kind, windows, out_of_focus)
             for k, read in zip(chosen, reads):
                 probabilities = [widened(p, temperature) for p in (read.counts, read.whites)[:1 + self.profile.chips]]
-                if blurred or (view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful)):
+                if (blurred or self._covered.covers(labels[k])
+                        or (view.doubtful is not None and self.pits[labels[k]].touches(view.doubtful))):
                     probabilities = [hedged(p) for p in probabilities]
                 pits[labels[k]] = PitReading(*(tuple(p.tolist()) for p in probabilities))
                 views[labels[k]] = relit[k * height:(k + 1) * height]

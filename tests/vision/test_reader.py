@@ -616,6 +616,44 @@ def test_white_ringing_seeds_that_may_be_white_beads_rules_no_count_out(setup_of
     assert ruled_out == 0
 
 
+def test_a_heap_sown_over_a_reflection_seen_before_rules_no_count_out(setup_of):
+    """A lamp's reflection on a pit of two pebbles is seen (the pit unseen); then a heap of 10-16
+    is sown over it, and the heap can hide it wholly: no white is left to find, and the lit
+    pebbles were read several too many and sure of it (15 read as 26, 10 as 17: the truth ruled
+    out for the referee in 2 of these 4 lamps' heaps). The reader remembers the pits a
+    reflection was seen on and reads them hedged while seeds may cover it: no truth is ruled out."""
+    scene, calibration = setup_of("bao-kenya", relief=True)
+    labels = calibration.profile.layout.labels
+    ruled_out = read = 0
+    for lamp in range(4):
+        rng = np.random.default_rng([lamp, 5])
+        reader = BoardReader(calibration)
+        seen = render(scene, {label: 2 for label in labels}, None, replace(random_shot(rng), hand=False, glare=3.0, lamp=lamp))
+        (pit,) = seen.glared
+        assert reader.read(seen.image).reading.pits[pit] is None, lamp
+        for _ in range(5):
+            counts = {label: int(rng.integers(2, 9)) for label in labels} | {pit: int(rng.integers(10, 17))}
+            shot = replace(random_shot(rng), hand=False, glare=3.0, lamp=lamp)
+            heap = reader.read(render(scene, counts, None, shot).image).reading.pits[pit]
+            read += heap is not None
+            ruled_out += heap is not None and heap.counts[counts[pit]] < RULED_OUT
+    assert read >= 8 and ruled_out == 0
+
+
+def test_a_reflection_is_forgotten_once_its_pit_is_read_empty(setup_of):
+    """The lamp switched off: its pit, read empty with no white in it, has no reflection under its
+    seeds any more, and its next heap is read as sure as any other pit, not hedged."""
+    scene, calibration = setup_of("bao-kenya", relief=True)
+    counts = {label: 2 for label in calibration.profile.layout.labels}
+    reader = BoardReader(calibration)
+    seen = render(scene, counts, None, Shot(seed=1, glare=3.0, lamp=2))
+    (pit,) = seen.glared
+    assert reader.read(seen.image).reading.pits[pit] is None
+    assert reader.read(render(scene, counts | {pit: 0}, None, Shot(seed=2)).image).reading.pits[pit].most_likely == 0
+    sown = reader.read(render(scene, counts | {pit: 3}, None, Shot(seed=3)).image).reading.pits[pit]
+    assert sown.most_likely == 3 and max(sown.counts) > 1 - DOUBT + DOUBT / len(sown.counts)
+
+
 def test_a_reflection_reaching_the_wood_is_glare_whatever_the_seeds(kalah_setup):
     """On a board of glass beads, some of them white, white in a hollow may be a bead; a
     reflection that reaches the bare wood is not, and its pit is unseen (read as it came, each
