@@ -57,7 +57,7 @@ import serial.threaded
 
 from firmware_bridge import Bridge, Led, SensorModel
 from firmware_bridge import protocol as p
-from firmware_bridge.bridge import CommandRejected, Link, LinkLost
+from firmware_bridge.bridge import CommandRejected, Link, LinkLost, SensorFrame
 from firmware_bridge.harness import SimavrBoard, build
 
 PITS = 14
@@ -176,7 +176,7 @@ def reading_ages(board: SimavrBoard, samples: int) -> Samples:
     expected: list[int] = [0]
     arrived = threading.Event()
 
-    def on_reading(frame) -> None:
+    def on_reading(frame: SensorFrame) -> None:
         if not arrived.is_set() and len(frame.raw) > 2 and abs(frame.raw[2] - expected[0]) <= 1:
             arrived.set()
 

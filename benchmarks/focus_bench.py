@@ -29,7 +29,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -56,7 +55,7 @@ class Tally:
     pits: int = 0
     in_set: int = 0
 
-    def add(self, counts: dict[str, int], result) -> None:
+    def add(self, counts: dict[str, int], result: reader_module.FrameResult) -> None:
         self.frames += 1
         for label, truth in counts.items():
             pit = result.reading.pits[label]

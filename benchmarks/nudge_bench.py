@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from vision.markers import homography_from_corners  # noqa: E402
 from vision.nudge import BOARD_MOVED, LOST, MAX_NUDGE_MM, MAX_TURN  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.render import FRAME_SIZE, Shot, camera_homography, random_counts, render  # noqa: E402
+from vision.render import FRAME_SIZE, Scene, Shot, camera_homography, random_counts, render  # noqa: E402
 from vision_bench import GLARE, SHADOW, calibrated_setups_and_empty_shots, hard_shot  # noqa: E402
 
 WITHIN_MM = (0.5, 1.0, 2.0)
@@ -54,7 +54,7 @@ def frame_shot(rng: np.random.Generator, index: int, far: bool) -> tuple[str, Sh
     return ("hand" if shot.hand else "plain"), shot
 
 
-def true_move(scene, at_rest: Shot, shot: Shot) -> np.ndarray:
+def true_move(scene: Scene, at_rest: Shot, shot: Shot) -> np.ndarray:
     """The board's move (board mm -> where that point lay when the corners were given, 3 x 3)
     from the renderer's cameras: both map the board's plane, so the camera cancels."""
     return np.linalg.inv(camera_homography(scene, at_rest.nudge)) @ camera_homography(scene, shot.nudge)

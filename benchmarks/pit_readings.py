@@ -17,6 +17,11 @@ from __future__ import annotations
 
 import csv
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the benchmark's types; comparing two files needs no vision
+    from vision.reader import FrameResult
+    from vision.render import Rendered
 
 COLUMNS = ("profile", "setup", "frame", "pit", "truth", "covered", "read", "sure")
 
@@ -27,7 +32,7 @@ class ReadingsFileError(ValueError):
     """A readings file that cannot be read: the message names the file and, for a bad row, its line."""
 
 
-def pit_rows(profile: str, setup: int, frame: int, rendered, result) -> list[dict]:
+def pit_rows(profile: str, setup: int, frame: int, rendered: Rendered, result: FrameResult) -> list[dict]:
     """The rows of one scored frame: ``rendered`` (vision.render.Rendered) is the truth,
     ``result`` (the BoardReader's) what was read."""
     rows = []

@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from calibration.calibfile import CalibrationError  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile  # noqa: E402
 from vision.live import GateState, StillnessGate  # noqa: E402
-from vision.reader import BoardReader  # noqa: E402
+from vision.reader import BoardReader, FrameResult  # noqa: E402
 from vision.render import random_counts, random_shot, render  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -53,7 +53,7 @@ from vision_bench import calibrated_scene  # noqa: E402
 CASES = ("still", "taken", "dropped, empty", "dropped, heap", "taken, store")
 
 
-def gate_after(first, second) -> tuple[GateState, float]:
+def gate_after(first: FrameResult, second: FrameResult) -> tuple[GateState, float]:
     """The gate's state after two frames' results in a row, and the CPU time (s) it took to judge
     the second. Timed on the pair's second showing, what the gate keeps while the board stays put
     in the picture already made, as at a table."""

@@ -66,12 +66,13 @@ from calibration.calibfile import Calibration, CalibrationError  # noqa: E402
 from calibration.calibrate import calibrate  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
 from pit_readings import pit_rows, write_readings  # noqa: E402
+from rules import Reading  # noqa: E402
 from vision import counter  # noqa: E402
 from vision.focus import measured_at  # noqa: E402
 from vision.picture_size import parse_picture_size, picture_size_text  # noqa: E402
 from vision.pits import nominal_hollows, rim_gap  # noqa: E402
-from vision.reader import BoardReader  # noqa: E402
-from vision.render import FRAME_SIZE, Scene, Shot, project, random_counts, random_scene, random_shot, render  # noqa: E402
+from vision.reader import BoardReader, FrameResult  # noqa: E402
+from vision.render import FRAME_SIZE, Rendered, Scene, Shot, project, random_counts, random_scene, random_shot, render  # noqa: E402
 
 WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's wood (not timed)
 SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
@@ -94,7 +95,7 @@ def heap_bin(n: int) -> str:
 
 
 def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE, corners: bool = False,
-                     relief: bool = False):
+                     relief: bool = False) -> tuple[Scene, Calibration]:
     """A random set-up (a camera of ``frame`` px) and its calibration from an easy empty frame and
     start frame; with ``corners``, by the board's four corners where they are in the empty
     picture, as a user gives them (a board without markers: its markers are drawn but not used);
@@ -205,7 +206,7 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
             "blurs": blurs, "failures": failures, "images": images, "readings": readings}
 
 
-def score_wood_hand(stats: dict, rendered, result) -> None:
+def score_wood_hand(stats: dict, rendered: Rendered, result: FrameResult) -> None:
     """A frame with a hand the colour of the board's wood: seen as a hand, the pits under it unseen."""
     if not (result.status.board_found and rendered.covered):
         return
@@ -214,7 +215,7 @@ def score_wood_hand(stats: dict, rendered, result) -> None:
         tally(stats, "pits under a wood-coloured hand reported unseen", result.reading.pits[label] is None)
 
 
-def score_shadow(stats: dict, rendered, result) -> None:
+def score_shadow(stats: dict, rendered: Rendered, result: FrameResult) -> None:
     """A frame with a soft shadow over part of the board and no hand: not taken for a hand, and
     the pits of 0-9 seeds read right."""
     if not result.status.board_found:
@@ -227,7 +228,7 @@ def score_shadow(stats: dict, rendered, result) -> None:
             tally(stats, "pits of 0-9 seeds in a shadow read exactly", pit is not None and pit.most_likely == truth)
 
 
-def score_glare(stats: dict, rendered, result) -> None:
+def score_glare(stats: dict, rendered: Rendered, result: FrameResult) -> None:
     """A frame with a lamp's reflection near a pit: the pits it washes out unseen or read right
     (a misread is the failure), the pits of 0-9 seeds elsewhere read right."""
     if not result.status.board_found:
@@ -242,7 +243,7 @@ def score_glare(stats: dict, rendered, result) -> None:
             tally(stats, "pits of 0-9 seeds beside a lamp's reflection read exactly", pit is not None and pit.most_likely == truth)
 
 
-def score_strays(stats: dict, rendered, result) -> None:
+def score_strays(stats: dict, rendered: Rendered, result: FrameResult) -> None:
     """A frame with seeds lying on the bare wood and no hand: each reported beside the pit it
     lies by (or one as near, within ``NAMED_WITHIN_MM``: a seed between two pits is by
     either), no more reported than there are, the pits of 0-9 seeds read right."""
@@ -273,12 +274,12 @@ def strays_named(points: tuple[tuple[float, float], ...], reported: tuple[str, .
     return max((sum(label in ok for label, ok in zip(pairing, accepted)) for pairing in pairings), default=0)
 
 
-def tally_no_strays(stats: dict, result) -> None:
+def tally_no_strays(stats: dict, result: FrameResult) -> None:
     """A frame with no seed on the wood: none reported."""
     tally(stats, "frames with no seed on the wood reporting none", not result.status.strays)
 
 
-def placement_error(image_to_board: np.ndarray, scene, shot) -> float:
+def placement_error(image_to_board: np.ndarray, scene: Scene, shot: Shot) -> float:
     """The farthest any pit's centre lies (image px) from where the reader's homography puts it:
     how well the board was located (lens distortion, which a homography cannot follow, included)."""
     centres = np.array([hollow.centre for hollow in scene.profile.hollows], np.float64)
@@ -286,7 +287,7 @@ def placement_error(image_to_board: np.ndarray, scene, shot) -> float:
     return float(np.abs(placed - project(scene, centres, shot).reshape(-1, 2)).max())
 
 
-def timed(reader: BoardReader, image: np.ndarray, known=None):
+def timed(reader: BoardReader, image: np.ndarray, known: Reading | None = None) -> tuple[FrameResult, tuple[float, float]]:
     """The reader's result for ``image`` (``known``: the board's Reading, kept, not counted
     again) and the (CPU, wall) seconds it took."""
     cpu, wall = time.thread_time(), time.perf_counter()
@@ -299,7 +300,7 @@ def tally(stats: dict, name: str, hit: bool) -> None:
     stats[name][1] += 1
 
 
-def score(stats: dict, rendered, result) -> None:
+def score(stats: dict, rendered: Rendered, result: FrameResult) -> None:
     tally(stats, "board found", result.status.board_found)
     if not result.status.board_found:
         return

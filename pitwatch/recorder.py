@@ -37,6 +37,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Iterable, Sequence
 
 MIGRATIONS: tuple[str, ...] = (
@@ -349,7 +350,7 @@ class _Transaction:
             raise
         return self._db
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         try:
             self._db.execute("ROLLBACK" if exc_type else "COMMIT")
         finally:

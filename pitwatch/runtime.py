@@ -16,9 +16,11 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from werkzeug.serving import make_server
+
+from rules import Game
 
 from web import create_app
 
@@ -67,7 +69,7 @@ class Runtime:
         self.session.game_listeners.append(self._game_changed)
         return self.fusion
 
-    def _game_changed(self, game) -> None:
+    def _game_changed(self, game: Game) -> None:
         """A new game (maybe a new board): fresh fusion labels, and judge the board afresh."""
         if self.fusion is not None and tuple(game.variant.layout.labels) != self.fusion.labels:
             self.fusion.reset(game.variant.layout.labels)
@@ -122,7 +124,7 @@ class Runtime:
         return self.url
 
     # -- life --------------------------------------------------------------------------
-    def _spawn(self, target, name: str) -> None:
+    def _spawn(self, target: Callable[[], object], name: str) -> None:
         thread = threading.Thread(target=target, name=name, daemon=True)
         thread.start()
         self._threads.append(thread)

@@ -26,7 +26,7 @@ from rules import PLAYER_NAMES, Game, Reading
 from rules.game import score_of
 
 from .hub import Hub
-from .recorder import AcceptedMove, Recorder
+from .recorder import AcceptedMove, GameRecord, Recorder
 from .records import game_of, last_move_path
 from .settled import SettledBoard
 from .verdicts import VerdictView, judge_reading, view_of
@@ -410,7 +410,7 @@ def match_history(recorder: Recorder, game_id: int) -> list[dict[str, int]]:
     A match is a chain of recorded games whose start positions number the
     games 1, 2, ... (Pass It On's ``next_game``); game 1 starts at 0-0.
     """
-    def start_of(record) -> tuple[int, dict[str, int]]:
+    def start_of(record: GameRecord) -> tuple[int, dict[str, int]]:
         start = record.start or {}
         return int(start.get("game", 1)), start.get("match", {"south": 0, "north": 0})
 

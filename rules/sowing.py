@@ -13,7 +13,7 @@ while ordinary sowings (a handful of laps) never pay for it.
 
 from __future__ import annotations
 
-from typing import Callable, Collection, NamedTuple, Sequence
+from typing import Any, Callable, Collection, Hashable, NamedTuple, Sequence
 
 from . import events as ev
 
@@ -124,7 +124,7 @@ class Memo(dict):
         super().__init__()
         self.limit = limit
 
-    def remember(self, key, value):
+    def remember(self, key: Hashable, value: Any) -> Any:
         if len(self) >= self.limit:
             self.clear()
         self[key] = value

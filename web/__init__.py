@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from flask import Flask, jsonify, request
+from flask import Flask, Response, jsonify, request
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import HTTPException
 
 from .security import Guard
@@ -69,14 +70,14 @@ def create_app(session: Any, *, frames: Any = None, demo: DemoControls | None = 
     app.register_blueprint(camera)
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException):  # every 4xx/5xx says what was wrong, in JSON for the API
+    def http_error(exc: HTTPException) -> ResponseReturnValue:  # every 4xx/5xx says what was wrong, in JSON for the API
         message = exc.description or exc.name
         if request.path.startswith("/api/") or request.method == "POST":
             return jsonify(error=message), exc.code
         return f"{exc.code} {exc.name}: {message}\n", exc.code, {"Content-Type": "text/plain; charset=utf-8"}
 
     @app.after_request
-    def headers(response):
+    def headers(response: Response) -> Response:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "no-referrer")

@@ -7,17 +7,17 @@ take back, an illegal move text, ...) gets a 409 with the reason.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Response, abort, jsonify, request, stream_with_context
 
 import rules
 from pitwatch import records
 from pitwatch.corners import CornersError, CornersUnavailable
-from pitwatch.recorder import RecorderError
+from pitwatch.recorder import GameRecord, RecorderError
 from pitwatch.session import SessionError
 
-from . import board_corners, optional, services
+from . import DemoControls, board_corners, optional, services
 
 api = Blueprint("api", __name__)
 
@@ -48,7 +48,7 @@ def _field(data: dict[str, Any], name: str, kind: type, *, default: Any = ..., l
     return value
 
 
-def _control(action, *args) -> Response:
+def _control(action: Callable[..., Any], *args: Any) -> Response:
     try:
         return jsonify(ok=True, verdict=action(*args))
     except SessionError as exc:
@@ -56,17 +56,17 @@ def _control(action, *args) -> Response:
 
 
 @api.get("/state")
-def state():
+def state() -> Response:
     return Response(services().session.hub.latest, mimetype="application/json")
 
 
 @api.get("/events")
-def events():
+def events() -> Response:
     """Server-sent events: one ``state`` event per change (the newest state only, never a backlog)."""
     hub = services().session.hub
     sub = hub.subscribe()
 
-    def stream():
+    def stream() -> Iterator[str]:
         try:
             yield "retry: 1000\n\n"
             while True:
@@ -80,7 +80,7 @@ def events():
 
 
 @api.get("/variants")
-def variants():
+def variants() -> Response:
     return jsonify([
         {"name": name, "description": description, "options": [o.to_json() for o in rules.options_of(name)]}
         for name, description in rules.VARIANTS.items()
@@ -88,7 +88,7 @@ def variants():
 
 
 @api.post("/game")
-def new_game():
+def new_game() -> Response:
     data = _body()
     variant = _field(data, "variant", str)
     options = _field(data, "options", dict, default={})
@@ -102,7 +102,7 @@ def new_game():
 
 
 @api.post("/next-game")
-def next_game():
+def next_game() -> Response:
     _body()
     try:
         return jsonify(ok=True, game=services().session.next_game())
@@ -111,38 +111,38 @@ def next_game():
 
 
 @api.post("/choose")
-def choose():
+def choose() -> Response:
     return _control(services().session.choose, _field(_body(), "index", int))
 
 
 @api.post("/move")
-def move():
+def move() -> Response:
     return _control(services().session.play_by_hand, _field(_body(), "move", str, limit=60))
 
 
 @api.post("/correct")
-def correct():
+def correct() -> Response:
     return _control(services().session.correct, _field(_body(), "move", str, limit=60))
 
 
 @api.post("/takeback")
-def takeback():
+def takeback() -> Response:
     _body()
     return _control(services().session.takeback)
 
 
 @api.post("/draw")
-def draw():
+def draw() -> Response:
     _body()
     return _control(services().session.agree_draw)
 
 
-def _demo():
+def _demo() -> DemoControls:
     return optional("demo", "the virtual board exists only in `pitwatch demo`")
 
 
 @api.post("/demo/click")
-def demo_click():
+def demo_click() -> Response:
     label = _field(_body(), "pit", str, limit=4)
     try:
         return jsonify(ok=True, move=_demo().click(label))
@@ -151,7 +151,7 @@ def demo_click():
 
 
 @api.post("/demo/player")
-def demo_player():
+def demo_player() -> Response:
     mode = _field(_body(), "mode", str, limit=10)
     if mode not in ("random", "clicks"):
         abort(400, description=f"mode must be 'random' or 'clicks', not {mode!r}")
@@ -160,12 +160,12 @@ def demo_player():
 
 
 @api.get("/camera/corners")
-def corners():
+def corners() -> Response:
     return jsonify(board_corners().state())
 
 
 @api.post("/camera/corners")
-def set_corners():
+def set_corners() -> Response:
     """Four clicked corners ``[[x, y], ...]`` in camera pixels (or null: back to the markers)."""
     service = board_corners()
     data = _body()
@@ -193,14 +193,14 @@ def _query_int(name: str, default: int, low: int, high: int) -> int:
 
 
 @api.get("/games")
-def games():
+def games() -> Response:
     recorder = services().session.recorder
     limit = _query_int("limit", 50, 1, 500)
     offset = _query_int("offset", 0, 0, 10**9)
     return jsonify([g.to_json() for g in recorder.games(limit, offset)])
 
 
-def _game(game_id: int):
+def _game(game_id: int) -> tuple[GameRecord, rules.Game]:
     try:
         return records.game_of(services().session.recorder, game_id)
     except RecorderError as exc:
@@ -210,7 +210,7 @@ def _game(game_id: int):
 
 
 @api.get("/games/<int:game_id>")
-def game(game_id: int):
+def game(game_id: int) -> Response:
     record, played = _game(game_id)
     moves = services().session.recorder.moves(game_id)
     return jsonify(record=record.to_json(), layout=played.variant.layout.to_json(),
@@ -218,7 +218,7 @@ def game(game_id: int):
 
 
 @api.get("/games/<int:game_id>/export")
-def export(game_id: int):
+def export(game_id: int) -> Response:
     fmt = request.args.get("format", "text")
     if fmt not in ("text", "json"):
         abort(400, description=f"format must be 'text' or 'json', not {fmt!r}")
@@ -230,7 +230,7 @@ def export(game_id: int):
 
 
 @api.get("/games/<int:game_id>/snapshot/<int:ply>")
-def snapshot(game_id: int, ply: int):
+def snapshot(game_id: int, ply: int) -> Response:
     _game(game_id)
     jpeg = services().session.recorder.snapshot(game_id, ply)
     if jpeg is None:

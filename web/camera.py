@@ -3,7 +3,11 @@ and the newest frame as taken (no overlay), for clicking the board's corners on.
 
 from __future__ import annotations
 
+from typing import Iterator
+
 from flask import Blueprint, Response, abort, stream_with_context
+
+from pitwatch.hub import FrameFeed
 
 from . import board_corners, optional
 
@@ -12,15 +16,15 @@ camera = Blueprint("camera", __name__)
 BOUNDARY = "pitwatchframe"
 
 
-def _feed():
+def _feed() -> FrameFeed:
     return optional("frames", "no camera is configured")
 
 
 @camera.get("/camera.mjpg")
-def mjpeg():
+def mjpeg() -> Response:
     frames = _feed()
 
-    def stream():
+    def stream() -> Iterator[bytes]:
         version = -1
         while True:
             version, jpeg = frames.wait_newer(version, timeout=10.0)
@@ -34,7 +38,7 @@ def mjpeg():
 
 
 @camera.get("/camera.jpg")
-def still():
+def still() -> Response:
     _, jpeg = _feed().latest()
     if jpeg is None:
         abort(404, description="the camera has not delivered a frame yet")
@@ -42,7 +46,7 @@ def still():
 
 
 @camera.get("/camera/picture.jpg")
-def picture():
+def picture() -> Response:
     jpeg = board_corners().picture()
     if jpeg is None:
         abort(404, description="the camera has not delivered a frame yet")

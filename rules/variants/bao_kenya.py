@@ -19,6 +19,8 @@ occurrence of a position is a draw, and so is a draw agreed by the players.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from .. import events as ev
 from .. import repetition
 from ..errors import BadPosition, IllegalMove
@@ -71,13 +73,13 @@ class _KenyanBao(QuickPlay, repetition.RepetitionRules, Variant):
                 events.append(ev.game_end(result))
         return Position(self, board, to_move, captured, None, history, result)
 
-    def _scores(self, pits, captured: tuple[int, int]) -> tuple[int, int]:
+    def _scores(self, pits: Sequence[int], captured: tuple[int, int]) -> tuple[int, int]:
         raise NotImplementedError
 
-    def _cannot_move(self, pits, to_move: int) -> bool:
+    def _cannot_move(self, pits: Sequence[int], to_move: int) -> bool:
         raise NotImplementedError
 
-    def _end_check(self, pits, captured: tuple[int, int], to_move: int, seen: int
+    def _end_check(self, pits: Sequence[int], captured: tuple[int, int], to_move: int, seen: int
                    ) -> tuple[Result, int | None] | None:
         """RULES.md's order: an early win (bao-kenya only), no seeds (or no move), third repetition.
 
@@ -169,13 +171,13 @@ class BaoKenya(_KenyanBao):
             events.append(ev.extra_turn(player))
         return new
 
-    def _scores(self, pits, captured: tuple[int, int]) -> tuple[int, int]:
+    def _scores(self, pits: Sequence[int], captured: tuple[int, int]) -> tuple[int, int]:
         return (pits[self._stores[0]], pits[self._stores[1]])
 
     def _early_win(self, score: tuple[int, int]) -> bool:
         return max(score) > HOUSES * self.SEEDS
 
-    def _cannot_move(self, pits, to_move: int) -> bool:
+    def _cannot_move(self, pits: Sequence[int], to_move: int) -> bool:
         return not any(pits[i] for i in self._houses[to_move])
 
     def _credit(self, pits: list[int], captured: tuple[int, int], player: int, seeds: int) -> tuple[int, int]:
@@ -223,7 +225,7 @@ class BaoKenyaLaps(_KenyanBao):
             pits[opp] = 0
         return taken
 
-    def _starts(self, pits, player: int) -> list[int]:
+    def _starts(self, pits: Sequence[int], player: int) -> list[int]:
         """Hollows a move may start from: 2 or more, or singles when every non-empty one holds 1."""
         own = self._houses[player]
         starts = [i for i in own if pits[i] > 1]
@@ -264,10 +266,10 @@ class BaoKenyaLaps(_KenyanBao):
             (pos.captured[0], pos.captured[1] + taken)
         return self._next_position(pos, pits, captured, 1 - player, taken > 0, events)
 
-    def _scores(self, pits, captured: tuple[int, int]) -> tuple[int, int]:
+    def _scores(self, pits: Sequence[int], captured: tuple[int, int]) -> tuple[int, int]:
         return captured
 
-    def _cannot_move(self, pits, to_move: int) -> bool:
+    def _cannot_move(self, pits: Sequence[int], to_move: int) -> bool:
         return not self._endings(tuple(pits), to_move)
 
     def _credit(self, pits: list[int], captured: tuple[int, int], player: int, seeds: int) -> tuple[int, int]:

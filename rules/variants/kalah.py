@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 from itertools import compress
+from typing import Callable
 
 from .. import events as ev
 from ..errors import BadPosition
@@ -81,7 +82,7 @@ class Kalah(QuickPlay, Variant):
         self._rows = ((0, n), (n + 1, 2 * n + 1))  # each player's houses as a slice of the pits
         self._row_moves = tuple(tuple(self._moves[i] for i in self._houses[p]) for p in (0, 1))
 
-    def _track_paths(self, step) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    def _track_paths(self, step: Callable[[int], int]) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
         """For each player and pit, one lap of sowing with ``step``, skipping the opponent's store."""
         size = len(self.layout)
         return tuple(

@@ -22,6 +22,7 @@ tournaments (and OpenSpiel's ``oware``) play them:
 from __future__ import annotations
 
 from itertools import compress
+from typing import Callable, Sequence
 
 from .. import events as ev
 from .. import repetition
@@ -74,7 +75,7 @@ class Oware(QuickPlay, repetition.RepetitionRules, Variant):
         return Position(self, pits, 0, (0, 0), None, repetition.fresh(pits, 0))
 
     # -- moves -----------------------------------------------------------------
-    def _feeds(self, pits, player: int, i: int) -> bool:
+    def _feeds(self, pits: Sequence[int], player: int, i: int) -> bool:
         """Does the move from ``i`` sow at least one seed into the opponent's row?"""
         return pits[i] > self._row_start[player] + HOUSES - 1 - i
 
@@ -104,7 +105,7 @@ class Oware(QuickPlay, repetition.RepetitionRules, Variant):
         grand = bool(chain) and sum(pits[j] for j in chain) == sum(pits[lo:lo + HOUSES])
         return chain, grand
 
-    def _is_grand_slam(self, pits, player: int, i: int) -> bool:
+    def _is_grand_slam(self, pits: Sequence[int], player: int, i: int) -> bool:
         board = list(pits)
         last = sow(board, i, self._paths[i], None, ())
         return self._capture_chain(board, player, last)[1]
@@ -176,7 +177,7 @@ class Oware(QuickPlay, repetition.RepetitionRules, Variant):
     def _owner(pit: int) -> int:
         return 0 if pit < HOUSES else 1
 
-    def _sweep(self, pits: list[int], captured: list[int], taker, events: list[Event] | None) -> None:
+    def _sweep(self, pits: list[int], captured: list[int], taker: Callable[[int], int], events: list[Event] | None) -> None:
         """Move every seed left on the board to ``taker(pit)``'s captured seeds."""
         labels = self.layout.labels
         for i, seeds in enumerate(pits):

@@ -13,7 +13,7 @@ import pytest
 
 import rules
 from calibration.calibrate import calibrate_empty
-from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts
+from calibration.profiles import PROFILE_LAYOUTS, start_counts
 from rules.reading import PitReading, Reading
 from rules.referee import Referee
 from rules.referee.explain import board_of

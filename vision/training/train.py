@@ -200,7 +200,7 @@ class Pictures:
 
 
 def train(model: Counter, pictures: Pictures, epochs: int, rate: float, seed: int, density: float = 0.0,
-          teacher: onnxruntime.InferenceSession | None = None, log=print) -> None:
+          teacher: onnxruntime.InferenceSession | None = None, log: Callable[[str], None] = print) -> None:
     """Cross-entropy on counts and (where a board has them) white chips; left-right flips as
     augmentation (the lamp may stand anywhere, so a mirrored hollow is as likely as the original).
     Never top-bottom: the camera stands on South's side, so on a board seen in depth the rim that
