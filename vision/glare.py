@@ -7,7 +7,8 @@ read, and the referee judges from it), and calibration refuses an empty
 board with one on or near a pit: the lamp and the camera stay put, so it would
 wash out the same pits in every frame. On the empty board any such white is a reflection.
 Over seeds it may be a white chip or bead under a bright lamp, so there white
-counts where it reaches the bare wood or is wider than any seed, and inside a
+counts where it reaches the bare wood or is wider than any seed, or more of it
+lies in one piece than any seed's top could show, and inside a
 hollow where, with today's light divided out, it is whiter than any seed of
 the start position was (calibration measures the whitest; every seed of a game
 is on the board at its start). Seeds lying in a reflection break its white
@@ -34,7 +35,8 @@ from .rectify import LightModel
 
 GLARE = 240  # every channel at least this bright: the sensor's ceiling, less its noise
 GLARE_PATCH_MM = 3.0  # white in a patch this wide is no bead's highlight...
-GLARE_SEED_MM = 18.0  # ...and over seeds a reflection where it reaches the bare wood or is wider than this
+GLARE_SEED_MM = 18.0  # ...and over seeds a reflection where it reaches the bare wood or is wider than this, or
+# covers more than a disc this wide: no seed's top does (real seeds run up to 17 mm marbles)
 GLARE_MARGIN_MM = 6.0  # pits this close to a reflection are unseen: its halo washes seeds out beyond what clips
 WHITER = 1.15  # white this much whiter than the whitest seed at calibration is no seed (seeds and light vary;
 # a false reflection leaves one pit of a Reading unseen, the game goes on: docs/vision.md, section 4)
@@ -135,6 +137,7 @@ class GlareFinder:
         self._patch = _square(GLARE_PATCH_MM * px_per_mm)
         self._least = self._patch.size  # px: a piece of white this large may be a reflection, whatever its shape
         self._seed = _square(GLARE_SEED_MM * px_per_mm)
+        self._seed_top = np.pi * (GLARE_SEED_MM * px_per_mm / 2) ** 2  # px: the most white one seed can show
         self._margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * GLARE_MARGIN_MM * px_per_mm) | 1,) * 2)
 
     def find(self, board: np.ndarray, log_gain: np.ndarray | None = None) -> Reflections:
@@ -151,27 +154,31 @@ class GlareFinder:
         count, pieces = cv2.connectedComponents(patches)
         kept = np.union1d(pieces[self._wood & (patches > 0)],
                           pieces[cv2.morphologyEx(patches, cv2.MORPH_OPEN, self._seed) > 0])
-        large_count, large = self._large(white)
-        rings = np.zeros(white.shape, bool)
+        large_count, large, larger_than_seeds = self._large(white)
+        any_shape = np.isin(large, larger_than_seeds)  # ... white of any shape where a seed's top has less ...
         if self._whitest is not None and log_gain is not None:  # ... or whiter than any seed
             at_least = self._at_least(log_gain)
             kept = np.union1d(kept, _whiter(pieces, count, at_least, WHITER * self._whitest))
             ringing = _whiter(large, large_count, at_least, NO_SEED_WHITER * self._whitest)
-            rings = np.isin(large, ringing[ringing > 0])
-        glare = np.isin(pieces, kept[kept > 0]) | rings
+            any_shape |= np.isin(large, ringing[ringing > 0])
+        glare = np.isin(pieces, kept[kept > 0]) | any_shape
         unexplained = (large > 0) & ~glare
         return Reflections(self._grown(glare), unexplained if unexplained.any() else None)
 
-    def _large(self, white: np.ndarray) -> tuple[int, np.ndarray]:
+    def _large(self, white: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
         """The pieces of ``white`` (uint8) as large as a patch, whatever their shape, labelled (the
-        smaller ones 0), and how many labels there are. Seeds lying in a reflection hide its
-        middle, and the white left round them can be too thin for a patch to fit: where no seed
-        of the game could be as white (``NO_SEED_WHITER``: beans, pebbles, coloured glass) it is
-        a reflection all the same, and elsewhere a doubt, as a patch is."""
+        smaller ones 0), how many labels there are, and the labels of those larger than any seed's
+        top. Seeds lying in a reflection hide its middle, and the white left round them can be
+        too thin for a patch to fit: where no seed of the game could be as white
+        (``NO_SEED_WHITER``: beans, pebbles, coloured glass) it is a reflection all the same, and
+        elsewhere a doubt, as a patch is. A piece larger than a seed is a reflection however white:
+        a reflection long and narrow in its hollow is no wider than a seed, and a white chip is as
+        white as it (docs/vision.md, section 4)."""
         count, pieces, stats, _ = cv2.connectedComponentsWithStats(white)
-        large = stats[:, cv2.CC_STAT_AREA] >= self._least
+        areas = stats[:, cv2.CC_STAT_AREA]
+        large = areas >= self._least
         large[0] = False
-        return count, np.where(large[pieces], pieces, 0)
+        return count, np.where(large[pieces], pieces, 0), np.flatnonzero(large & (areas > self._seed_top))
 
     def _at_least(self, log_gain: np.ndarray) -> np.ndarray:
         """How white, today's light divided out, a pixel clipped at GLARE in every channel is at

@@ -681,6 +681,23 @@ def test_white_chips_under_a_bright_lamp_are_not_glare(setup_of):
         assert {label: pit.most_likely for label, pit in result.reading.pits.items()} == counts
 
 
+@pytest.mark.parametrize("lamp", [2, 9])
+def test_a_reflection_larger_than_any_seed_s_top_is_glare_however_narrow_and_dim(lamp, setup_of):
+    """A Pass It On board seen in depth, a lamp's reflection long and narrow in a hollow holding
+    none or one chip: it touches no wood, no 18 mm square fits in it, and it is no whiter than the
+    white chips, so it was a doubt and read as two chips (hedged), move after move. But no seed's
+    top shows as much white in one piece as it does: it is glare, its pit unseen."""
+    scene, calibration = setup_of("pass-it-on", relief=True)
+    counts, white = start_counts("pass-it-on")
+    shot = replace(random_shot(np.random.default_rng([lamp, 9])), hand=False, glare=3.0, lamp=lamp)
+    (pit,) = render(scene, counts, white, shot).glared
+    for chips in (0, 1):
+        rendered = render(scene, counts | {pit: chips}, white | {pit: 0}, shot)
+        result = BoardReader(calibration).read(rendered.image)
+        assert result.reading.pits[pit] is None and result.status.glared == (pit,), (chips, result.status.message)
+        assert all(result.reading.pits[label].most_likely == n for label, n in counts.items() if label != pit)
+
+
 def test_white_that_may_be_a_reflection_keeps_every_count_possible(setup_of):
     """Clipped white inside a hollow that the finder cannot tell from a white chip: read as the
     counter reads it, but hedged (``DOUBT``), so that no count is ruled out for the referee, which
