@@ -155,7 +155,7 @@ class GlareFinder:
         kept = np.union1d(pieces[self._wood & (patches > 0)],
                           pieces[cv2.morphologyEx(patches, cv2.MORPH_OPEN, self._seed) > 0])
         large_count, large, larger_than_seeds = self._large(white)
-        any_shape = np.isin(large, larger_than_seeds)  # ... white of any shape where a seed's top has less ...
+        any_shape = np.isin(large, larger_than_seeds)  # ... white of any shape in a piece larger than a seed ...
         if self._whitest is not None and log_gain is not None:  # ... or whiter than any seed
             at_least = self._at_least(log_gain)
             kept = np.union1d(kept, _whiter(pieces, count, at_least, WHITER * self._whitest))
