@@ -21,7 +21,6 @@ from typing import Any, Callable
 from werkzeug.serving import make_server
 
 from rules import Game
-
 from web import create_app
 
 from .config import LOCAL_HOSTS, Config, ConfigError
