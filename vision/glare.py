@@ -154,14 +154,12 @@ class GlareFinder:
         count, pieces = cv2.connectedComponents(patches)
         kept = np.union1d(pieces[self._wood & (patches > 0)],
                           pieces[cv2.morphologyEx(patches, cv2.MORPH_OPEN, self._seed) > 0])
-        large_count, large, larger_than_seeds = self._large(white)
-        any_shape = np.isin(large, larger_than_seeds)  # ... white of any shape in a piece larger than a seed ...
+        large_count, large, any_shape = self._large(white)  # ... white of any shape in a piece larger than a seed ...
         if self._whitest is not None and log_gain is not None:  # ... or whiter than any seed
             at_least = self._at_least(log_gain)
             kept = np.union1d(kept, _whiter(pieces, count, at_least, WHITER * self._whitest))
-            ringing = _whiter(large, large_count, at_least, NO_SEED_WHITER * self._whitest)
-            any_shape |= np.isin(large, ringing[ringing > 0])
-        glare = np.isin(pieces, kept[kept > 0]) | any_shape
+            any_shape = np.union1d(any_shape, _whiter(large, large_count, at_least, NO_SEED_WHITER * self._whitest))
+        glare = np.isin(pieces, kept[kept > 0]) | np.isin(large, any_shape[any_shape > 0])
         unexplained = (large > 0) & ~glare
         return Reflections(self._grown(glare), unexplained if unexplained.any() else None)
 
