@@ -92,6 +92,8 @@ def check_camera(config: Config) -> Iterator[Check]:
     from vision.focus import too_blurred_mm
     from vision.reader import BoardReader
 
+    from .camera_angle import judge_camera_angle
+
     spec = config["camera"]["source"]
     image, rate, following = None, None, []
     try:
@@ -129,12 +131,15 @@ def check_camera(config: Config) -> Iterator[Check]:
     yield counter
     if image is not None and counter.ok:
         reader = BoardReader(calibration)
-        status = reader.read(image).status
+        result = reader.read(image)
+        status = result.status
         yield Check("board in view", status.board_found,
                     "the board is found in the camera picture" if status.board_found
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
-            small = too_small((image.shape[1], image.shape[0]))
+            picture = (image.shape[1], image.shape[0])
+            yield Check("camera angle", *judge_camera_angle(result.image_to_board, picture, calibration.profile.size))
+            small = too_small(picture)
             yield check_focus(status.blur_mm, too_blurred_mm(small), calibration.blur_limit_mm, calibration.corners is not None)
             if (flicker := check_flicker(reader, following)) is not None:
                 yield flicker

@@ -9,10 +9,14 @@ picture's middle, square pixels and no skew, the one unknown intrinsic (the
 focal length) follows from the pose's first two columns being orthogonal and
 of equal length (Zhang, "A flexible new technique for camera calibration",
 2000, section 3.1). Lens distortion is ignored: the eye comes out a few per
-cent off, which is plenty to tell which side of a hollow faces away.
+cent off, which is plenty to tell which side of a hollow faces away, and to
+tell the players how steeply their camera looks at the board (within about a
+degree on rendered boards seen through a lens that bends them).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -45,3 +49,15 @@ def eye_from_homography(image_to_board: np.ndarray, picture: tuple[int, int]) ->
     r3 = np.cross(r1, r2)
     eye = -np.array([r1 @ t, r2 @ t, r3 @ t])  # -R^T t: the camera's centre in board mm
     return float(eye[0]), float(eye[1]), float(abs(eye[2]))
+
+
+def angle_from_overhead(image_to_board: np.ndarray, picture: tuple[int, int], board_mm: tuple[float, float]) -> float | None:
+    """How far the camera stands from overhead, in degrees, as seen from the middle of a board
+    ``board_mm`` (width, depth) wide: 0 straight above it. The nearer overhead, the less the near
+    rim of each hollow hides its floor, and the better seeds are counted (the README's vision
+    table bins its figures so). None where :func:`eye_from_homography` cannot say."""
+    eye = eye_from_homography(image_to_board, picture)
+    if eye is None:
+        return None
+    x, y, height = eye
+    return math.degrees(math.atan2(math.hypot(x - board_mm[0] / 2, y - board_mm[1] / 2), height))

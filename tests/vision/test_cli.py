@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import re
 
 import cv2
 import numpy as np
@@ -41,7 +42,9 @@ def test_calibrate_then_read_json(pictures, tmp_path, capsys):
     board = tmp_path / "board.json"
     assert run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board) == 0
     assert json.loads(board.read_text())["version"] == 2
-    assert "start position read exactly in 12 of them" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "start position read exactly in 12 of them" in said
+    assert re.search(r"^camera: \d+ degrees from overhead at the board's middle", said, re.M), said
     assert run("read", "--calibration", board, folder / "game.jpg", folder / "empty.png", "--json") == 0
     lines = capsys.readouterr().out.strip().splitlines()
     first = json.loads(lines[0])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from calibration.profiles import PROFILE_LAYOUTS
-from vision.eye import eye_from_homography
+from vision.eye import angle_from_overhead, eye_from_homography
 from vision.reader import BoardReader
 from vision.render import camera_homography, eye_over_board, random_counts, random_scene, random_shot, render
 
@@ -36,6 +36,22 @@ def test_the_eye_from_a_read_frame_is_near_the_camera(setup_of, board):
     width, height = scene.profile.size
     distance = math.dist(truth, (width / 2, height / 2, 0.0))
     assert found is not None and math.dist(found, truth) < 0.05 * distance
+
+
+@pytest.mark.parametrize("board", ["kalah", "4x8"])
+def test_the_camera_s_angle_from_overhead_comes_back_from_a_read_frame_within_a_degree_and_a_half(setup_of, board):
+    """What ``pitwatch calibrate`` and ``doctor`` tell the players: how steeply the camera looks at
+    the board's middle, from a hard frame through a lens that bends it, against the renderer's camera."""
+    scene, calibration = setup_of(board)
+    rng = np.random.default_rng(6)
+    for _ in range(2):
+        shot = random_shot(rng, hard=True, hand=False)
+        result = BoardReader(calibration).read(render(scene, *random_counts(scene.profile, rng), shot).image)
+        x, y, height = eye_over_board(scene, shot.nudge)
+        width, depth = scene.profile.size
+        truth = math.degrees(math.atan2(math.hypot(x - width / 2, y - depth / 2), height))
+        found = angle_from_overhead(result.image_to_board, scene.frame, scene.profile.size)
+        assert found is not None and abs(found - truth) < 1.5, (found, truth)
 
 
 def test_a_camera_straight_overhead_has_no_eye_to_find():
