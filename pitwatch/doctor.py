@@ -31,9 +31,6 @@ RATE_SECONDS = 2.0  # how long a live camera's frame rate is measured
 READ_TIMES = 5  # frames read to time the reader
 FLICKER_FRAMES = 4  # frames of a live camera read through the stillness gate to look for a mains lamp's bands
 SLOWEST_READING_S = 2.0  # a Reading later than this after the board goes still is too slow for play
-# Pits of 5-9 seeds read exactly on the benchmark at the picture sizes it was run at
-# (vision_bench.py --frame WxH, seeds 1 / 2; README, "The camera's picture size")
-EXACT_5_9_BY_SIZE = {(640, 480): "93.9-95.0 %", (1024, 768): "99.3-99.5 %", DEVICE_SIZE: "99.50-99.75 %"}
 
 
 @dataclass(frozen=True)
@@ -92,7 +89,7 @@ def check_camera(config: Config) -> Iterator[Check]:
     from vision.focus import too_blurred_mm
     from vision.reader import BoardReader
 
-    from .camera_angle import judge_camera_angle
+    from .placement import judge_board_scale, judge_camera_angle
 
     spec = config["camera"]["source"]
     image, rate, following = None, None, []
@@ -137,9 +134,11 @@ def check_camera(config: Config) -> Iterator[Check]:
                     "the board is found in the camera picture" if status.board_found
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
-            picture = (image.shape[1], image.shape[0])
-            yield Check("camera angle", *judge_camera_angle(result.image_to_board, picture, calibration.profile.size))
+            picture, board_mm = (image.shape[1], image.shape[0]), calibration.profile.size
+            yield Check("camera angle", *judge_camera_angle(result.image_to_board, picture, board_mm))
             small = too_small(picture)
+            if not small:  # a small picture's check says it already
+                yield Check("board in the picture", *judge_board_scale(result.image_to_board, board_mm))
             yield check_focus(status.blur_mm, too_blurred_mm(small), calibration.blur_limit_mm, calibration.corners is not None)
             if (flicker := check_flicker(reader, following)) is not None:
                 yield flicker
@@ -175,6 +174,8 @@ def check_picture_size(image: np.ndarray, asked: tuple[int, int], device: bool) 
     a camera ``device`` was asked for (``camera.size``); a file or stream gives what it holds."""
     from vision.camera import too_small
 
+    from .placement import EXACT_5_9_BY_SIZE
+
     height, width = image.shape[:2]
     if not too_small((width, height)):
         return Check("camera picture", True, f"{width} x {height}: big enough to count seeds in")
@@ -197,6 +198,8 @@ def nearest_measured_size(size: tuple[int, int]) -> tuple[int, int]:
     ``size``: the largest one with no more pixels (a picture has at least its detail), or the
     smallest one."""
     from vision.camera import too_small
+
+    from .placement import EXACT_5_9_BY_SIZE
 
     measured = sorted(filter(too_small, EXACT_5_9_BY_SIZE), key=lambda each: each[0] * each[1])
     fitting = [each for each in measured if each[0] * each[1] <= size[0] * size[1]]

@@ -26,7 +26,7 @@ from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult
 
 from . import config as cfg
-from .camera_angle import judge_camera_angle
+from .placement import judge_board_scale, judge_camera_angle
 from .corners import check_outline
 from .errors import said
 
@@ -87,9 +87,11 @@ def _calibrate(args: argparse.Namespace) -> int:
         f"widened (temperature {calibration.temperature:.2f}): check the start position and the light")
     print(f"calibrated a {calibration.board} board: {len(calibration.hollows)} pits, start position read exactly in "
           f"{exact} of them{widened}; written to {args.output}")
-    seen = BoardReader(calibration).read(start)
-    if seen.image_to_board is not None:
-        print("camera: " + judge_camera_angle(seen.image_to_board, (start.shape[1], start.shape[0]), calibration.profile.size)[1])
+    start_read = BoardReader(calibration).read(start)
+    if start_read.image_to_board is not None:  # where the camera stands, as pitwatch doctor says it
+        board_mm = calibration.profile.size
+        print("camera: " + judge_camera_angle(start_read.image_to_board, (start.shape[1], start.shape[0]), board_mm)[1])
+        print("camera: " + judge_board_scale(start_read.image_to_board, board_mm)[1])
     return 0
 
 
