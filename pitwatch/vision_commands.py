@@ -26,9 +26,9 @@ from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult
 
 from . import config as cfg
-from .placement import judge_board_scale, judge_camera_angle
 from .corners import check_outline
 from .errors import said
+from .placement import judge_board_scale, judge_camera_angle
 
 # Bad input: CalibrationError, SourceError and UnknownBoard are ValueErrors; OSError for files;
 # CounterError for a broken installation (the seed counter's files).
