@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/vision_bench.py [--scenes 5] [--frames 10] [--seed 1] [--sure 0.995] [--frame 1280x720]
                                                 [--defocus 0] [--models vision/models] [--corners] [--relief]
-                                                [--readings FILE.csv]
+                                                [--far 1] [--readings FILE.csv]
 
 For each board profile, ``--scenes`` set-ups (seed kind, wood, lamp, camera)
 are calibrated from an easy empty + start frame, then ``--frames`` hard frames
@@ -36,6 +36,10 @@ runs paint them flat on the board's plane (all the networks were trained on unti
 sharp, as with an autofocus that hunts in play); every run prints the blur the
 reader measured at the markers and how many frames it said were blurred or too
 blurred to count (:mod:`vision.focus`).
+``--far`` puts every camera that many times farther from the board (the same lens: the board fills
+that many times less of the picture's width, as with a camera far off or a wide lens): the same
+set-ups, frames and truth, each seed in fewer pixels (``pitwatch doctor`` quotes these runs for a
+board that spans few of its camera's pixels).
 ``--readings`` writes every scored pit's truth and reading to a CSV file (:mod:`pit_readings`):
 ``compare_readings.py`` then pairs two runs' files and counts the pits a change mended and broke.
 Times are CPU time of the reading thread (what the frame costs, whatever else
@@ -105,10 +109,12 @@ def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int
 
 
 def calibrated_scene_and_empty_shot(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE,
-                                    corners: bool = False, relief: bool = False) -> tuple[Scene, Calibration, Shot]:
+                                    corners: bool = False, relief: bool = False, far: float = 1.0
+                                    ) -> tuple[Scene, Calibration, Shot]:
     """:func:`calibrated_scene`, and the shot of its empty picture (where the board lay when
-    its corners were given)."""
-    scene = replace(random_scene(board, rng, frame=frame), relief=relief)
+    its corners were given); the camera ``far`` times farther than the renderer draws it."""
+    scene = random_scene(board, rng, frame=frame)
+    scene = replace(scene, relief=relief, fill=scene.fill / far)
     profile = board_profile(board)
     empty_shot = random_shot(rng, hard=False, hand=False)
     empty = render(scene, {h.label: 0 for h in profile.hollows}, None, empty_shot).image
@@ -119,24 +125,24 @@ def calibrated_scene_and_empty_shot(board: str, rng: np.random.Generator, frame:
 
 
 def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: list[str], corners: bool = False,
-                      relief: bool = False) -> Iterator[tuple[Scene, Calibration, np.random.Generator]]:
+                      relief: bool = False, far: float = 1.0) -> Iterator[tuple[Scene, Calibration, np.random.Generator]]:
     """Every board profile's ``scenes`` set-ups (:func:`calibrated_scene`, found by their
-    ``corners`` or not, seen in ``relief`` or not), each with its own seeded stream, which goes on
-    to draw the set-up's frames; a set-up that cannot be calibrated is named in ``failures`` and
-    skipped."""
-    for scene, calibration, _, rng in calibrated_setups_and_empty_shots(scenes, seed, frame, failures, corners, relief):
+    ``corners`` or not, seen in ``relief`` or not, cameras ``far`` times farther), each with its own
+    seeded stream, which goes on to draw the set-up's frames; a set-up that cannot be calibrated is
+    named in ``failures`` and skipped."""
+    for scene, calibration, _, rng in calibrated_setups_and_empty_shots(scenes, seed, frame, failures, corners, relief, far):
         yield scene, calibration, rng
 
 
 def calibrated_setups_and_empty_shots(scenes: int, seed: int, frame: tuple[int, int], failures: list[str],
-                                      corners: bool = False, relief: bool = False
+                                      corners: bool = False, relief: bool = False, far: float = 1.0
                                       ) -> Iterator[tuple[Scene, Calibration, Shot, np.random.Generator]]:
     """:func:`calibrated_setups`, each with the shot of its empty picture."""
     for b, board in enumerate(PROFILE_LAYOUTS):
         for s in range(scenes):
             rng = np.random.default_rng([seed, b, s])
             try:
-                scene, calibration, empty_shot = calibrated_scene_and_empty_shot(board, rng, frame, corners, relief)
+                scene, calibration, empty_shot = calibrated_scene_and_empty_shot(board, rng, frame, corners, relief, far)
             except CalibrationError as error:
                 failures.append(f"{board} scene {s}: {error}")
                 continue
@@ -149,7 +155,7 @@ def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
 
 
 def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE, defocus: float = 0.0,
-        corners: bool = False, relief: bool = False) -> dict:
+        corners: bool = False, relief: bool = False, far: float = 1.0) -> dict:
     """Every set-up's frames read and scored; ``readings`` in the result holds every scored pit
     (:mod:`pit_readings`)."""
     cv2.setNumThreads(1)
@@ -163,7 +169,7 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
     readings: list[dict] = []
     setups: dict[str, int] = defaultdict(int)  # profile -> set-ups read so far
     images = 0
-    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners, relief):
+    for scene, calibration, rng in calibrated_setups(scenes, seed, frame, failures, corners, relief, far):
         reader = BoardReader(calibration)
         setup = setups[scene.profile.name]
         setups[scene.profile.name] += 1
@@ -389,6 +395,9 @@ def main() -> None:
     parser.add_argument("--relief", action="store_true",
                         help="see every board in depth, as a real camera does (hollows sunk, seeds standing, heaps "
                              "leaning away from the camera), not painted flat on its plane: the same set-ups and frames")
+    parser.add_argument("--far", type=float, default=1.0, metavar="TIMES",
+                        help="every camera this many times farther from the board, with the same lens (the board fills "
+                             "that many times less of the picture's width)")
     parser.add_argument("--readings", type=Path, metavar="FILE.csv",
                         help="write every scored pit's truth and reading to FILE.csv, to compare two runs pit by pit "
                              "with compare_readings.py")
@@ -397,12 +406,15 @@ def main() -> None:
     counter.SURE = args.sure
     use_models(parser, args.models)
     started = time.time()
-    out = run(args.scenes, args.frames, args.seed, args.frame, args.defocus, args.corners, args.relief)
+    if args.far < 1:
+        parser.error("--far: at least 1 (the renderer's cameras already fill 72-90 % of the picture's width)")
+    out = run(args.scenes, args.frames, args.seed, args.frame, args.defocus, args.corners, args.relief, args.far)
     stats = out["stats"]
     print(f"{out['images']} rendered {picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, "
           f"{args.scenes} set-ups each, seed {args.seed}, windows read again below {args.sure} sure"
           + (f", lens out of focus by {args.defocus} px" if args.defocus else "")
           + (", boards found by their corners" if args.corners else "") + (", boards seen in depth" if args.relief else "")
+          + (f", cameras {args.far:g} times farther" if args.far != 1 else "")
           + f" ({time.time() - started:.0f} s)")
     if args.models is not None:
         print(f"  the seed counter's networks from {args.models}")

@@ -5,8 +5,8 @@ homography that finds the board tells both:
 - its angle from overhead: seen from the side, the near rim of each hollow
   hides the near edge of its floor (:func:`vision.eye.angle_from_overhead`);
 - how many of its pixels the board spans: a camera far from the board, or a
-  wide lens, shows each seed in a few pixels, as a small picture does, though
-  the picture itself is 1280 x 720.
+  wide lens, shows each seed in a few pixels, though the picture itself is
+  1280 x 720.
 ``pitwatch calibrate`` and ``pitwatch doctor`` judge both and quote the
 benchmark for what they measured, so the players can move the camera before a
 game rather than wonder at its questions during one.
@@ -18,19 +18,19 @@ import cv2
 import numpy as np
 
 from vision.eye import angle_from_overhead
-from vision.picture_size import DEVICE_SIZE
 
 # Pits of 0-9 seeds read exactly on the benchmark, by the camera's angle from overhead: each bin's
 # range of degrees, then the figure (vision_bench.py --relief, seeds 1 / 2, no hand; README, vision table).
 # Beyond the first bin the players are told to raise the camera.
 EXACT_0_9_BY_ANGLE = (((15, 25), "99.25-99.67 %"), ((25, 33), "98.26-98.68 %"), ((33, 41), "96.32-97.65 %"))
-# Pits of 5-9 seeds read exactly on the benchmark at the picture sizes it was run at
-# (vision_bench.py --frame WxH, seeds 1 / 2; README, "The camera's picture size")
-EXACT_5_9_BY_SIZE = {(640, 480): "93.9-95.0 %", (1024, 768): "99.3-99.5 %", DEVICE_SIZE: "99.50-99.75 %"}
-# The camera pixels a millimetre of the board's far edge spanned in the benchmark's pictures of each
-# size, least and most: the renderer's cameras (vision.render.random_scene, the board filling 72-90 %
-# of the picture's width, 15-40 degrees from overhead) over every board (tests/pitwatch/test_app_placement.py)
-FAR_EDGE_PX_PER_MM = {(640, 480): (0.67, 1.28), (1024, 768): (1.07, 2.04), DEVICE_SIZE: (1.33, 2.55)}
+# The benchmark's 1280 x 720 cameras where the renderer puts them (the board filling 72-90 % of the picture's
+# width) and one and a half and twice as far (vision_bench.py --far TIMES): how many times as far, the camera
+# pixels a millimetre of the board's far edge spanned, least and most (every board, 300 set-ups each:
+# tests/pitwatch/test_app_placement.py), and the pits of 5-9 seeds read exactly (painted flat, seeds 1 / 2;
+# README, Benchmarks). Under the first row's least the players are told to move the camera nearer.
+EXACT_5_9_BY_DISTANCE = ((1.0, (1.33, 2.55), "99.25-99.5 %"),
+                         (1.5, (0.91, 1.73), "95.87-96.94 %"),
+                         (2.0, (0.69, 1.31), "85.35-88.32 %"))
 
 
 def judge_camera_angle(image_to_board: np.ndarray, picture: tuple[int, int],
@@ -62,19 +62,16 @@ def far_edge_px_per_mm(image_to_board: np.ndarray, board_mm: tuple[float, float]
 
 
 def judge_board_scale(image_to_board: np.ndarray, board_mm: tuple[float, float]) -> tuple[bool, str]:
-    """Whether the board spans enough of the camera's pixels to count seeds as the benchmark
-    did at 1280 x 720, and a sentence saying how many, what the benchmark read at that scale
-    (the largest picture size it read boards that small in), and what to do."""
+    """Whether the board spans as many of the camera's pixels as the benchmark's cameras gave,
+    and a sentence saying how many, what the benchmark read with cameras far enough to see the
+    board that small (the nearest such), and what to do."""
     scale = far_edge_px_per_mm(image_to_board, board_mm)
-    least, most = FAR_EDGE_PX_PER_MM[DEVICE_SIZE]
     said = f"the board's far edge spans {scale:.2f} camera pixels a millimetre"
-    device = f"{DEVICE_SIZE[0]} x {DEVICE_SIZE[1]}"
+    (_, (least, most), best), *farther = EXACT_5_9_BY_DISTANCE
     if scale >= least:
-        return True, f"{said}; the benchmark read {least:.2f}-{most:.2f} at {device}"
-    sizes = sorted(FAR_EDGE_PX_PER_MM, key=lambda size: size[0] * size[1])
-    like = next((size for size in reversed(sizes) if FAR_EDGE_PX_PER_MM[size][0] <= scale), sizes[0])
-    low, high = FAR_EDGE_PX_PER_MM[like]
-    return False, (f"{said}, as a {like[0]} x {like[1]} picture shows a board ({low:.2f}-{high:.2f} on the benchmark, "
-                   f"where pits of 5-9 seeds are read exactly {EXACT_5_9_BY_SIZE[like]} of the time, against "
-                   f"{EXACT_5_9_BY_SIZE[DEVICE_SIZE]} at {least:.2f}-{most:.2f} in {device} pictures): move the camera "
-                   "nearer, or zoom in, until the board fills most of the picture's width")
+        return True, f"{said}; the benchmark's cameras gave {least:.2f}-{most:.2f}"
+    times, (low, high), figure = next((row for row in farther if row[1][0] <= scale), farther[-1])
+    fewer = "" if scale >= low else f", fewer than the benchmark's cameras gave even {times:g} times as far"
+    return False, (f"{said}{fewer}: on the benchmark, cameras {times:g} times as far as its own ({low:.2f}-{high:.2f}) "
+                   f"read pits of 5-9 seeds exactly {figure} of the time, against {best} at {least:.2f}-{most:.2f}; "
+                   "move the camera nearer, or zoom in, until the board fills most of the picture's width")

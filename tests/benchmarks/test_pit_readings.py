@@ -71,3 +71,13 @@ def test_a_malformed_readings_file_is_named_with_its_line(tmp_path):
     assert f"{bad}, line 3: not a pit's reading" in done.stderr
     done = run_script("compare_readings.py", str(good), str(tmp_path / "missing.csv"))
     assert done.returncode != 0 and "missing.csv: No such file or directory" in done.stderr
+
+
+def test_the_benchmark_puts_its_cameras_farther_off_when_asked_and_refuses_nearer():
+    """``--far 2``: the same set-ups with every camera twice as far (what ``pitwatch doctor`` quotes for a
+    board spanning few pixels); nearer than the renderer's cameras is refused before anything is rendered."""
+    done = run_script("vision_bench.py", "--scenes", "1", "--frames", "1", "--far", "2")
+    assert done.returncode == 0, done.stderr
+    assert ", cameras 2 times farther (" in done.stdout and re.search(r"board found\s+[\d.]+ %", done.stdout), done.stdout
+    refused = run_script("vision_bench.py", "--far", "0.5")
+    assert refused.returncode == 2 and "--far: at least 1" in refused.stderr
