@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/camera_referee_bench.py [--setups 3] [--plies 60] [--seed 1]
         [--still-frames 1] [--easy] [--lamp] [--defocus 0] [--flicker 0] [--no-looks] [--frame 1280x720] [--variants kalah,oware] [--misses]
-        [--models vision/models] [--corners] [--relief]
+        [--models vision/models] [--corners] [--relief] [--far 1]
 
 For every variant, ``--setups`` set-ups (seed kind, wood, lamp, camera; the
 vision benchmark's, calibrated from an easy empty and start frame) each play
@@ -26,7 +26,9 @@ another camera picture size with the same lenses (a webcam left at 640x480).
 ``--corners`` calibrates every board by its four corners in the empty picture, as
 a board without markers is (the markers are drawn but not used). ``--relief``
 sees every board in depth, as a real camera does (``Scene.relief``: hollows
-sunk, seeds standing in them), the same set-ups and games otherwise.
+sunk, seeds standing in them), the same set-ups and games otherwise. ``--far
+TIMES`` puts every camera TIMES as far from the board, with the same lens (a
+camera far off: ``vision_bench.py --far``).
 
 After every move that changes the board, its frames go through the live
 pipeline's own parts: the reader, the stillness gate (reset by the players'
@@ -73,7 +75,7 @@ from vision.live import StillnessGate
 from vision.picture_size import picture_size_text
 from vision.reader import BoardReader, FrameResult, FrameStatus
 from vision.render import FRAME_SIZE, Shot, Stack, random_shot, render, restacked, stack_of
-from vision_bench import GLARE, add_models_option, calibrated_scene, frame_size, use_models
+from vision_bench import GLARE, add_far_option, add_models_option, calibrated_scene, frame_size, use_models
 
 OUTCOMES = ("committed, right", "committed, wrong", "asked, truth offered", "asked, truth not offered",
             "false alarm (illegal)", "waited", "not judged")
@@ -122,7 +124,7 @@ class Table:
 
     def __init__(self, name: str, setup: int, args: argparse.Namespace) -> None:
         self.rng = np.random.default_rng([args.seed, sorted(rules.VARIANTS).index(name), setup])
-        self.scene, calibration = calibrated_scene(name, self.rng, args.frame, args.corners, args.relief)
+        self.scene, calibration = calibrated_scene(name, self.rng, args.frame, args.corners, args.relief, args.far)
         self.reader = BoardReader(calibration)
         self.conditions = replace(random_shot(self.rng, hard=not args.easy), hand=False, defocus=args.defocus,
                                   flicker=args.flicker)
@@ -238,6 +240,7 @@ def main() -> None:
                         help="boards calibrated by their four corners, not their markers (a board without markers)")
     parser.add_argument("--relief", action="store_true",
                         help="boards seen in depth, as a real camera sees them (hollows sunk, seeds standing)")
+    add_far_option(parser)
     add_models_option(parser)
     args = parser.parse_args()
     use_models(parser, args.models)
@@ -264,7 +267,8 @@ def main() -> None:
     print(f"conditions: {'easy' if args.easy else 'hard'}{', a lamp reflected' if args.lamp else ''}"
           f"{f', the lens {args.defocus} px out of focus' if args.defocus else ''}"
           f"{f', mains flicker in bands {100 * args.flicker:g} % either way' if args.flicker else ''}, "
-          f"{picture_size_text(args.frame)} pictures{', boards found by their corners' if args.corners else ''}{', seen in depth' if args.relief else ''}; {args.still_frames} still frame(s) a Reading; pits seen untouched "
+          f"{picture_size_text(args.frame)} pictures{', boards found by their corners' if args.corners else ''}{', seen in depth' if args.relief else ''}"
+          f"{f', cameras {args.far:g} times farther' if args.far != 1 else ''}; {args.still_frames} still frame(s) a Reading; pits seen untouched "
           f"{'not used' if args.no_looks else 'pinned'}; {time.time() - started:.0f} s, load average {load:.2f} -> "
           f"{os.getloadavg()[0]:.2f}" + (f"; the seed counter's networks from {args.models}" if args.models else ""))
     if args.misses:

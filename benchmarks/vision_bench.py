@@ -99,12 +99,13 @@ def heap_bin(n: int) -> str:
 
 
 def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE, corners: bool = False,
-                     relief: bool = False) -> tuple[Scene, Calibration]:
+                     relief: bool = False, far: float = 1.0) -> tuple[Scene, Calibration]:
     """A random set-up (a camera of ``frame`` px) and its calibration from an easy empty frame and
     start frame; with ``corners``, by the board's four corners where they are in the empty
     picture, as a user gives them (a board without markers: its markers are drawn but not used);
-    with ``relief``, the board seen in depth (``Scene.relief``; the same set-up otherwise)."""
-    scene, calibration, _ = calibrated_scene_and_empty_shot(board, rng, frame, corners, relief)
+    with ``relief``, the board seen in depth (``Scene.relief``; the same set-up otherwise); the
+    camera ``far`` times as far as the renderer puts it."""
+    scene, calibration, _ = calibrated_scene_and_empty_shot(board, rng, frame, corners, relief, far)
     return scene, calibration
 
 
@@ -359,6 +360,25 @@ def frame_size(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def far_times(text: str) -> float:
+    """``--far``'s value, for argparse: how many times as far as the renderer puts them, at least 1."""
+    try:
+        times = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not times >= 1:
+        raise argparse.ArgumentTypeError(f"at least 1 (the renderer's cameras already fill 72-90 % of the picture's "
+                                         f"width), got {text}")
+    return times
+
+
+def add_far_option(parser: argparse.ArgumentParser) -> None:
+    """``--far TIMES``, as every benchmark that renders set-ups takes it."""
+    parser.add_argument("--far", type=far_times, default=1.0, metavar="TIMES",
+                        help="every camera this many times farther from the board, with the same lens (the board fills "
+                             "that many times less of the picture's width)")
+
+
 def add_models_option(parser: argparse.ArgumentParser) -> None:
     """``--models FOLDER``: measure newly trained networks (vision.training.train) instead of the shipped ones."""
     parser.add_argument("--models", type=Path, metavar="FOLDER",
@@ -395,9 +415,7 @@ def main() -> None:
     parser.add_argument("--relief", action="store_true",
                         help="see every board in depth, as a real camera does (hollows sunk, seeds standing, heaps "
                              "leaning away from the camera), not painted flat on its plane: the same set-ups and frames")
-    parser.add_argument("--far", type=float, default=1.0, metavar="TIMES",
-                        help="every camera this many times farther from the board, with the same lens (the board fills "
-                             "that many times less of the picture's width)")
+    add_far_option(parser)
     parser.add_argument("--readings", type=Path, metavar="FILE.csv",
                         help="write every scored pit's truth and reading to FILE.csv, to compare two runs pit by pit "
                              "with compare_readings.py")
@@ -406,8 +424,6 @@ def main() -> None:
     counter.SURE = args.sure
     use_models(parser, args.models)
     started = time.time()
-    if args.far < 1:
-        parser.error("--far: at least 1 (the renderer's cameras already fill 72-90 % of the picture's width)")
     out = run(args.scenes, args.frames, args.seed, args.frame, args.defocus, args.corners, args.relief, args.far)
     stats = out["stats"]
     print(f"{out['images']} rendered {picture_size_text(args.frame)} frames, {len(PROFILE_LAYOUTS)} board profiles, "
