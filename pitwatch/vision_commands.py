@@ -14,6 +14,7 @@ import sys
 from dataclasses import replace
 from typing import Any, Callable, Iterator
 
+import cv2
 import numpy as np
 
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration
@@ -23,7 +24,7 @@ from firmware_bridge.sensors import SensorCalibration
 from vision.camera import first_frame, open_source, picture_of
 from vision.counter import CounterError
 from vision.markers import parse_corners
-from vision.reader import BoardReader, FrameResult
+from vision.reader import BoardReader, FrameResult, locate_board
 
 from . import config as cfg
 from .corners import check_outline
@@ -87,11 +88,11 @@ def _calibrate(args: argparse.Namespace) -> int:
         f"widened (temperature {calibration.temperature:.2f}): check the start position and the light")
     print(f"calibrated a {calibration.board} board: {len(calibration.hollows)} pits, start position read exactly in "
           f"{exact} of them{widened}; written to {args.output}")
-    start_read = BoardReader(calibration).read(start)
-    if start_read.image_to_board is not None:  # where the camera stands, as pitwatch doctor says it
+    image_to_board, _ = locate_board(cv2.cvtColor(start, cv2.COLOR_BGR2GRAY), calibration)
+    if image_to_board is not None:  # where the camera stands, as pitwatch doctor says it
         board_mm = calibration.profile.size
-        print("camera: " + judge_camera_angle(start_read.image_to_board, (start.shape[1], start.shape[0]), board_mm)[1])
-        print("camera: " + judge_board_scale(start_read.image_to_board, board_mm)[1])
+        print("camera: " + judge_camera_angle(image_to_board, (start.shape[1], start.shape[0]), board_mm)[1])
+        print("camera: " + judge_board_scale(image_to_board, board_mm)[1])
     return 0
 
 
