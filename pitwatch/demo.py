@@ -224,10 +224,12 @@ class DemoCamera:
         if self.source is not None:
             self.source.stop()
         camera = SyntheticCamera(position.variant.name, lambda: self.board.position, self.seed)
-        reader = BoardReader(camera.calibration())
+        calibration = camera.calibration()
+        reader = BoardReader(calibration)
         self.source = CameraSource(camera.read, reader.read, StillnessGate(self.still_frames),
-                                   self.runtime.fusion, self.runtime.frames,
-                                   snapshot_width=self.snapshot_width, period=1.0 / self.fps)
+                                   self.runtime.fusion, self.runtime.frames, snapshot_width=self.snapshot_width,
+                                   period=1.0 / self.fps, board_mm=calibration.profile.size)
+        self.source.on_placement = self.runtime.session.set_camera_placement
         self.runtime.camera = self.source
         self.source.start()
 

@@ -92,7 +92,7 @@ def check_camera(config: Config) -> Iterator[Check]:
     from vision.focus import too_blurred_mm
     from vision.reader import BoardReader
 
-    from .placement import judge_board_scale, judge_camera_angle
+    from .placement import judge_placement
 
     spec = config["camera"]["source"]
     image, rate, following = None, None, []
@@ -137,12 +137,11 @@ def check_camera(config: Config) -> Iterator[Check]:
                     "the board is found in the camera picture" if status.board_found
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
-            picture, board_mm = (image.shape[1], image.shape[0]), calibration.profile.size
-            yield Check("camera angle", *judge_camera_angle(result.image_to_board, picture, board_mm))
-            small = too_small(picture)
-            if not small:  # a small picture's check says it already
-                yield Check("board in the picture", *judge_board_scale(result.image_to_board, board_mm))
-            yield check_focus(status.blur_mm, too_blurred_mm(small), calibration.blur_limit_mm, calibration.corners is not None)
+            picture = (image.shape[1], image.shape[0])
+            for judged in judge_placement(result.image_to_board, picture, calibration.profile.size):
+                yield Check(*judged)
+            yield check_focus(status.blur_mm, too_blurred_mm(too_small(picture)), calibration.blur_limit_mm,
+                              calibration.corners is not None)
             if (flicker := check_flicker(reader, following)) is not None:
                 yield flicker
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)

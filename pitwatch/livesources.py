@@ -49,7 +49,9 @@ def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Run
     if board.labels != variant.layout.labels:
         raise ConfigError(f"{path} calibrates a {board.name} board, but {variant.name} is played on a "
                           f"{variant.layout.name} board: calibrate this board or choose another variant")
-    return live_camera(source.read, calibration, path, config, fusion, runtime.frames, source.close)
+    camera, corners = live_camera(source.read, calibration, path, config, fusion, runtime.frames, source.close)
+    camera.on_placement = runtime.session.set_camera_placement
+    return camera, corners
 
 
 def live_camera(grab: Callable[[], Frame], calibration: Calibration, path: Path, config: Config,
@@ -65,7 +67,8 @@ def live_camera(grab: Callable[[], Frame], calibration: Calibration, path: Path,
         return BoardReader(calibration).read, StillnessGate(config["camera"]["still_frames"])
 
     camera = CameraSource(grab, *reader(calibration), fusion, frames,
-                          snapshot_width=config["session"]["snapshot_width"], release=release)
+                          snapshot_width=config["session"]["snapshot_width"], release=release,
+                          board_mm=calibration.profile.size)
     return camera, LiveCorners(camera, calibration, path, reader)
 
 

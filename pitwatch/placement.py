@@ -9,14 +9,19 @@ homography that finds the board tells both:
   1280 x 720.
 ``pitwatch calibrate`` and ``pitwatch doctor`` judge both and quote the
 benchmark for what they measured, so the players can move the camera before a
-game rather than wonder at its questions during one.
+game rather than wonder at its questions during one; the dashboard shows them
+again from every still board during play, for a tripod knocked askew.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import cv2
 import numpy as np
 
+from vision.camera import too_small
+from vision.picture_size import DEVICE_SIZE, picture_size_text
 from vision.eye import angle_from_overhead
 
 # Pits of 0-9 seeds read exactly on the benchmark, by the camera's angle from overhead: each bin's
@@ -75,3 +80,31 @@ def judge_board_scale(image_to_board: np.ndarray, board_mm: tuple[float, float])
     return False, (f"{said}{fewer}: on the benchmark, cameras {times:g} times as far as its own ({low:.2f}-{high:.2f}) "
                    f"read pits of 5-9 seeds exactly {figure} of the time, against {best} at {least:.2f}-{most:.2f}; "
                    "move the camera nearer, or zoom in, until the board fills most of the picture's width")
+
+
+class Judged(NamedTuple):
+    """One thing judged of the camera's place: what (``camera angle``, ``board in the picture``),
+    whether it is as good as the benchmark's cameras, and the sentence for the players."""
+
+    name: str
+    ok: bool
+    said: str
+
+
+def judge_placement(image_to_board: np.ndarray, picture: tuple[int, int],
+                    board_mm: tuple[float, float]) -> list[Judged]:
+    """The camera's angle and how much of the picture the board fills, judged from a picture
+    (``picture``: width, height px) in which a board ``board_mm`` wide and deep was found by
+    ``image_to_board``. In a picture smaller than the reader is measured at, the board's scale
+    is not judged (the benchmark's figures by distance are of 1280 x 720 cameras): the picture's
+    size is then what to fix first."""
+    judged = [Judged("camera angle", *judge_camera_angle(image_to_board, picture, board_mm))]
+    if too_small(picture):
+        best = f"{DEVICE_SIZE[0]} x {DEVICE_SIZE[1]}"
+        judged.append(Judged("board in the picture", False, (
+            f"not judged in a {picture[0]} x {picture[1]} picture: the reader is measured at {best} and counts "
+            f"seeds worse in a smaller one; ask the camera for {best} "
+            f"(camera.size = \"{picture_size_text(DEVICE_SIZE)}\"), or record the board at that size")))
+    else:
+        judged.append(Judged("board in the picture", *judge_board_scale(image_to_board, board_mm)))
+    return judged

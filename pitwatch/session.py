@@ -57,6 +57,7 @@ class _Board:
     flash: list[str] = field(default_factory=list)
     flash_until: float = 0.0
     sources: dict[str, str] = field(default_factory=dict)
+    camera_placement: list[dict[str, Any]] = field(default_factory=list)  # where the camera stands, judged
     sensors: dict[str, Any] = field(default_factory=dict)
     reading: dict[str, int | None] = field(default_factory=dict)
     stable_at: float = 0.0  # wall-clock time the last stable Reading reached the session
@@ -182,6 +183,15 @@ class Session:
                 return
             self._board.sources[name] = status
             self._show()
+
+    def set_camera_placement(self, judged: Sequence[tuple[str, bool, str]]) -> None:
+        """Where the camera stands over the board, as judged from its newest still board: each
+        (what, as good as the benchmark's cameras, the sentence for the players)."""
+        placement = [{"name": name, "ok": ok, "said": said} for name, ok, said in judged]
+        with self._lock:
+            if placement != self._board.camera_placement:
+                self._board.camera_placement = placement
+                self._show()
 
     def set_sensor_values(self, values: dict[str, Any]) -> None:
         """Raw pit sensor values, shown on the dashboard (published by :meth:`tick`, at most once a second)."""
@@ -384,6 +394,7 @@ class Session:
                 "choices": [c.json for c in self._board.choices],
                 "flash": self._board.flash,
                 "sources": dict(self._board.sources),
+                "camera_placement": self._board.camera_placement,
                 "sensors": self._board.sensors,
                 "reading": self._board.reading,
                 "stable_at": self._board.stable_at,

@@ -22,6 +22,7 @@ from rules import Reading
 
 from .fusion import Fusion
 from .hub import FrameFeed
+from .placement import Judged, judge_placement
 from .worker import Loop
 
 if TYPE_CHECKING:
@@ -120,14 +121,20 @@ class CameraSource(Loop):
     counted again: a third of the work). :meth:`use_reader`
     swaps both between two frames (new board corners clicked on the dashboard).
     ``release()``, if given, lets the camera go once the loop has stopped.
+    Every still board also says where the camera stands over a board ``board_mm``
+    (width, depth) wide and deep (:func:`pitwatch.placement.judge_placement`), to
+    ``on_placement``: a tripod knocked askew during play shows on the dashboard.
     """
 
     def __init__(self, grab: Callable[[], Frame], read: Callable[..., Any],
                  still: Any, fusion: Fusion, frames: FrameFeed,
-                 *, snapshot_width: int = 320, period: float = 0.0, release: Callable[[], None] | None = None) -> None:
+                 *, snapshot_width: int = 320, period: float = 0.0, release: Callable[[], None] | None = None,
+                 board_mm: tuple[float, float] | None = None) -> None:
         super().__init__("camera", period)
         self._grab, self._read, self._still, self._release = grab, read, still, release
         self.fusion, self.frames = fusion, frames
+        self.board_mm = board_mm
+        self.on_placement: Callable[[list[Judged]], None] | None = None
         self.snapshot_width = snapshot_width
         self._snapshot: bytes | None = None
         self._last: Reading | None = None
@@ -190,6 +197,7 @@ class CameraSource(Loop):
         state = self._still.state.state
         if reading is not None:
             self._remember(frame)
+            self._judge_placement(result.image_to_board, frame)
             self._last = reading
             self.fusion.update(CAMERA, reading, now)
         elif state == "still" and self._last is not None:
@@ -199,6 +207,10 @@ class CameraSource(Loop):
         else:
             self._last = None
             self.fusion.update(CAMERA, None, now, status=f"camera lost: {result.status.message}")
+
+    def _judge_placement(self, image_to_board: np.ndarray | None, frame: np.ndarray) -> None:
+        if self.on_placement is not None and self.board_mm is not None and image_to_board is not None:
+            self.on_placement(judge_placement(image_to_board, (frame.shape[1], frame.shape[0]), self.board_mm))
 
     def _remember(self, frame: np.ndarray) -> None:
         if not self.snapshot_width:

@@ -29,7 +29,7 @@ from vision.reader import BoardReader, FrameResult, locate_board
 from . import config as cfg
 from .corners import check_outline
 from .errors import said
-from .placement import judge_board_scale, judge_camera_angle
+from .placement import judge_placement
 
 # Bad input: CalibrationError, SourceError and UnknownBoard are ValueErrors; OSError for files;
 # CounterError for a broken installation (the seed counter's files).
@@ -90,9 +90,8 @@ def _calibrate(args: argparse.Namespace) -> int:
           f"{exact} of them{widened}; written to {args.output}")
     image_to_board, _ = locate_board(cv2.cvtColor(start, cv2.COLOR_BGR2GRAY), calibration)
     if image_to_board is not None:  # where the camera stands, as pitwatch doctor says it
-        board_mm = calibration.profile.size
-        print("camera: " + judge_camera_angle(image_to_board, (start.shape[1], start.shape[0]), board_mm)[1])
-        print("camera: " + judge_board_scale(image_to_board, board_mm)[1])
+        for judged in judge_placement(image_to_board, (start.shape[1], start.shape[0]), calibration.profile.size):
+            print(f"camera: {judged.said}")
     return 0
 
 

@@ -7,7 +7,10 @@ hand is still seen at once, and counting starts again.
 
 from __future__ import annotations
 
+import math
+import re
 import time
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -179,3 +182,26 @@ def test_a_board_under_a_flickering_lamp_is_refereed_and_the_players_told_what_t
     for _ in range(3):
         camera.step()
     assert fused_counts(camera) == tuple(game.position.pits)
+
+
+def test_a_camera_knocked_askew_during_play_is_told_on_the_dashboard(live):
+    """Every still board says where the camera stands. The synthetic camera stands 18 degrees
+    from overhead: all is well. Knocked to 35 degrees while a move is sown, the board is still
+    refereed, and the next still board tells the players to raise the camera."""
+    camera, synthetic, game, _, runtime = live
+    camera.on_placement = runtime.session.set_camera_placement  # as `pitwatch run` and the demo wire it
+    for _ in range(2):
+        camera.step()
+    placement = runtime.session.state()["camera_placement"]
+    assert [(each["name"], each["ok"]) for each in placement] == [("camera angle", True), ("board in the picture", True)]
+    assert placement[0]["said"].startswith("18 degrees from overhead")
+
+    game.play("C")
+    synthetic.scene = replace(synthetic.scene, tilt=math.radians(35))
+    for _ in range(3):
+        camera.step()
+    assert fused_counts(camera) == tuple(game.position.pits)
+    angle, scale = runtime.session.state()["camera_placement"]
+    assert not angle["ok"] and re.match(r"3[4-6] degrees from overhead at the board's middle: ", angle["said"]), angle
+    assert angle["said"].endswith("mount the camera higher, or nearer over the board's middle")
+    assert scale["ok"]

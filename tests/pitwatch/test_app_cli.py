@@ -328,6 +328,9 @@ def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
         state = state_when(url, lambda now: now["verdict"]["kind"] == "unchanged", 30)
         assert state["verdict"]["kind"] == "unchanged" and state["sources"]["camera"] == "ok"
         assert state["reading"] == dict(zip(start.variant.layout.labels, start.pits))
+        placement = {each["name"]: each for each in state["camera_placement"]}  # judged from the still board
+        assert placement["camera angle"]["ok"] and "degrees from overhead" in placement["camera angle"]["said"]
+        assert placement["board in the picture"]["ok"]
         with urllib.request.urlopen(url + "camera.jpg", timeout=5) as response:
             assert response.headers["Content-Type"] == "image/jpeg" and response.read(2) == b"\xff\xd8"
     finally:

@@ -335,3 +335,18 @@ def test_the_players_can_choose_a_four_left_standing_when_the_board_is_unsure(re
     assert session.choose(index)["moves"] == [move.text]
     assert list(session.game.position.pits) == pits  # the four stands
     assert recorder.moves(session.game_id)[-1].position["pits"] == dict(zip(labels, pits))
+
+
+def test_where_the_camera_stands_is_published_when_it_changes(session):
+    """The camera loop judges the camera's place from every still board; the dashboard hears of it
+    only when the judgement changed, as with a source's health."""
+    angle = ("camera angle", False, "35 degrees from overhead at the board's middle: mount the camera higher")
+    version = session.hub.version
+    session.set_camera_placement([angle])
+    assert session.hub.version == version + 1
+    assert json.loads(session.hub.latest)["camera_placement"] == [
+        {"name": "camera angle", "ok": False, "said": angle[2]}]
+    session.set_camera_placement([angle])
+    assert session.hub.version == version + 1
+    session.set_camera_placement([("camera angle", True, "18 degrees from overhead at the board's middle")])
+    assert session.hub.version == version + 2 and session.state()["camera_placement"][0]["ok"]

@@ -297,5 +297,12 @@ def test_the_full_demo_reads_the_board_with_camera_and_sensors_and_shows_the_cam
             "const img = document.getElementById('camera'); return img && img.naturalWidth > 0"),
             what="the camera view in the page")
         assert state(url)["sources"]["camera"] == "ok"
+        judged = state(url)["camera_placement"]  # where the demo's camera stands, from its still boards
+        assert [each["name"] for each in judged] == ["camera angle", "board in the picture"]
+        shown = wait_for(lambda: browser.execute_script(
+            "return [...document.querySelectorAll('#placement li')].map(li => [li.dataset.check, li.className, li.textContent])"),
+            what="where the camera stands, under the camera view")
+        assert [(name, kind) for name, kind, _ in shown] == [(each["name"], "ok" if each["ok"] else "warn") for each in judged]
+        assert shown[0][2].startswith("Camera angle: ") and "degrees from overhead" in shown[0][2]
     finally:
         runtime.stop()

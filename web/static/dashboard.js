@@ -174,6 +174,20 @@
     }
   }
 
+  // Where the camera stands, judged from its newest still board: what the benchmark read from
+  // there, and what to do when it is worse than from its own cameras.
+  function renderPlacement() {
+    const list = $("placement");
+    if (!list) return;
+    const judged = state.camera_placement || [];
+    list.hidden = !judged.length;
+    list.replaceChildren(...judged.map((each) => {
+      const item = Pitwatch.el("li", { class: each.ok ? "ok" : "warn", "data-check": each.name });
+      item.append(Pitwatch.el("b", {}, each.name.charAt(0).toUpperCase() + each.name.slice(1)), document.createTextNode(`: ${each.said}`));
+      return item;
+    }));
+  }
+
   function renderBoard() {
     const game = state.game;
     const expected = {};
@@ -218,6 +232,7 @@
     renderExtra();
     renderMoves();
     renderSensors();
+    renderPlacement();
     renderDemoPlayer();
     renderBoard();
     renderControls();
