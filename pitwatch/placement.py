@@ -58,11 +58,16 @@ def judge_camera_angle(image_to_board: np.ndarray, picture: tuple[int, int],
                    f"within {steepest_good}; mount the camera higher, or nearer over the board's middle")
 
 
-def far_edge_px_per_mm(image_to_board: np.ndarray, board_mm: tuple[float, float]) -> float:
+def far_edge_px_per_mm(image_to_board: np.ndarray, board_mm: tuple[float, float]) -> float | None:
     """Camera pixels a millimetre of the board's far edge spans (the far row of pits is the one
-    seen smallest) in the picture where ``image_to_board`` found a board ``board_mm`` wide and deep."""
+    seen smallest) in the picture where ``image_to_board`` found a board ``board_mm`` wide and deep;
+    None for a degenerate homography, which maps no board back into the picture."""
     width = board_mm[0]
-    ends = cv2.perspectiveTransform(np.array([[[0.0, 0.0], [width, 0.0]]]), np.linalg.inv(image_to_board))[0]
+    try:
+        board_to_image = np.linalg.inv(image_to_board)
+    except np.linalg.LinAlgError:
+        return None
+    ends = cv2.perspectiveTransform(np.array([[[0.0, 0.0], [width, 0.0]]]), board_to_image)[0]
     return float(np.linalg.norm(ends[1] - ends[0])) / width
 
 
@@ -71,6 +76,8 @@ def judge_board_scale(image_to_board: np.ndarray, board_mm: tuple[float, float])
     and a sentence saying how many, what the benchmark read with cameras far enough to see the
     board that small (the nearest such), and what to do."""
     scale = far_edge_px_per_mm(image_to_board, board_mm)
+    if scale is None:
+        return True, "not measured: the homography that found the board is degenerate"
     said = f"the board's far edge spans {scale:.2f} camera pixels a millimetre"
     (_, (least, most), best), *farther = EXACT_5_9_BY_DISTANCE
     if scale >= least:

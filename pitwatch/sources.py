@@ -197,9 +197,9 @@ class CameraSource(Loop):
         state = self._still.state.state
         if reading is not None:
             self._remember(frame)
-            self._judge_placement(result.image_to_board, frame)
             self._last = reading
             self.fusion.update(CAMERA, reading, now)
+            self._judge_placement(result.image_to_board, frame)
         elif state == "still" and self._last is not None:
             self.fusion.update(CAMERA, self._last, now)  # still the same still board: keep it fresh
         elif state in ("moving", "hand", "settling"):  # "hand": or pits out of view: the frame says which

@@ -99,3 +99,12 @@ def test_in_a_picture_smaller_than_the_reader_is_measured_at_the_board_s_scale_i
     assert scale == Judged("board in the picture", False, (
         "not judged in a 640 x 480 picture: the reader is measured at 1280 x 720 and counts seeds worse in a smaller "
         "one; ask the camera for 1280 x 720 (camera.size = \"1280x720\"), or record the board at that size"))
+
+
+def test_a_degenerate_homography_is_not_judged_and_raises_nothing():
+    """The camera loop judges every still board's homography: a singular one (no board maps
+    back into the picture) must cost no Reading, only the judgement."""
+    singular = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+    angle, scale = judge_placement(singular, (1280, 720), (520.0, 230.0))
+    assert angle.ok and angle.said.startswith("not measured: ")
+    assert scale == Judged("board in the picture", True, "not measured: the homography that found the board is degenerate")
