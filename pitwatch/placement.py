@@ -21,8 +21,8 @@ import cv2
 import numpy as np
 
 from vision.camera import too_small
-from vision.picture_size import DEVICE_SIZE, picture_size_text
 from vision.eye import angle_from_overhead
+from vision.picture_size import DEVICE_SIZE, picture_size_text
 
 # Pits of 0-9 seeds read exactly on the benchmark, by the camera's angle from overhead: each bin's
 # range of degrees, then the figure (vision_bench.py --relief, seeds 1 / 2, no hand; README, vision table).
