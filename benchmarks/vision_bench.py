@@ -337,6 +337,8 @@ def score(stats: dict, rendered: Rendered, result: FrameResult) -> None:
             tally(stats, f"exact 0-9, seed kind {rendered.scene.seed_kind}", guess == truth)
             tally(stats, "exact 0-9, " + ("a hand elsewhere on the board" if rendered.covered else "no hand"), guess == truth)
             tally(stats, f"exact 0-9, camera {tilt_bin(rendered.scene.tilt)} from overhead", guess == truth)
+            if truth >= 5:  # the counts a camera seen from the side hides most of: what the doctor's advice buys
+                tally(stats, f"exact 5-9, camera {tilt_bin(rendered.scene.tilt)} from overhead", guess == truth)
         tally(stats, f"within one {where}", abs(guess - truth) <= 1)
         if not covered and truth >= 10:  # heaps by hollow: a store's seeds spread out, a pit's pile up
             hollow = "store" if label in stores else "pit"
