@@ -451,7 +451,7 @@ def main() -> None:
               "pits of 0-9 seeds in a shadow read exactly", "pits under a lamp's reflection reported unseen",
               "pits under a lamp's reflection misread", "pits of 0-9 seeds beside a lamp's reflection read exactly",
               "seeds on the wood reported beside their pit", "frames with seeds on the wood reporting no more",
-              "pits of 0-9 seeds beside seeds on the wood read exactly", "frames with no seed on the wood reporting none"] + sorted(name for name in stats if name.startswith("exact 0-9,"))
+              "pits of 0-9 seeds beside seeds on the wood read exactly", "frames with no seed on the wood reporting none"] + sorted(name for name in stats if name.startswith(("exact 0-9,", "exact 5-9,")))
     for name in order:
         hits, total = stats.get(name, (0, 0))
         if total:
