@@ -31,6 +31,7 @@ import numpy as np
 from calibration.profiles import BoardProfile
 
 from .markers import MARKER_IDS
+from .pieces import chosen_pieces, pieces_of
 from .rectify import LightModel
 
 GLARE = 240  # every channel at least this bright: the sensor's ceiling, less its noise
@@ -156,10 +157,11 @@ class GlareFinder:
                           pieces[cv2.morphologyEx(patches, cv2.MORPH_OPEN, self._seed) > 0])
         large_count, large, any_shape = self._large(white)  # ... white of any shape in a piece larger than a seed ...
         if self._whitest is not None and log_gain is not None:  # ... or whiter than any seed
-            at_least = self._at_least(log_gain)
-            kept = np.union1d(kept, _whiter(pieces, count, at_least, WHITER * self._whitest))
-            any_shape = np.union1d(any_shape, _whiter(large, large_count, at_least, NO_SEED_WHITER * self._whitest))
-        glare = np.isin(pieces, kept[kept > 0]) | np.isin(large, any_shape[any_shape > 0])
+            box = _around(white)
+            at_least = self._at_least(log_gain, box)
+            kept = np.union1d(kept, _whiter(pieces[box], count, at_least, WHITER * self._whitest))
+            any_shape = np.union1d(any_shape, _whiter(large[box], large_count, at_least, NO_SEED_WHITER * self._whitest))
+        glare = chosen_pieces(pieces, count, kept) | chosen_pieces(large, large_count, any_shape)
         unexplained = (large > 0) & ~glare
         return Reflections(self._grown(glare), unexplained if unexplained.any() else None)
 
@@ -172,16 +174,18 @@ class GlareFinder:
         elsewhere a doubt, as a patch is. A piece larger than a seed is a reflection however white:
         a reflection long and narrow in its hollow is no wider than a seed, and a white chip is as
         white as it (docs/vision.md, section 4)."""
-        count, pieces, stats, _ = cv2.connectedComponentsWithStats(white)
-        areas = stats[:, cv2.CC_STAT_AREA]
+        count, labels, areas = pieces_of(white)
         large = areas >= self._least
         large[0] = False
-        return count, np.where(large[pieces], pieces, 0), np.flatnonzero(large & (areas > self._seed_top))
+        return count, np.where(large, np.arange(count), 0)[labels], np.flatnonzero(large & (areas > self._seed_top))
 
-    def _at_least(self, log_gain: np.ndarray) -> np.ndarray:
+    def _at_least(self, log_gain: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
         """How white, today's light divided out, a pixel clipped at GLARE in every channel is at
-        least: GLARE over the brightest channel's gain (float32, the rectified board's shape)."""
-        return np.float32(GLARE) / np.exp(LightModel.sample(np.ascontiguousarray(log_gain.max(axis=2)), self._light))
+        least: GLARE over the brightest channel's gain (float32), in the ``box`` of the rectified
+        board only (:func:`_around`: the light sampled where it is asked, not over the board)."""
+        cells_x, cells_y = self._light
+        gain = LightModel.sample(np.ascontiguousarray(log_gain.max(axis=2)), (cells_x[box], cells_y[box]))
+        return np.float32(GLARE) / np.exp(gain)
 
     def _grown(self, glare: np.ndarray) -> np.ndarray | None:
         """The reflection ``glare`` (bool) grown by ``GLARE_MARGIN_MM``, its halo; None for none."""
@@ -190,8 +194,17 @@ class GlareFinder:
         return cv2.dilate(glare.view(np.uint8), self._margin) > 0
 
 
+def _around(white: np.ndarray) -> tuple[slice, slice]:
+    """The rows and columns of the smallest box round every pixel of ``white`` (uint8)."""
+    x, y, width, height = cv2.boundingRect(white)
+    return slice(y, y + height), slice(x, x + width)
+
+
 def _whiter(pieces: np.ndarray, count: int, at_least: np.ndarray, than: float) -> np.ndarray:
     """The labels of ``pieces`` whose pixels, clipped, are on average whiter than ``than`` at least
-    (``at_least``, :meth:`GlareFinder._at_least`); the background's label may be among them."""
-    whiteness = np.bincount(pieces.ravel(), at_least.ravel(), minlength=count) / np.maximum(np.bincount(pieces.ravel(), minlength=count), 1)
+    (``at_least``, :meth:`GlareFinder._at_least`); measured over the pieces' pixels alone, a few
+    hundred of the board's, so the background's label is never among them."""
+    labelled = pieces > 0
+    labels = pieces[labelled]
+    whiteness = np.bincount(labels, at_least[labelled], minlength=count) / np.maximum(np.bincount(labels, minlength=count), 1)
     return np.flatnonzero(whiteness > than)

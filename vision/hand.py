@@ -29,6 +29,7 @@ import numpy as np
 from calibration.calibfile import HollowFit
 
 from .grain import Grain, GrainCheck
+from .pieces import Pieces, chosen_pieces, pieces_of
 from .pits import hollow_mask
 from .rectify import LightModel, reduce
 
@@ -163,14 +164,14 @@ class HandFinder:
             unlit |= grain.lost
             over |= grain.lost
         over &= surface
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(over.view(np.uint8))
-        big = self._hand_pieces(labels, stats[:, cv2.CC_STAT_AREA])
+        changed = pieces_of(over.view(np.uint8))
+        big = self._hand_pieces(changed.labels, changed.areas)
         if grain is None:
-            return Cover(self._grown(labels, big), None)
+            return Cover(self._grown(changed, big), None)
         patches = self._patches_of(unlit & surface) > 0
         recoloured &= patches  # what only darkened, its grain faded but not gone, is a shadow's
         if big and np.count_nonzero(recoloured | (patches & grain.lost)) >= self._min_unlit:
-            return Cover(self._grown(labels, big), None)
+            return Cover(self._grown(changed, big), None)
         strays, where = self._strays(recoloured & ~grain.lost, colour, brightness, eye)
         light_left = cv2.blur(brightness_now - self._empty_brightness, self._shade_window)  # what the fit missed
         if big or np.count_nonzero((cv2.absdiff(light_left, 0) > SHADE_STEP) & grain.kept) >= self._min_px:
@@ -194,8 +195,7 @@ class HandFinder:
         None for none), and the centre of each piece of that (rectified board px): one seed, or
         seeds touching (a chip's glint can split it in two patches). Not the top of a heap seen
         over its rim (:meth:`_spilled_from_a_hollow`)."""
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(recoloured.view(np.uint8))
-        areas = stats[:, cv2.CC_STAT_AREA]
+        count, labels, areas = pieces_of(recoloured.view(np.uint8))
         found = [k for k in range(1, count) if self._min_stray <= areas[k] < self._min_px
                  and areas[k] * _median_change(labels == k, colour, brightness) >= self._min_stray_change]
         camera = eye() if found and eye is not None else None
@@ -204,7 +204,7 @@ class HandFinder:
             found = [k for k in found if not self._spilled_from_a_hollow(labels == k, joined, camera)]
         if not found:
             return (), None
-        where = cv2.dilate(self._full_size(np.isin(labels, found)).view(np.uint8), self._grow_stray)
+        where = cv2.dilate(self._full_size(chosen_pieces(labels, count, found)).view(np.uint8), self._grow_stray)
         pieces, _, _, centres = cv2.connectedComponentsWithStats(where)
         return tuple((float(x), float(y)) for x, y in centres[1:pieces]), where > 0
 
@@ -229,12 +229,12 @@ class HandFinder:
         away = middle - np.asarray(eye) / 2
         return float(beyond @ away) >= np.cos(np.radians(SPILL_ANGLE)) * float(np.linalg.norm(beyond) * np.linalg.norm(away))
 
-    def _grown(self, labels: np.ndarray, pieces: list[int]) -> np.ndarray | None:
-        """The hand's ``pieces`` (component labels at half size) as a mask of the rectified board,
-        grown by ``HAND_MARGIN_MM``; None for no pieces."""
-        if not pieces:
+    def _grown(self, changed: Pieces, hand: list[int]) -> np.ndarray | None:
+        """The ``hand``'s pieces (labels of the ``changed`` pieces, at half size) as a mask of the
+        rectified board, grown by ``HAND_MARGIN_MM``; None for no pieces."""
+        if not hand:
             return None
-        return cv2.dilate(self._full_size(np.isin(labels, pieces)).view(np.uint8), self._grow) > 0
+        return cv2.dilate(self._full_size(chosen_pieces(changed.labels, changed.count, hand)).view(np.uint8), self._grow) > 0
 
     def _full_size(self, mask: np.ndarray) -> np.ndarray:
         """A half-size bool mask at the rectified board's size."""

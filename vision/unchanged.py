@@ -38,6 +38,8 @@ from typing import Mapping, NamedTuple
 import cv2
 import numpy as np
 
+from .pieces import pieces_of
+
 CHANGE = 0.25  # log brightness beyond the earlier window's own range that is a change, not noise
 MIN_CHANGED_PX = 10  # a window with this many changed pixels (1 px = 1 mm2: a seed shows 50 or more) changed
 SEED_SPOT_PX = 20  # a spot this big changed, its narrow parts opened away, is a seed that moved (looks_bench.py)
@@ -85,5 +87,5 @@ def compare_looks(before: Mapping[str, np.ndarray], now: Mapping[str, np.ndarray
 
 def largest_spot(mask: np.ndarray) -> int:
     """The area (px) of the largest 8-connected spot of ``mask``."""
-    count, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
-    return int(stats[1:, cv2.CC_STAT_AREA].max()) if count > 1 else 0
+    areas = pieces_of(mask).areas
+    return int(areas[1:].max()) if len(areas) > 1 else 0
