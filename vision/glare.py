@@ -202,8 +202,9 @@ def _around(white: np.ndarray) -> tuple[slice, slice]:
 
 def _whiter(pieces: np.ndarray, count: int, at_least: np.ndarray, than: float) -> np.ndarray:
     """The labels of ``pieces`` whose pixels, clipped, are on average whiter than ``than`` at least
-    (``at_least``, :meth:`GlareFinder._at_least`); measured over the pieces' pixels alone, a few
-    hundred of the board's, so the background's label is never among them."""
+    (``at_least``, :meth:`GlareFinder._at_least`, cut to the same box as ``pieces``); measured over
+    the pieces' pixels alone, a few hundred of the board's, so the background's label is never
+    among them."""
     labelled = pieces > 0
     labels = pieces[labelled]
     whiteness = np.bincount(labels, at_least[labelled], minlength=count) / np.maximum(np.bincount(labels, minlength=count), 1)
