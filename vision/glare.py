@@ -177,7 +177,8 @@ class GlareFinder:
         count, labels, areas = pieces_of(white)
         large = areas >= self._least
         large[0] = False
-        return count, np.where(large, np.arange(count, dtype=labels.dtype), 0)[labels], np.flatnonzero(large & (areas > self._seed_top))
+        large_labels = np.where(large, np.arange(count, dtype=labels.dtype), 0)[labels]
+        return count, large_labels, np.flatnonzero(large & (areas > self._seed_top))
 
     def _at_least(self, log_gain: np.ndarray, box: tuple[slice, slice]) -> np.ndarray:
         """How white, today's light divided out, a pixel clipped at GLARE in every channel is at
