@@ -29,6 +29,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import NoReturn
 
 HERE = Path(__file__).resolve().parents[1]
 TIMED = ("moved", "still", "known")  # a moved frame, a still board's next exposure, the same with its Reading given
@@ -47,15 +48,26 @@ def render_frames(folder: Path, scenes: int, frames: int, seed: int, relief: boo
 
     setups = 0
     for setup, (scene, calibration, rng) in enumerate(calibrated_setups(scenes, seed, FRAME_SIZE, [], relief=relief)):
-        save_calibration(calibration, folder / f"{setup:03d}.json")
+        path = folder / f"{setup:03d}.json"
+        try:
+            save_calibration(calibration, path)
+        except OSError as error:
+            cannot_write(path, error.strerror or str(error))
         for number in range(frames):
             counts, white = random_counts(scene.profile, rng)
             shot = hard_shot(rng, 0.0)
             still = replace(shot, exposure=shot.seed + 1)  # as vision_bench.py draws the still board's next exposure
-            cv2.imwrite(str(folder / f"{setup:03d}-{number:03d}-moved.png"), render(scene, counts, white, shot).image)
-            cv2.imwrite(str(folder / f"{setup:03d}-{number:03d}-still.png"), render(scene, counts, white, still).image)
+            for name, taken in (("moved", shot), ("still", still)):
+                path = folder / f"{setup:03d}-{number:03d}-{name}.png"
+                if not cv2.imwrite(str(path), render(scene, counts, white, taken).image):
+                    cannot_write(path, "OpenCV wrote nothing (is the disk full?)")
         setups += 1
     return setups
+
+
+def cannot_write(path: Path, why: str) -> NoReturn:
+    """Stop: a frame or calibration file could not be written, and the runs would time nothing."""
+    sys.exit(f"speed_pairs.py: cannot write {path}: {why}")
 
 
 def read_frames(folder: Path, tree: Path) -> dict[str, float]:

@@ -1,9 +1,15 @@
 """The paired speed benchmark run as its users run it: two source trees (here this one against
 itself), the same frames read by each in its own process, every pair's difference printed."""
 
+import importlib.util
 import re
 
+import pytest
 from benchmark_scripts import BENCHMARKS, run_script
+
+_spec = importlib.util.spec_from_file_location("speed_pairs", BENCHMARKS / "speed_pairs.py")
+speed_pairs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(speed_pairs)
 
 
 def test_two_trees_read_the_same_frames_in_turn_and_each_pair_s_difference_is_printed():
@@ -35,3 +41,13 @@ def test_a_tree_whose_reader_cannot_be_loaded_is_named_with_what_went_wrong(tmp_
     assert done.returncode == 1
     assert done.stderr.strip() == (f"speed_pairs.py: the reader of {tmp_path} failed on the frames: ImportError: "
                                    f"cannot import name 'BoardReader' from 'vision.reader' ({tmp_path}/vision/reader.py)")
+
+
+@pytest.mark.parametrize("blocked", ["000.json", "000-000-moved.png"])
+def test_a_frame_or_calibration_that_cannot_be_written_stops_the_run_naming_it(tmp_path, blocked):
+    """A folder in the way of a file (as a full disk would be): the run stops before timing
+    frames that are not there."""
+    (tmp_path / blocked).mkdir()
+    with pytest.raises(SystemExit) as stopped:
+        speed_pairs.render_frames(tmp_path, 1, 1, 1, False)
+    assert str(stopped.value).startswith(f"speed_pairs.py: cannot write {tmp_path / blocked}: ")
