@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
@@ -44,7 +43,7 @@ def render_frames(folder: Path, scenes: int, frames: int, seed: int, relief: boo
     import cv2
     from calibration.calibfile import save_calibration
     from vision.render import FRAME_SIZE, random_counts, render
-    from vision_bench import calibrated_setups, hard_shot
+    from vision_bench import calibrated_setups, hard_shot, next_exposure
 
     setups = 0
     for setup, (scene, calibration, rng) in enumerate(calibrated_setups(scenes, seed, FRAME_SIZE, [], relief=relief)):
@@ -56,8 +55,7 @@ def render_frames(folder: Path, scenes: int, frames: int, seed: int, relief: boo
         for number in range(frames):
             counts, white = random_counts(scene.profile, rng)
             shot = hard_shot(rng, 0.0)
-            still = replace(shot, exposure=shot.seed + 1)  # as vision_bench.py draws the still board's next exposure
-            for name, taken in (("moved", shot), ("still", still)):
+            for name, taken in (("moved", shot), ("still", next_exposure(shot))):
                 path = folder / f"{setup:03d}-{number:03d}-{name}.png"
                 if not cv2.imwrite(str(path), render(scene, counts, white, taken).image):
                     cannot_write(path, "OpenCV wrote nothing (is the disk full?)")

@@ -155,6 +155,13 @@ def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
     return replace(random_shot(rng, hard=True), defocus=defocus)
 
 
+def next_exposure(shot: Shot) -> Shot:
+    """The next frame of a still board taken as ``shot``: the same seeds and light, a new exposure's
+    sensor noise and JPEG (its seed not drawn from the set-up's stream, so that every other frame
+    stays what it was)."""
+    return replace(shot, exposure=shot.seed + 1)
+
+
 def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE, defocus: float = 0.0,
         corners: bool = False, relief: bool = False, far: float = 1.0) -> dict:
     """Every set-up's frames read and scored; ``readings`` in the result holds every scored pit
@@ -184,9 +191,7 @@ def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE
             times.append(spent)
             if result.image_to_board is not None:
                 placed.append(placement_error(result.image_to_board, scene, shot))
-            # the next frame of a still board: the same seeds and light, a new exposure's noise
-            # (its seed not drawn from rng, so that every other frame stays what it was)
-            still = render(scene, counts, white, replace(shot, exposure=shot.seed + 1))
+            still = render(scene, counts, white, next_exposure(shot))
             tracked.append(timed(reader, still.image)[1])
             watched.append(timed(reader, still.image, result.reading)[1])  # once its Reading is given
             images += 1

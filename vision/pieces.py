@@ -3,7 +3,7 @@
 The reader labels masks of the rectified board every frame (what changed on the wood, white
 that may be a lamp's reflection, seeds lying on the wood) and they are nearly all background.
 OpenCV's ``connectedComponentsWithStats`` gathers its statistics at every pixel, the
-background's too, and on such a mask took four times as long as labelling it alone; here
+background's too, and on such a mask took 4.5 times as long as labelling it alone; here
 the areas are counted over the labelled pixels only: the same labels and areas
 (docs/vision.md, section 4, *Pieces of a mask*).
 """
