@@ -1,6 +1,6 @@
 """The bridge's life: stop() in the middle of a handshake, start() again after a stop that timed out,
-a port that fails right after opening or vanishes under the reader, and waiting for the board to
-confirm an LED frame."""
+a port that fails right after opening or vanishes under the reader, half a frame left on the port,
+and waiting for the board to confirm an LED frame."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import serial.urlhandler.protocol_loop
 
 from firmware_bridge import Bridge, EmulatedBoard, Led, State
 from firmware_bridge import protocol as p
+from noisy_cable import NoisyCable
 from unclocked import UnclockedBoard
 from waiting import wait_until
 
@@ -104,6 +105,24 @@ def test_a_port_that_fails_after_opening_is_closed_and_named(monkeypatch):
     assert any(m.startswith("/dev/ttyACM-flaky: opened, but cannot discard its stale input (closed it again): "
                             "[Errno 5] Input/output error; retrying in") for m in messages), messages
     assert len(StaleInputFails.opened) >= 2 and not any(port.is_open for port in StaleInputFails.opened)
+
+
+def test_half_a_frame_waiting_on_the_port_is_thrown_away_when_the_bridge_connects():
+    """What a bridge finds on the port it opens is the tail of an earlier session: half a frame,
+    here. Thrown away (pyserial's open and the bridge both discard it), so the board's next frame
+    arrives whole, not merged into one bad frame with it, and the handshake needs no second
+    attempt. The soak test's check of every frame the bridge accepts relies on this."""
+    half_a_frame = p.ReportSlice(3, 0, (512, 1, 1023, 7)).frame(9)[:8]
+    with EmulatedBoard(14) as board:
+        cable = NoisyCable(board.port, 1, noise=0.0)
+        cable.inject_to_host(half_a_frame)
+        bridge = Bridge(cable.port, pit_count=14).start()
+        try:
+            assert wait_until(lambda: bridge.status.connected, 5), bridge.status
+        finally:
+            bridge.stop()
+            cable.close()
+    assert (bridge.status.bad_frames, bridge.status.retries) == (0, 0), bridge.status
 
 
 def test_wait_for_leds_returns_when_the_board_acknowledges_the_frame():
