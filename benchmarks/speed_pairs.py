@@ -70,7 +70,9 @@ def cannot_write(path: Path, why: str) -> NoReturn:
 
 def read_frames(folder: Path, tree: Path) -> dict[str, float]:
     """The median CPU time (ms, one thread) of each of ``TIMED`` for the reader of source ``tree``
-    over the frames in ``folder``: run in a process of its own, with ``tree`` first on the path."""
+    over the frames in ``folder``: run in a process of its own, with ``tree`` first on the path.
+    It times a read as ``vision_bench.timed`` does but imports nothing from ``vision_bench``,
+    which would load its own imports from ``tree``: an older tree need only have a reader."""
     sys.path.insert(0, str(tree))
     import cv2
     from calibration.calibfile import load_calibration

@@ -31,7 +31,6 @@ def test_a_folder_that_is_no_source_tree_is_refused_before_anything_is_rendered(
     assert f"{tmp_path}: not a Pitwatch source tree (no vision/reader.py in it)" in done.stderr
 
 
-
 def test_a_tree_whose_reader_cannot_be_loaded_is_named_with_what_went_wrong(tmp_path):
     """A folder with a vision/reader.py that is no reader: the run stops on its first timed run,
     naming the tree and the error in one line, no traceback."""
