@@ -45,7 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.profiles import HOLLOW_AXES_MM, board_profile  # noqa: E402
-from vision.render import (_SEED_AXES, TEXTURE_PX_PER_MM, _draw_seeds, _hollow_depth, _place_seeds,  # noqa: E402
+from vision.render import (SEED_AXES_MM, TEXTURE_PX_PER_MM, _draw_seeds, _hollow_depth, _place_seeds,  # noqa: E402
                            eye_over_board, random_scene, seen_on_relief)
 
 KINDS = ("bean", "glass", "pebble", "chip")
@@ -58,7 +58,7 @@ HOLLOWS = (("playing hollow", HOLLOW_AXES_MM), ("store", STORE_AXES_MM))
 def shown_areas(count: int, kind: str, axes_mm: tuple[float, float], rng: np.random.Generator) -> np.ndarray:
     """mm2 of each seed's top left in view once all ``count`` seeds lie in a hollow of semi-axes ``axes_mm``."""
     s = TEXTURE_PX_PER_MM
-    axes = _SEED_AXES[kind]
+    axes = SEED_AXES_MM[kind]
     seeds = _place_seeds(count, (0.0, 0.0), axes_mm, max(axes), rng)
     across, along = axes_mm[0] + 10, axes_mm[1] + 10
     yy, xx = np.mgrid[-along:along:1 / s, -across:across:1 / s].astype(np.float32)

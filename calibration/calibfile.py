@@ -16,6 +16,8 @@ names the field. Format (version 2)::
                  "start_exact": 1.0,   # on this board; the share of start-position pits it read exactly
                  "whitest_seed": 212.0,   # optional: the whitest seed at the start, its light divided out
                                        # (0..255 of the empty board's light): whiter in a hollow is glare
+                 "seed_area_mm2": 95.0,   # optional: how much of the board one seed of the start covers
+                                       # (vision.seed_size): more white in one piece is glare
                  "blur_limit_mm": 0.9},   # optional: the blur (vision.focus) from which the start position,
                                        # blurred at calibration, was misread: a blurrier frame is read hedged
      "empty": "<base64 PNG>",          # the empty board, rectified: what "no seeds" looks like here
@@ -28,6 +30,10 @@ counter is taken as it comes (temperature 1).
 
 ``blur_limit_mm`` is optional (files before 2026-11-27, eighth session, and
 calibrations whose start position read well up to the general limit have none).
+
+``seed_area_mm2`` is optional too (files before 2026-12-03, thirty-third session, and
+start positions too few of whose pits hold seeds have none): the glare finder then allows
+white of any seed up to the largest.
 
 ``corners_picture`` is optional too (files before 2026-11-27 have none): corners are
 pixels of one picture size, and a camera giving another size (``camera.size``
@@ -98,6 +104,8 @@ class Calibration:
     # markers, or not recorded (files before 2026-11-27)
     blur_limit_mm: float | None = None  # a frame blurrier than this is read hedged on this board (vision.focus);
     # None: the general limit (the start position read well up to it, or a board without markers, or an older file)
+    seed_area_mm2: float | None = None  # how much of the board one seed covers (vision.seed_size); None: not
+    # measured (files before 2026-12-03, thirty-third session), any seed up to the largest allowed
 
     @property
     def profile(self) -> BoardProfile:
@@ -116,7 +124,8 @@ class Calibration:
             "hollows": {label: fit.to_json() for label, fit in self.hollows.items()},
             "counter": {"temperature": round(self.temperature, 3), "start_exact": round(self.start_exact, 3),
                         **({} if self.whitest_seed is None else {"whitest_seed": round(self.whitest_seed, 1)}),
-                        **({} if self.blur_limit_mm is None else {"blur_limit_mm": round(self.blur_limit_mm, 3)})},
+                        **({} if self.blur_limit_mm is None else {"blur_limit_mm": round(self.blur_limit_mm, 3)}),
+                        **({} if self.seed_area_mm2 is None else {"seed_area_mm2": round(self.seed_area_mm2, 1)})},
             "empty": base64.b64encode(png.tobytes()).decode("ascii"),
             "sensors": self.sensors.to_json() if self.sensors is not None else None,
         }
@@ -150,26 +159,27 @@ class Calibration:
             corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
         picture = _picture(data.get("corners_picture"))
         hollows = _hollows(data.get("hollows"), profile, px_per_mm)
-        temperature, start_exact, whitest_seed, blur_limit = _counter(data.get("counter"), version)
+        temperature, start_exact, whitest_seed, blur_limit, seed_area = _counter(data.get("counter"), version)
         empty = _image(data.get("empty"), profile, px_per_mm)
         sensors = _sensors(data.get("sensors"), profile)
         return cls(profile.name, variant, px_per_mm, hollows, empty, corners, temperature, start_exact, sensors, whitest_seed,
-                   picture, blur_limit)
+                   picture, blur_limit, seed_area)
 
 
-def _counter(data: Any, version: int) -> tuple[float, float, float | None, float | None]:
-    """The counter's temperature, start-position score, whitest seed and blur limit (version 1
-    files have none; files before the whitest seed or the blur limit were measured have no
-    such field)."""
+def _counter(data: Any, version: int) -> tuple[float, float, float | None, float | None, float | None]:
+    """The counter's temperature, start-position score, whitest seed, blur limit and seed area
+    (version 1 files have none; files before the whitest seed, the blur limit or the seed area
+    were measured have no such field)."""
     if version == 1:
-        return 1.0, 1.0, None, None
+        return 1.0, 1.0, None, None, None
     if not isinstance(data, dict):
         raise CalibrationError("counter: expected an object with 'temperature' and 'start_exact'")
-    whitest, blur_limit = data.get("whitest_seed"), data.get("blur_limit_mm")
+    whitest, blur_limit, seed_area = data.get("whitest_seed"), data.get("blur_limit_mm"), data.get("seed_area_mm2")
     return (_number(data.get("temperature"), "counter.temperature", 1.0, 100.0),
             _number(data.get("start_exact"), "counter.start_exact", 0.0, 1.0),
             None if whitest is None else _number(whitest, "counter.whitest_seed", 0.0, 10_000.0),
-            None if blur_limit is None else _number(blur_limit, "counter.blur_limit_mm", 0.0, 10.0))
+            None if blur_limit is None else _number(blur_limit, "counter.blur_limit_mm", 0.0, 10.0),
+            None if seed_area is None else _number(seed_area, "counter.seed_area_mm2", 1.0, 2_000.0))
 
 
 def _number(value: Any, field: str, low: float, high: float) -> float:

@@ -31,6 +31,7 @@ from vision.markers import MARKER_NAMES
 from vision.pits import find_hollows, in_hollows
 from vision.reader import BoardReader, locate_board
 from vision.rectify import warp_to_board
+from vision.seed_size import seed_area_mm2
 
 from .calibfile import Calibration, CalibrationError
 from .profiles import PROFILE_LAYOUTS, BoardProfile, board_profile, start_counts
@@ -95,7 +96,7 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
         raise CalibrationError(f"start image: it does not show the start position of {name}: {shown}; is it the start "
                                "position, fully in view, on the same board as the empty image?")
     return replace(draft, temperature=board_temperature(reading, counts, white), start_exact=1 - len(misread) / len(counts),
-                   whitest_seed=_whitest_seed(reader, start),
+                   **_seeds_measured(reader, start, counts),
                    blur_limit_mm=_blur_limit(draft, start, counts, result.status.blur_mm, len(misread)))
 
 
@@ -149,12 +150,16 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
                        corners_picture=probe.corners_picture)
 
 
-def _whitest_seed(reader: BoardReader, start: np.ndarray) -> float:
-    """How white the start position's whitest seed is, its light divided out: in play, a white
-    patch in a hollow much whiter than that is a lamp's reflection (vision.glare)."""
+def _seeds_measured(reader: BoardReader, start: np.ndarray, counts: dict[str, int]) -> dict[str, float | None]:
+    """What the start position's seeds tell the glare finder (vision.glare), as Calibration's
+    fields: how white the whitest is, its light divided out (in play, a white patch in a hollow
+    much whiter is a lamp's reflection), and how much of the board one covers (more white in one
+    piece than one seed shows is a reflection too: vision.seed_size)."""
     view = reader.view(start)
-    hollows = in_hollows(view.board.shape[:2], reader.calibration.hollows.values())
-    return whitest_seed(view.board, view.log_gain, hollows, reader.calibration.px_per_mm)
+    draft = reader.calibration
+    hollows = in_hollows(view.board.shape[:2], draft.hollows.values())
+    return {"whitest_seed": whitest_seed(view.board, view.log_gain, hollows, draft.px_per_mm),
+            "seed_area_mm2": seed_area_mm2(view.board, view.log_gain, draft.empty, draft.hollows, counts, draft.px_per_mm)}
 
 
 def _refuse_glare(empty_board: np.ndarray, profile: BoardProfile, px_per_mm: float) -> None:

@@ -8,7 +8,8 @@ board with one on or near a pit: the lamp and the camera stay put, so it would
 wash out the same pits in every frame. On the empty board any such white is a reflection.
 Over seeds it may be a white chip or bead under a bright lamp, so there white
 counts where it reaches the bare wood or is wider than any seed, or more of it
-lies in one piece than any seed's top could show, and inside a
+lies in one piece than any seed's top could show (any seed at all, or this board's,
+whose size calibration measures: :mod:`vision.seed_size`), and inside a
 hollow where, with today's light divided out, it is whiter than any seed of
 the start position was (calibration measures the whitest; every seed of a game
 is on the board at its start). Seeds lying in a reflection break its white
@@ -32,12 +33,18 @@ from calibration.profiles import BoardProfile
 
 from .markers import MARKER_IDS
 from .pieces import chosen_pieces, pieces_of
-from .rectify import LightModel
+from .rectify import LightModel, board_light
 
 GLARE = 240  # every channel at least this bright: the sensor's ceiling, less its noise
 GLARE_PATCH_MM = 3.0  # white in a patch this wide is no bead's highlight...
 GLARE_SEED_MM = 18.0  # ...and over seeds a reflection where it reaches the bare wood or is wider than this, or
 # covers more than a disc this wide: no seed's top does (real seeds run up to 17 mm marbles)
+LARGEST_SEED_TOP_MM2 = np.pi * (GLARE_SEED_MM / 2) ** 2  # 254 mm2: the most white one seed can show, of any board
+SEED_TOP_TIMES = 1.6  # a board whose seed size calibration measured (vision.seed_size): no seed shows more white than
+# this many times its measure. A white seed's top clips whole at most, and the measure came out as low as 0.73 times
+# the seeds' true area, so a seed's white stays under 1.37 times it; 1.6 leaves a sixth more
+LEAST_SEED_TOP_MM2 = 113.0  # ...and never less than a 12 mm disc: the largest white a seed showed without a lamp
+# (92 mm2, a white chip) and a fifth more, should the measure fail (white seeds on pale wood change it little)
 GLARE_MARGIN_MM = 6.0  # pits this close to a reflection are unseen: its halo washes seeds out beyond what clips
 WHITER = 1.15  # white this much whiter than the whitest seed at calibration is no seed (seeds and light vary;
 # a false reflection leaves one pit of a Reading unseen, the game goes on: docs/vision.md, section 4)
@@ -64,9 +71,17 @@ def whitest_seed(board: np.ndarray, log_gain: np.ndarray, hollows: np.ndarray, p
     """How white the whitest seed of a start position is, its light divided out (the least of its
     channels, 0..255 in the empty board's light), over a patch ``GLARE_PATCH_MM`` wide (a glint is
     smaller). ``hollows``: the board's hollows (bool, rectified)."""
-    gain = np.exp(LightModel.sample(log_gain, _board_light(hollows.shape)))
+    gain = np.exp(LightModel.sample(log_gain, board_light(hollows.shape)))
     whiteness = (board.astype(np.float32) / gain).min(axis=2)
     return float(cv2.erode(whiteness, _square(GLARE_PATCH_MM * px_per_mm))[hollows].max())
+
+
+def seed_top_mm2(seed_area: float | None) -> float:
+    """The most white one seed of a board can show (mm2), given its seeds' measured area (mm2;
+    None: not measured, any seed up to the largest)."""
+    if seed_area is None:
+        return LARGEST_SEED_TOP_MM2
+    return float(np.clip(SEED_TOP_TIMES * seed_area, LEAST_SEED_TOP_MM2, LARGEST_SEED_TOP_MM2))
 
 
 def hedged(probabilities: np.ndarray) -> np.ndarray:
@@ -77,13 +92,6 @@ def hedged(probabilities: np.ndarray) -> np.ndarray:
     that was played, which the other pits tell, rather than call it illegal (docs/vision.md,
     section 4)."""
     return (1 - DOUBT) * probabilities + DOUBT / len(probabilities)
-
-
-def _board_light(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Where every pixel of a rectified board of ``shape`` lies on the light field's cells
-    (:meth:`LightModel.sampler`)."""
-    rows, columns = np.mgrid[0:shape[0], 0:shape[1]].astype(np.float32)
-    return LightModel.sampler(columns, rows)
 
 
 def _square(side: float) -> np.ndarray:
@@ -126,19 +134,20 @@ class GlareFinder:
     """Finds reflections on the rectified frames of one board (built once per board)."""
 
     def __init__(self, profile: BoardProfile, px_per_mm: float, shape: tuple[int, int],
-                 wood: np.ndarray | None = None, whitest: float | None = None) -> None:
+                 wood: np.ndarray | None = None, whitest: float | None = None, seed_area: float | None = None) -> None:
         """``shape``: the rectified board's (rows, columns); ``wood``: its bare wood (bool), None
         for an empty board, where every reflection counts; ``whitest``: :func:`whitest_seed` of
-        the start position, if calibration measured it."""
+        the start position, and ``seed_area``: one of its seeds' area (mm2,
+        :func:`vision.seed_size.seed_area_mm2`), if calibration measured them."""
         self._off_paper = (~sticker_mask(shape, profile, px_per_mm)).view(np.uint8)  # 1 where no marker is
         self._wood = wood
         self._whitest = whitest
         if wood is not None and whitest is not None:
-            self._light = _board_light(shape)
+            self._light = board_light(shape)
         self._patch = _square(GLARE_PATCH_MM * px_per_mm)
         self._least = self._patch.size  # px: a piece of white this large may be a reflection, whatever its shape
         self._seed = _square(GLARE_SEED_MM * px_per_mm)
-        self._seed_top = np.pi * (GLARE_SEED_MM * px_per_mm / 2) ** 2  # px: the most white one seed can show
+        self._seed_top = seed_top_mm2(seed_area) * px_per_mm ** 2  # px: the most white one seed can show
         self._margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(2 * GLARE_MARGIN_MM * px_per_mm) | 1,) * 2)
 
     def find(self, board: np.ndarray, log_gain: np.ndarray | None = None) -> Reflections:
@@ -171,9 +180,9 @@ class GlareFinder:
         top. Seeds lying in a reflection hide its middle, and the white left round them can be
         too thin for a patch to fit: where no seed of the game could be as white
         (``NO_SEED_WHITER``: beans, pebbles, coloured glass) it is a reflection all the same, and
-        elsewhere a doubt, as a patch is. A piece larger than a seed is a reflection however white:
-        a reflection long and narrow in its hollow is no wider than a seed, and a white chip is as
-        white as it (docs/vision.md, section 4)."""
+        elsewhere a doubt, as a patch is. A piece larger than a seed's top (:func:`seed_top_mm2`) is
+        a reflection however white: a reflection long and narrow in its hollow is no wider than a
+        seed, and a white chip is as white as it (docs/vision.md, section 4)."""
         count, labels, areas = pieces_of(white)
         large = areas >= self._least
         large[0] = False

@@ -175,7 +175,8 @@ class BoardReader:
         self._counter = counter
         self._tracker = MarkerTracker(self.profile)
         self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (round(DARK_PATCH_MM * calibration.px_per_mm) | 1,) * 2)
-        self._glare = GlareFinder(self.profile, calibration.px_per_mm, shape, surface, calibration.whitest_seed)
+        self._glare = GlareFinder(self.profile, calibration.px_per_mm, shape, surface, calibration.whitest_seed,
+                                  calibration.seed_area_mm2)
         self._glare_reach = round(STRAY_GLARE_MM * calibration.px_per_mm)
         self._covered = CoveredReflections()
         self._nudges = NudgeFinder(empty, calibration.px_per_mm, surface) if calibration.corners is not None else None

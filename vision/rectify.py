@@ -72,6 +72,13 @@ def _cells_in_view(seen: np.ndarray | None) -> np.ndarray | None:
     return None if seen is None else _whole_cells(seen)
 
 
+def board_light(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Where every pixel of a rectified board of ``shape`` lies on the light field's cells
+    (:meth:`LightModel.sampler`), to divide a whole board's light out."""
+    rows, columns = np.mgrid[0:shape[0], 0:shape[1]].astype(np.float32)
+    return LightModel.sampler(columns, rows)
+
+
 def reduce(image: np.ndarray, factor: int) -> np.ndarray:
     """``image`` shrunk by a whole ``factor``, each output pixel the mean of a factor x factor
     block (the few rows and columns beyond the last whole block are dropped): the exact

@@ -43,7 +43,7 @@ _BAND_ROWS = 90  # see _bands
 Stack = tuple[tuple[int, bool], ...]  # a hollow's seeds, bottom first: (place in its pile's order, white chip)
 
 # Seed looks: semi-axes in mm and base colours (BGR, 0..1).
-_SEED_AXES = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "chip": (6.0, 6.0)}
+SEED_AXES_MM = {"bean": (6.0, 4.0), "glass": (5.5, 5.5), "pebble": (5.5, 4.5), "chip": (6.0, 6.0)}
 _SEED_HEIGHT_MM = {"bean": 5.0, "glass": 6.0, "pebble": 6.0, "chip": 3.0}  # how high one seed stands (relief)
 NESTED_MM = 1.5  # a seed lying on others sinks this far between them (relief)
 RELIEF_STEP_MM = 1.0  # a camera ray is followed down the relief in steps this high, then interpolated
@@ -358,7 +358,7 @@ def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], whit
     are white chips, is the hollow's stack (``stacks``; by default the first ``count`` of the
     pile, the white chips the last ones dropped: :func:`stack_of`)."""
     lamp = _lamp(scene)
-    seed_r = max(_SEED_AXES[scene.seed_kind])
+    seed_r = max(SEED_AXES_MM[scene.seed_kind])
     centres: dict[str, list[tuple[float, float]]] = {}
     number = 0
     for hollow in scene.profile.hollows:
@@ -417,7 +417,7 @@ def _draw_seed(board: np.ndarray, kind: str, centre: tuple[float, float], white:
     highest point under its middle, sunk ``NESTED_MM`` where that is other seeds (it nests between
     them). ``named``: (ids, its number): write its number where its body lies on top."""
     s = TEXTURE_PX_PER_MM
-    axes = _SEED_AXES[kind]
+    axes = SEED_AXES_MM[kind]
     scale = rng.uniform(0.9, 1.1)
     patch, alpha, dome = _seed_sprite(kind, _seed_colour(kind, rng, white), (axes[0] * scale, axes[1] * scale),
                                       rng.uniform(0, math.pi), lamp, rng)
@@ -456,7 +456,7 @@ def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot, heights: np.ndarra
     edge; their centres (board mm). Its own random stream, so every other draw stays the same."""
     rng = np.random.default_rng([shot.seed, 3])
     profile = scene.profile
-    seed_r = max(_SEED_AXES[scene.seed_kind])
+    seed_r = max(SEED_AXES_MM[scene.seed_kind])
     width, height = profile.size
     stickers = [profile.marker_centre(marker_id) for marker_id in range(4)]
     sticker_reach = MARKER_MM / 2 + MARKER_QUIET_MM + seed_r + 2

@@ -21,6 +21,7 @@ def test_round_trip_keeps_everything(saved, kalah_setup):
     assert loaded.hollows.keys() == original.hollows.keys()
     assert (loaded.temperature, loaded.start_exact) == (original.temperature, original.start_exact)
     assert loaded.whitest_seed == pytest.approx(original.whitest_seed, abs=0.05) and original.whitest_seed > 0
+    assert loaded.seed_area_mm2 == pytest.approx(original.seed_area_mm2, abs=0.05) and original.seed_area_mm2 > 0
     assert (loaded.empty == original.empty).all()
 
 
@@ -47,6 +48,8 @@ def _broken(saved, change):
     (lambda d: d["counter"].update(start_exact=2), "counter.start_exact"),
     (lambda d: d["counter"].update(whitest_seed="white"), "counter.whitest_seed"),
     (lambda d: d["counter"].update(blur_limit_mm=-1), "counter.blur_limit_mm"),
+    (lambda d: d["counter"].update(seed_area_mm2="large"), "counter.seed_area_mm2"),
+    (lambda d: d["counter"].update(seed_area_mm2=0), "counter.seed_area_mm2"),
     (lambda d: d["counter"].update(blur_limit_mm="sharp"), "counter.blur_limit_mm"),
     (lambda d: d.pop("counter"), "counter"),
     (lambda d: d.update(empty="not base64!"), "empty"),
@@ -85,13 +88,15 @@ def test_a_version_1_file_is_still_read(saved, kalah_setup):
     assert loaded.hollows == kalah_setup[1].hollows
 
 
-def test_a_file_from_before_the_whitest_seed_reads_without_it(saved):
-    """Files written before calibration measured the whitest seed read as not measured: the
-    reader then tells a reflection inside a hollow from a white seed only by its size."""
+@pytest.mark.parametrize("measure", ["whitest_seed", "seed_area_mm2"])
+def test_a_file_from_before_a_seed_measure_reads_without_it(saved, measure):
+    """Files written before calibration measured the whitest seed, or one seed's area, read as not
+    measured: the reader then tells a reflection inside a hollow from a white seed only by its
+    size, or allows any seed's size."""
     data = json.loads(saved.read_text())
-    data["counter"].pop("whitest_seed")
+    data["counter"].pop(measure)
     saved.write_text(json.dumps(data))
-    assert load_calibration(saved).whitest_seed is None
+    assert getattr(load_calibration(saved), measure) is None
 
 
 def test_a_board_s_blur_limit_is_kept_and_a_file_without_one_has_the_general_limit(saved, kalah_setup):

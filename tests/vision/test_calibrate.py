@@ -12,7 +12,7 @@ from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts
 from rules.reading import PitReading, Reading
 from vision.counter import widened
 from vision.reader import BoardReader
-from vision.render import Shot, project, random_scene, random_shot, render
+from vision.render import SEED_AXES_MM, Shot, project, random_scene, random_shot, render
 
 
 @pytest.mark.parametrize("board", list(PROFILE_LAYOUTS))
@@ -78,6 +78,17 @@ def test_calibration_measures_the_whitest_seed():
     beans = calibrate("2x6", *_frames("2x6", kind="bean")[1:])
     chips = calibrate("pass-it-on", *_frames("pass-it-on")[1:])
     assert beans.whitest_seed < 120 < 180 < chips.whitest_seed
+
+
+@pytest.mark.parametrize("board, kind, relief", [("2x6", "bean", False), ("2x6", "glass", True),
+                                                 ("2x8+stores", "pebble", True), ("pass-it-on", None, False)])
+def test_calibration_measures_how_much_of_the_board_one_seed_covers(board, kind, relief, setup_of):
+    """The start position's counts are known, so the pixels its seeds changed from the empty board,
+    shared among them, say how large this board's seeds are: within what the measure was found to
+    allow for (vision.glare.SEED_TOP_TIMES), shadows and seeds lying over others included."""
+    scene, calibration = setup_of(board, kind=kind, relief=relief)
+    a, b = SEED_AXES_MM[scene.seed_kind]
+    assert 0.7 < calibration.seed_area_mm2 / (math.pi * a * b) < 1.6
 
 
 def test_a_misread_start_pit_widens_the_counter_on_that_board():

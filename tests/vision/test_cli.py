@@ -46,6 +46,7 @@ def test_calibrate_then_read_json(pictures, tmp_path, capsys):
     assert "start position read exactly in 12 of them" in said
     assert re.search(r"^camera: \d+ degrees from overhead at the board's middle", said, re.M), said
     assert re.search(r"^camera: the board's far edge spans \d\.\d\d camera pixels a millimetre", said, re.M), said
+    assert re.search(r"^seeds: one covers about 1\d\d mm2 of the board seen from above \(a disc 1\d mm across", said, re.M), said
     assert run("read", "--calibration", board, folder / "game.jpg", folder / "empty.png", "--json") == 0
     lines = capsys.readouterr().out.strip().splitlines()
     first = json.loads(lines[0])

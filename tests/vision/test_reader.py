@@ -698,6 +698,24 @@ def test_a_reflection_larger_than_any_seed_s_top_is_glare_however_narrow_and_dim
         assert all(result.reading.pits[label].most_likely == n for label, n in counts.items() if label != pit)
 
 
+@pytest.mark.parametrize("lamp, chips", [(2, 5), (11, 4), (39, 5)])
+def test_a_reflection_larger_than_this_board_s_seeds_is_glare(lamp, chips, setup_of):
+    """A Pass It On board seen in depth, a lamp's reflection in a hollow of four or five chips:
+    its white, broken by the chips, is smaller than an 18 mm marble's top, so a board of any seeds
+    took it for a white chip's and read the pit as 9 or 10, hedged. Calibration measured these
+    chips (vision.seed_size), and the white is larger than any of them shows: glare, the pit unseen."""
+    scene, calibration = setup_of("pass-it-on", relief=True)
+    counts, white = start_counts("pass-it-on")
+    shot = replace(random_shot(np.random.default_rng([lamp, 9])), hand=False, glare=3.0, lamp=lamp)
+    (pit,) = render(scene, counts, white, shot).glared
+    frame = render(scene, counts | {pit: chips}, white | {pit: 2}, shot).image
+    result = BoardReader(calibration).read(frame)
+    assert result.reading.pits[pit] is None and result.status.glared == (pit,), result.status.message
+    assert all(result.reading.pits[label].most_likely == n for label, n in counts.items() if label != pit)
+    any_seeds = BoardReader(replace(calibration, seed_area_mm2=None)).read(frame)
+    assert any_seeds.status.glared == () and any_seeds.reading.pits[pit].most_likely > chips
+
+
 def test_white_that_may_be_a_reflection_keeps_every_count_possible(setup_of):
     """Clipped white inside a hollow that the finder cannot tell from a white chip: read as the
     counter reads it, but hedged (``DOUBT``), so that no count is ruled out for the referee, which
