@@ -41,8 +41,9 @@ GLARE_SEED_MM = 18.0  # ...and over seeds a reflection where it reaches the bare
 # covers more than a disc this wide: no seed's top does (real seeds run up to 17 mm marbles)
 LARGEST_SEED_TOP_MM2 = np.pi * (GLARE_SEED_MM / 2) ** 2  # 254 mm2: the most white one seed can show, of any board
 SEED_TOP_TIMES = 1.6  # a board whose seed size calibration measured (vision.seed_size): no seed shows more white than
-# this many times its measure. A white seed's top clips whole at most, and the measure came out as low as 0.73 times
-# the seeds' true area, so a seed's white stays under 1.37 times it; 1.6 leaves a sixth more
+# this many times its measure. A white seed's top clips whole at most, and the measure came out as low as 0.68 times
+# the seeds' true area (dark beans; glass beads and chips, which can be white, 0.88), so a seed's white stays under
+# 1.47 times it; 1.6 leaves a tenth more
 LEAST_SEED_TOP_MM2 = 113.0  # ...and never less than a 12 mm disc: the largest white a seed showed without a lamp
 # (92 mm2, a white chip) and a fifth more, should the measure fail (white seeds on pale wood change it little)
 GLARE_MARGIN_MM = 6.0  # pits this close to a reflection are unseen: its halo washes seeds out beyond what clips

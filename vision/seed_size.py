@@ -3,15 +3,15 @@
 The seed counter needs no seed size: it learnt seeds of every kind it was shown. The glare
 finder does: a piece of clipped white larger than any seed's top is a lamp's reflection, not a
 white chip or bead (:mod:`vision.glare`). Without a measure it must allow the largest seed there
-is, an 18 mm marble; a board of 11 mm glass beads then lets a reflection of twice a bead's top
-pass as a seed. The start position, whose counts are known, shows this board's own seeds, so
+is, a disc 18 mm wide (real seeds run up to 17 mm marbles); a board of 11 mm glass beads then
+lets a reflection of twice a bead's top pass as a seed. The start position, whose counts are known, shows this board's own seeds, so
 calibration measures how much of the board one of them covers.
 
 The measure is rough, and its use allows for that. Each playing pit's pixels that differ from
 the empty board are shared among its seeds, and the median over the pits is kept. A seed's
 shadow adds to what it covers, and seeds lying over others take from it. On rendered start
-positions seen in depth (a probe of the benchmark's 60 set-ups, 2026-12-03; docs/vision.md,
-section 3) it came out 0.73-1.40 times the seeds' true area.
+positions (a probe of the vision benchmark's 60 set-ups, seen in depth and painted flat,
+2026-12-03; docs/vision.md, section 3) it came out 0.68-1.40 times the seeds' true area.
 """
 
 from __future__ import annotations

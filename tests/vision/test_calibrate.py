@@ -84,11 +84,12 @@ def test_calibration_measures_the_whitest_seed():
                                                  ("2x8+stores", "pebble", True), ("pass-it-on", None, False)])
 def test_calibration_measures_how_much_of_the_board_one_seed_covers(board, kind, relief, setup_of):
     """The start position's counts are known, so the pixels its seeds changed from the empty board,
-    shared among them, say how large this board's seeds are: within what the measure was found to
-    allow for (vision.glare.SEED_TOP_TIMES), shadows and seeds lying over others included."""
+    shared among them, say how large this board's seeds are, shadows and seeds lying over others
+    included: within the 0.68-1.40 times their true area measured on the vision benchmark's
+    set-ups, which the glare finder allows for (vision.glare.SEED_TOP_TIMES)."""
     scene, calibration = setup_of(board, kind=kind, relief=relief)
     a, b = SEED_AXES_MM[scene.seed_kind]
-    assert 0.7 < calibration.seed_area_mm2 / (math.pi * a * b) < 1.6
+    assert 0.65 < calibration.seed_area_mm2 / (math.pi * a * b) < 1.45
 
 
 def test_a_misread_start_pit_widens_the_counter_on_that_board():
