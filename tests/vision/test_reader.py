@@ -701,7 +701,7 @@ def test_a_reflection_larger_than_any_seed_s_top_is_glare_however_narrow_and_dim
 @pytest.mark.parametrize("lamp, chips", [(2, 5), (11, 4), (39, 5)])
 def test_a_reflection_larger_than_this_board_s_seeds_is_glare(lamp, chips, setup_of):
     """A Pass It On board seen in depth, a lamp's reflection in a hollow of four or five chips:
-    its white, broken by the chips, is smaller than an 18 mm marble's top, so a board of any seeds
+    its white, broken by the chips, is smaller than a disc 18 mm wide, so a board of any seeds
     took it for a white chip's and read the pit as 9 or 10, hedged. Calibration measured these
     chips (vision.seed_size), and the white is larger than any of them shows: glare, the pit unseen."""
     scene, calibration = setup_of("pass-it-on", relief=True)
