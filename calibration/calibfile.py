@@ -67,6 +67,9 @@ from .profiles import BoardProfile, UnknownBoard, board_profile
 FORMAT = "pitwatch-calibration"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)  # version 1: before the seed counter (its "seed" field is ignored)
+MEASURED = {"whitest_seed": (0.0, 10_000.0, 1), "blur_limit_mm": (0.0, 10.0, 3), "seed_area_mm2": (1.0, 2_000.0, 1)}
+# the counter's optional fields, each absent from files written before calibration measured it: its bounds and the
+# decimals it is written with
 
 
 class CalibrationError(ValueError):
@@ -123,9 +126,8 @@ class Calibration:
             "corners_picture": list(self.corners_picture) if self.corners and self.corners_picture else None,
             "hollows": {label: fit.to_json() for label, fit in self.hollows.items()},
             "counter": {"temperature": round(self.temperature, 3), "start_exact": round(self.start_exact, 3),
-                        **({} if self.whitest_seed is None else {"whitest_seed": round(self.whitest_seed, 1)}),
-                        **({} if self.blur_limit_mm is None else {"blur_limit_mm": round(self.blur_limit_mm, 3)}),
-                        **({} if self.seed_area_mm2 is None else {"seed_area_mm2": round(self.seed_area_mm2, 1)})},
+                        **{name: round(value, decimals) for name, (_, _, decimals) in MEASURED.items()
+                           if (value := getattr(self, name)) is not None}},
             "empty": base64.b64encode(png.tobytes()).decode("ascii"),
             "sensors": self.sensors.to_json() if self.sensors is not None else None,
         }
@@ -159,27 +161,25 @@ class Calibration:
             corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
         picture = _picture(data.get("corners_picture"))
         hollows = _hollows(data.get("hollows"), profile, px_per_mm)
-        temperature, start_exact, whitest_seed, blur_limit, seed_area = _counter(data.get("counter"), version)
+        counter = _counter(data.get("counter"), version)
         empty = _image(data.get("empty"), profile, px_per_mm)
         sensors = _sensors(data.get("sensors"), profile)
-        return cls(profile.name, variant, px_per_mm, hollows, empty, corners, temperature, start_exact, sensors, whitest_seed,
-                   picture, blur_limit, seed_area)
+        return cls(profile.name, variant, px_per_mm, hollows, empty, corners, sensors=sensors, corners_picture=picture,
+                   **counter)
 
 
-def _counter(data: Any, version: int) -> tuple[float, float, float | None, float | None, float | None]:
-    """The counter's temperature, start-position score, whitest seed, blur limit and seed area
-    (version 1 files have none; files before the whitest seed, the blur limit or the seed area
-    were measured have no such field)."""
+def _counter(data: Any, version: int) -> dict[str, float | None]:
+    """The ``counter`` object's fields, as :class:`Calibration`'s: the temperature, the
+    start-position score and the optional measures (``MEASURED``: None where absent; version 1
+    files have none of them, and the counter taken as it comes)."""
     if version == 1:
-        return 1.0, 1.0, None, None, None
+        return {}
     if not isinstance(data, dict):
         raise CalibrationError("counter: expected an object with 'temperature' and 'start_exact'")
-    whitest, blur_limit, seed_area = data.get("whitest_seed"), data.get("blur_limit_mm"), data.get("seed_area_mm2")
-    return (_number(data.get("temperature"), "counter.temperature", 1.0, 100.0),
-            _number(data.get("start_exact"), "counter.start_exact", 0.0, 1.0),
-            None if whitest is None else _number(whitest, "counter.whitest_seed", 0.0, 10_000.0),
-            None if blur_limit is None else _number(blur_limit, "counter.blur_limit_mm", 0.0, 10.0),
-            None if seed_area is None else _number(seed_area, "counter.seed_area_mm2", 1.0, 2_000.0))
+    return {"temperature": _number(data.get("temperature"), "counter.temperature", 1.0, 100.0),
+            "start_exact": _number(data.get("start_exact"), "counter.start_exact", 0.0, 1.0),
+            **{name: None if (value := data.get(name)) is None else _number(value, f"counter.{name}", low, high)
+               for name, (low, high, _) in MEASURED.items()}}
 
 
 def _number(value: Any, field: str, low: float, high: float) -> float:

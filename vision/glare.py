@@ -33,7 +33,7 @@ from calibration.profiles import BoardProfile
 
 from .markers import MARKER_IDS
 from .pieces import chosen_pieces, pieces_of
-from .rectify import LightModel, board_light
+from .rectify import LightModel, board_light, in_empty_light
 
 GLARE = 240  # every channel at least this bright: the sensor's ceiling, less its noise
 GLARE_PATCH_MM = 3.0  # white in a patch this wide is no bead's highlight...
@@ -72,8 +72,7 @@ def whitest_seed(board: np.ndarray, log_gain: np.ndarray, hollows: np.ndarray, p
     """How white the whitest seed of a start position is, its light divided out (the least of its
     channels, 0..255 in the empty board's light), over a patch ``GLARE_PATCH_MM`` wide (a glint is
     smaller). ``hollows``: the board's hollows (bool, rectified)."""
-    gain = np.exp(LightModel.sample(log_gain, board_light(hollows.shape)))
-    whiteness = (board.astype(np.float32) / gain).min(axis=2)
+    whiteness = in_empty_light(board, log_gain).min(axis=2)
     return float(cv2.erode(whiteness, _square(GLARE_PATCH_MM * px_per_mm))[hollows].max())
 
 

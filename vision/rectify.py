@@ -79,6 +79,12 @@ def board_light(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     return LightModel.sampler(columns, rows)
 
 
+def in_empty_light(board: np.ndarray, log_gain: np.ndarray) -> np.ndarray:
+    """The rectified ``board`` (uint8 BGR) with today's light ``log_gain`` divided out: as the
+    empty board's light would show it (float32, 0..255 where nothing changed)."""
+    return board.astype(np.float32) / np.exp(LightModel.sample(log_gain, board_light(board.shape[:2])))
+
+
 def reduce(image: np.ndarray, factor: int) -> np.ndarray:
     """``image`` shrunk by a whole ``factor``, each output pixel the mean of a factor x factor
     block (the few rows and columns beyond the last whole block are dropped): the exact

@@ -21,7 +21,7 @@ from typing import Mapping
 import numpy as np
 
 from .pits import HollowFit, hollow_mask
-from .rectify import LightModel, board_light
+from .rectify import in_empty_light
 
 CHANGED = 30.0  # a pixel differs from the empty board by this much in some channel (0..255, today's light
 # divided out): a seed or its shadow; the wood's grain and the sensor's noise stay well under it
@@ -35,8 +35,7 @@ def seed_area_mm2(board: np.ndarray, log_gain: np.ndarray, empty: np.ndarray, ho
     each pit's changed pixels shared among its ``counts`` seeds, the median over the pits with
     seeds. None when fewer than ``LEAST_PITS`` pits hold seeds."""
     per_seed = []
-    gain = np.exp(LightModel.sample(log_gain, board_light(board.shape[:2])))
-    changed = np.abs(board.astype(np.float32) / gain - empty.astype(np.float32)).max(axis=2) > CHANGED
+    changed = np.abs(in_empty_light(board, log_gain) - empty.astype(np.float32)).max(axis=2) > CHANGED
     for label, fit in hollows.items():
         if (seeds := counts.get(label, 0)) > 0:
             per_seed.append(np.count_nonzero(changed & (hollow_mask(changed.shape, fit) > 0)) / seeds)

@@ -19,7 +19,7 @@ from rules.referee import Referee
 from rules.referee.explain import board_of
 from rules.referee.likelihood import RULED_OUT
 from vision.counter import MODELS, SeedCounter, model_paths
-from vision.glare import DOUBT, hedged
+from vision.glare import DOUBT, hedged, seed_top_mm2
 from vision.hand import HandFinder
 from vision.markers import homography_from_corners
 from vision.nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
@@ -714,6 +714,15 @@ def test_a_reflection_larger_than_this_board_s_seeds_is_glare(lamp, chips, setup
     assert all(result.reading.pits[label].most_likely == n for label, n in counts.items() if label != pit)
     any_seeds = BoardReader(replace(calibration, seed_area_mm2=None)).read(frame)
     assert any_seeds.status.glared == () and any_seeds.reading.pits[pit].most_likely > chips
+
+
+def test_the_white_one_seed_may_show_follows_the_board_s_seeds_within_bounds():
+    """1.6 times the measured seed, but never under a 12 mm disc (a failed measure must not take
+    white chips for glare) nor over an 18 mm one (the ceiling of a board never measured)."""
+    assert seed_top_mm2(None) == pytest.approx(254.47, abs=0.01)
+    assert seed_top_mm2(100.0) == pytest.approx(160.0)
+    assert seed_top_mm2(30.0) == 113.0
+    assert seed_top_mm2(400.0) == seed_top_mm2(None)
 
 
 def test_white_that_may_be_a_reflection_keeps_every_count_possible(setup_of):
