@@ -126,7 +126,8 @@ def check_camera(config: Config) -> Iterator[Check]:
     except CalibrationError as exc:
         yield Check("calibration", False, f"{exc}; run `pitwatch calibrate` again")
         return
-    yield Check("calibration", True, f"{path}: a {calibration.board} board, {len(calibration.hollows)} pits")
+    yield Check("calibration", True, f"{path}: a {calibration.board} board, {len(calibration.hollows)} pits; "
+                                     f"{seeds_measured(calibration.seed_area_mm2)}")
     counter = check_counter()
     yield counter
     if image is not None and counter.ok:
@@ -145,6 +146,19 @@ def check_camera(config: Config) -> Iterator[Check]:
             if (flicker := check_flicker(reader, following)) is not None:
                 yield flicker
             yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
+
+
+def seeds_measured(seed_area_mm2: float | None) -> str:
+    """What the calibration knows of its board's seeds: a user checks the size against the seeds on
+    the table, and a file calibrated before Pitwatch measured seeds (2026-12-03) is worth making
+    again, for the reader tells a lamp's reflection from a seed by the seeds' size
+    (:func:`vision.glare.seed_top_mm2`)."""
+    from vision.seed_size import seed_size_text
+
+    if seed_area_mm2 is None:
+        return ("its seeds' size was not measured (a file from before 2026-12-03): calibrate again, and a lamp's "
+                "reflection in a pit is told from these seeds by their size")
+    return f"seeds: {seed_size_text(seed_area_mm2)}"
 
 
 def check_focus(blur_mm: float | None, limit_mm: float, board_limit_mm: float | None = None,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from dataclasses import replace
 from typing import Any, Callable, Iterator
@@ -27,6 +26,7 @@ from vision.counter import CounterError
 from vision.glare import seed_top_mm2
 from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult, locate_board
+from vision.seed_size import seed_size_text
 
 from . import config as cfg
 from .corners import check_outline
@@ -91,9 +91,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     print(f"calibrated a {calibration.board} board: {len(calibration.hollows)} pits, start position read exactly in "
           f"{exact} of them{widened}; written to {args.output}")
     if (area := calibration.seed_area_mm2) is not None:  # what the glare finder allows one seed's white
-        print(f"seeds: one covers about {area:.0f} mm2 of the board seen from above (a disc {2 * math.sqrt(area / math.pi):.0f} mm "
-              f"across, its shadow included); clipped white in a hollow over {seed_top_mm2(area):.0f} mm2 is taken for a "
-              "lamp's reflection")
+        print(f"seeds: {seed_size_text(area)}; clipped white in a hollow over {seed_top_mm2(area):.0f} mm2 is taken "
+              "for a lamp's reflection")
     image_to_board, _ = locate_board(cv2.cvtColor(start, cv2.COLOR_BGR2GRAY), calibration)
     if image_to_board is not None:  # where the camera stands, as pitwatch doctor says it
         for judged in judge_placement(image_to_board, (start.shape[1], start.shape[0]), calibration.profile.size):

@@ -16,6 +16,7 @@ positions (a probe of the vision benchmark's 60 set-ups, seen in depth and paint
 
 from __future__ import annotations
 
+import math
 from typing import Mapping
 
 import numpy as np
@@ -42,3 +43,10 @@ def seed_area_mm2(board: np.ndarray, log_gain: np.ndarray, empty: np.ndarray, ho
     if len(per_seed) < LEAST_PITS:
         return None
     return float(np.median(per_seed)) / px_per_mm ** 2
+
+
+def seed_size_text(area_mm2: float) -> str:
+    """A measured seed's size as a user can check it against the seeds on the table, the words
+    ``pitwatch calibrate`` and ``pitwatch doctor`` both print."""
+    return (f"one covers about {area_mm2:.0f} mm2 of the board seen from above (a disc "
+            f"{2 * math.sqrt(area_mm2 / math.pi):.0f} mm across, its shadow included)")

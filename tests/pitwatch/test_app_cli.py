@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tomllib
 import urllib.request
+from dataclasses import replace
 from typing import Callable
 
 import pytest
@@ -126,6 +127,7 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
     assert speed, out
     assert code == (0 if speed.group(1) == "ok" else 1), out
     assert re.search(rf"^ok\s+sensor calibration: {re.escape(str(tmp_path / 'board.json'))}: 14 pits", out, re.M), out
+    assert re.search(r"^ok\s+calibration: .*: a 2x6\+stores board, 14 pits; seeds: one covers about \d+ mm2 of the board", out, re.M), out
     (tmp_path / "sensors.json").write_text("{not json")
     code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}",
                  "--set", f"camera.source={tmp_path / 'no-camera'}", "--set", "sensors.port=/dev/nonexistent-tty",
@@ -137,6 +139,21 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
     assert re.search(r"^FIX\s+camera: .*no such file", out, re.M)
     assert re.search(r"^FIX\s+calibration: camera.calibration is not set: run `pitwatch calibrate", out, re.M)
     assert re.search(r"^FIX\s+microcontroller: .*sensors.port", out, re.M)
+
+
+def test_doctor_says_a_calibration_made_before_seeds_were_measured_is_worth_making_again(tmp_path, capsys):
+    """A file calibrated before Pitwatch measured one seed's size still reads, with a reflection
+    told from a seed by the largest seed there is; the doctor says what calibrating again buys."""
+    from calibration.calibfile import save_calibration
+    from vision.synthetic import SyntheticCamera
+
+    calibration = SyntheticCamera("kalah", lambda: Game("kalah").position, 3).calibration()
+    save_calibration(replace(calibration, seed_area_mm2=None), tmp_path / "older.json")
+    main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"camera.source={tmp_path / 'no-camera'}",
+          "--set", f"camera.calibration={tmp_path / 'older.json'}", "--set", "web.port=0"])
+    out = capsys.readouterr().out
+    assert re.search(r"^ok\s+calibration: .*: a 2x6\+stores board, 14 pits; its seeds' size was not measured .*: calibrate "
+                     "again, and a lamp's reflection in a pit is told from these seeds by their size", out, re.M), out
 
 
 def test_doctor_names_a_port_where_no_board_answers(tmp_path, capsys):
