@@ -8,7 +8,7 @@ picture to count, and one that shows a sliver of a few square millimetres
 (a few pixels at the camera's 1.5-2 px/mm, and at the counter's 1 px/mm,
 blurred and compressed) is barely there. For hollows of every seed kind
 holding 5 to 40 seeds, placed exactly as the renderer places them
-(``vision.render._place_seeds``, the same seed sizes and outlines), in a
+(``vision.render.place_seeds``, the same seed sizes and outlines), in a
 playing hollow and in a store of a two-row board, this prints how often some
 seed of the hollow shows less than 4, 10 or 20 mm2 of its top, and the best
 exact and within-one accuracy on the benchmark's heap-size bins (each count
@@ -22,7 +22,7 @@ asserts nothing; it says which accuracy targets the pictures allow.
 ``--tilts`` does the same for a board seen in depth (``Scene.relief``), as a
 camera on South's side that many degrees from overhead sees it: 1 to 19
 seeds drawn by the renderer itself into a playing hollow in the middle of a
-2 x 6 board with stores (``vision.render._draw_seeds``, standing on the
+2 x 6 board with stores (``vision.render.draw_seeds``, standing on the
 hollow's bowl and on each other), each ray through the board's plane
 followed down to the first seed or wood it meets
 (``vision.render.seen_on_relief``), and each seed's area counted where the
@@ -45,8 +45,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.profiles import HOLLOW_AXES_MM, board_profile  # noqa: E402
-from vision.render import (SEED_AXES_MM, TEXTURE_PX_PER_MM, _draw_seeds, _hollow_depth, _place_seeds,  # noqa: E402
-                           eye_over_board, random_scene, seen_on_relief)
+from vision.render import (SEED_AXES_MM, TEXTURE_PX_PER_MM, draw_seeds, eye_over_board, hollow_depth,  # noqa: E402
+                           place_seeds, random_scene, seen_on_relief)
 
 KINDS = ("bean", "glass", "pebble", "chip")
 SLIVERS_MM2 = (4, 10, 20)
@@ -59,7 +59,7 @@ def shown_areas(count: int, kind: str, axes_mm: tuple[float, float], rng: np.ran
     """mm2 of each seed's top left in view once all ``count`` seeds lie in a hollow of semi-axes ``axes_mm``."""
     s = TEXTURE_PX_PER_MM
     axes = SEED_AXES_MM[kind]
-    seeds = _place_seeds(count, (0.0, 0.0), axes_mm, max(axes), rng)
+    seeds = place_seeds(count, (0.0, 0.0), axes_mm, max(axes), rng)
     across, along = axes_mm[0] + 10, axes_mm[1] + 10
     yy, xx = np.mgrid[-along:along:1 / s, -across:across:1 / s].astype(np.float32)
     on_top = np.full(xx.shape, -1, np.int32)
@@ -88,10 +88,10 @@ def shown_in_depth(count: int, kind: str, tilts: list[float], rng: np.random.Gen
     hollow = min((h for h in profile.hollows if not h.is_store),
                  key=lambda h: math.hypot(h.centre[0] - width / 2, h.centre[1] - height / 2))
     scene = replace(random_scene(DEPTH_BOARD, rng, kind), yaw=0.0, relief=True)
-    heights = -_hollow_depth(DEPTH_BOARD)
+    heights = -hollow_depth(DEPTH_BOARD)
     ids = np.zeros(heights.shape, np.int32)
     texture = np.zeros((*heights.shape, 3), np.float32)
-    _draw_seeds(texture, scene, {hollow.label: count}, None, rng, heights=heights, ids=ids)
+    draw_seeds(texture, scene, {hollow.label: count}, None, rng, heights=heights, ids=ids)
     (cx, cy), (a, b) = hollow.centre, hollow.axes
     yy, xx = np.mgrid[(cy - b - VIEW_MARGIN_MM) * s:(cy + b + VIEW_MARGIN_MM) * s,
                       (cx - a - VIEW_MARGIN_MM) * s:(cx + a + VIEW_MARGIN_MM) * s].astype(np.float32)

@@ -219,7 +219,7 @@ def _empty_board(scene: Scene) -> np.ndarray:
     grain = 0.06 * grain + 0.05 * _smooth_noise((height, width), (60, 20), rng) + 0.02 * rng.standard_normal((height, width)).astype(np.float32)
     albedo = np.asarray(scene.wood, np.float32)[None, None, :] * (1 + grain[..., None])
 
-    depth = _hollow_depth(profile.name)
+    depth = hollow_depth(profile.name)
     inside = (depth > 0).astype(np.float32)
     albedo *= (1 - 0.12 * inside)[..., None]  # worn, darker inside the hollows
     dzdx = cv2.Sobel(-depth, cv2.CV_32F, 1, 0, ksize=3) / (8 / s)
@@ -252,7 +252,7 @@ def _empty_board(scene: Scene) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def _hollow_depth(board: str) -> np.ndarray:
+def hollow_depth(board: str) -> np.ndarray:
     """How deep the board's surface lies below its plane (mm, on the texture's grid): bowls in the
     hollows, 0 on the wood. It shades the hollows, and with ``Scene.relief`` the camera sees it."""
     profile = board_profile(board)
@@ -323,8 +323,8 @@ def _seed_colour(kind: str, rng: np.random.Generator, white: bool) -> np.ndarray
     return (base * rng.uniform(0.9, 1.1, 3)).astype(np.float32)
 
 
-def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, float], seed_r: float,
-                 rng: np.random.Generator) -> list[tuple[float, float, int]]:
+def place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, float], seed_r: float,
+                rng: np.random.Generator) -> list[tuple[float, float, int]]:
     """Seed positions (mm) in a hollow: they roll to the middle, touch, then pile on top."""
     placed: list[tuple[float, float, int]] = []
     a, b = axes[0] - seed_r * 0.9, axes[1] - seed_r * 0.9
@@ -343,10 +343,10 @@ def _place_seeds(count: int, centre: tuple[float, float], axes: tuple[float, flo
     return [(centre[0] + x, centre[1] + y, level) for x, y, level in placed]
 
 
-def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
-                rng: np.random.Generator, piles: Mapping[str, int] | None = None,
-                stacks: Mapping[str, Stack] | None = None, heights: np.ndarray | None = None,
-                ids: np.ndarray | None = None) -> dict[str, list[tuple[float, float]]]:
+def draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | None,
+               rng: np.random.Generator, piles: Mapping[str, int] | None = None,
+               stacks: Mapping[str, Stack] | None = None, heights: np.ndarray | None = None,
+               ids: np.ndarray | None = None) -> dict[str, list[tuple[float, float]]]:
     """Draw every hollow's seeds on the board texture (and, given the board's ``heights``, stand
     them on it: :func:`_draw_seed`); their centres (board mm) per hollow. Given ``ids`` (int, on
     the texture's grid), each texel a seed's body covers on top says which: the seeds numbered
@@ -367,7 +367,7 @@ def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], whit
         if piles is None:
             is_white = [k < whites for k in range(n)]
             rng.shuffle(is_white)
-            placed = _place_seeds(n, hollow.centre, hollow.axes, seed_r, rng)
+            placed = place_seeds(n, hollow.centre, hollow.axes, seed_r, rng)
             drawn = [(place, is_white[k], rng) for k, place in enumerate(placed)]
         else:
             stack = (stacks or {}).get(hollow.label, stack_of(n, whites))
@@ -375,7 +375,7 @@ def _draw_seeds(board: np.ndarray, scene: Scene, counts: Mapping[str, int], whit
                 raise ValueError(f"{hollow.label}: its stack holds {len(stack)} seeds, {sum(w for _, w in stack)} white, "
                                  f"not {n} and {whites}")
             pile = piles[hollow.label]
-            placed = _place_seeds(1 + max((k for k, _ in stack), default=-1), hollow.centre, hollow.axes, seed_r,
+            placed = place_seeds(1 + max((k for k, _ in stack), default=-1), hollow.centre, hollow.axes, seed_r,
                                   np.random.default_rng([pile, 0]))
             drawn = [(placed[k], is_white, np.random.default_rng([pile, 1, k])) for k, is_white in stack]
         centres[hollow.label] = [(x, y) for (x, y, _), _, _ in drawn]
@@ -745,9 +745,9 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
     rng = np.random.default_rng(shot.seed)
     profile = scene.profile
     board = _empty_board(scene).copy()
-    heights = -_hollow_depth(profile.name) if scene.relief else None  # mm above the board's plane
+    heights = -hollow_depth(profile.name) if scene.relief else None  # mm above the board's plane
     glared = _glare(board, scene, shot) if shot.glare > 0 else frozenset()
-    seeds = _draw_seeds(board, scene, counts, white, rng, shot.piles, shot.stacks, heights)
+    seeds = draw_seeds(board, scene, counts, white, rng, shot.piles, shot.stacks, heights)
     strays = _draw_strays(board, scene, shot, heights) if shot.strays else ()
 
     map_xy, map_fraction, inside, table_shade = _view(scene, shot.nudge)

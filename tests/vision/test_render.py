@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from calibration.profiles import board_profile
-from vision.render import (FLICKER_BAND, FLICKER_DRIFT, FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, _draw_seeds, _expose, _hollow_depth, _light,
-                           _noise_bank, _pose, camera_homography, eye_over_board, project, random_counts, random_scene,
-                           random_shot, render, restacked, seen_on_relief, stack_of)
+from vision.render import (FLICKER_BAND, FLICKER_DRIFT, FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, _expose, _light, _noise_bank,
+                           _pose, camera_homography, draw_seeds, eye_over_board, hollow_depth, project, random_counts,
+                           random_scene, random_shot, render, restacked, seen_on_relief, stack_of)
 
 
 def test_same_seed_same_image_and_truth():
@@ -285,11 +285,11 @@ def test_each_seed_s_number_marks_where_it_lies_on_top():
     order dropped, and draws the same board and heights as without."""
     scene = replace(random_scene("2x6+stores", np.random.default_rng(3), "bean"), relief=True)
     hollow = next(h for h in scene.profile.hollows if not h.is_store)
-    floor = -_hollow_depth(scene.board)
+    floor = -hollow_depth(scene.board)
 
     def drawn(ids: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, list[tuple[float, float]]]:
         texture, heights = np.zeros((*floor.shape, 3), np.float32), floor.copy()
-        centres = _draw_seeds(texture, scene, {hollow.label: 9}, None, np.random.default_rng(4), heights=heights, ids=ids)
+        centres = draw_seeds(texture, scene, {hollow.label: 9}, None, np.random.default_rng(4), heights=heights, ids=ids)
         return texture, heights, centres[hollow.label]
 
     ids = np.zeros(floor.shape, np.int32)
