@@ -28,6 +28,8 @@ from .worker import Loop
 CALIBRATION_FRAMES = 4
 SETTLE_SECONDS = 0.15  # more than two of the microcontroller's 50 ms report periods
 GAME_OVER_PAUSE = 8.0  # seconds the result stays on the board before the next game
+DEMO_CAMERA_DEG = 20.0  # the synthetic camera at most this far from overhead: within the 25 degrees pitwatch doctor
+# asks of a real camera (pitwatch.placement), so the demo shows a table set up as it should be
 STUCK_SECONDS = 6.0  # the referee has not caught up this long: the demo's players step in
 
 
@@ -223,7 +225,7 @@ class DemoCamera:
 
         if self.source is not None:
             self.source.stop()
-        camera = SyntheticCamera(position.variant.name, lambda: self.board.position, self.seed)
+        camera = SyntheticCamera(position.variant.name, lambda: self.board.position, self.seed, DEMO_CAMERA_DEG)
         calibration = camera.calibration()
         reader = BoardReader(calibration)
         self.source = CameraSource(camera.read, reader.read, StillnessGate(self.still_frames),

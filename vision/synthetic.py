@@ -4,7 +4,8 @@
 virtual board each time it is read, showing the counts ``counts_fn()``
 returns now: a rules ``Position`` (``.pits``, ``.white``), a mapping of pit
 label to count, or a ``(counts, white)`` pair. The scene (wood, lamp, camera
-angle) is fixed by the seed, and the board is seen in depth (``Scene.relief``:
+angle: 15-40 degrees from overhead, as the benchmark's cameras, or at most ``steepest_deg``) is
+fixed by the seed, and the board is seen in depth (``Scene.relief``:
 the near rims hide part of each floor, heaps lean away), as a real camera sees
 it; light drifts a little from frame to frame and
 the seeds only move when the counts change, as on a real table. A hand can
@@ -17,6 +18,7 @@ start frames, so the demo needs no pictures.
 
 from __future__ import annotations
 
+import math
 import time
 import zlib
 from dataclasses import replace
@@ -53,7 +55,10 @@ def parse_synthetic_spec(text: str) -> tuple[str, Callable[[], Any], int]:
 class SyntheticCamera(FrameSource):
     """Frames of a virtual board showing ``counts_fn()``; never ends, never fails."""
 
-    def __init__(self, variant_name: str, counts_fn: Callable[[], Any], rng_seed: int = 0) -> None:
+    def __init__(self, variant_name: str, counts_fn: Callable[[], Any], rng_seed: int = 0,
+                 steepest_deg: float | None = None) -> None:
+        """``steepest_deg``: the camera no farther from overhead than this many degrees (the demo's
+        stands as ``pitwatch doctor`` asks a real one to); None: wherever the seed puts it."""
         self.variant = variant_name
         self.profile = board_profile(variant_name)
         self.name = f"synthetic:{variant_name}:{rng_seed}"
@@ -64,7 +69,9 @@ class SyntheticCamera(FrameSource):
         # moving on from frame to frame
         self.live = True
         self._rng = np.random.default_rng(rng_seed)
-        self.scene: Scene = replace(random_scene(self.profile.name, self._rng), relief=True)
+        scene = random_scene(self.profile.name, self._rng)
+        tilt = scene.tilt if steepest_deg is None else min(scene.tilt, math.radians(steepest_deg))
+        self.scene: Scene = replace(scene, relief=True, tilt=tilt)
         self._index = 0
         self._closed = False
         self._stacks: dict[str, Stack] = {}  # per hollow, which of its pile's seeds lie there

@@ -304,5 +304,14 @@ def test_the_full_demo_reads_the_board_with_camera_and_sensors_and_shows_the_cam
             what="where the camera stands, under the camera view")
         assert [(name, kind) for name, kind, _ in shown] == [(each["name"], "ok" if each["ok"] else "warn") for each in judged]
         assert shown[0][2].startswith("Camera angle: ") and "degrees from overhead" in shown[0][2]
+        assert judged[0]["ok"], judged  # the demo's camera stands as pitwatch doctor asks a real one to
+        # a tripod knocked askew: the camera's next still board judged worse (the camera loop stopped first, so
+        # that its own still boards do not put the demo's placement back)
+        runtime.camera.stop()
+        runtime.session.set_camera_placement([("camera angle", False, "38 degrees from overhead: mount the camera higher"),
+                                              ("board in the picture", True, "1.6 camera pixels a millimetre")])
+        wait_for(lambda: browser.execute_script(
+            "const li = document.querySelector('#placement li.warn'); return li && li.textContent"
+        ) == "Camera angle: 38 degrees from overhead: mount the camera higher", what="a camera knocked askew told")
     finally:
         runtime.stop()
