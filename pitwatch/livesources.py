@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEARN_FRAMES = 10  # raw frames of the empty board and of the start position
+FIRST_VALUES_WAIT = 5.0  # seconds a microcontroller has to send its first sensor values before the players are asked
 CONFIRMED_FRAMES = 5  # raw frames of a confirmed position (about 0.2 s)
 
 
@@ -220,13 +221,32 @@ def sensor_source(config: Config, labels: Sequence[str], fusion: Fusion, runtime
 
 
 def learn_sensors(source: SensorSource, runtime: Runtime, store: SensorStore) -> None:
-    """Ask the players for the two boards whose counts are known, learn, and keep the calibration."""
+    """Ask the players for the two boards whose counts are known, learn, and keep the calibration.
+
+    The players are asked only once the microcontroller sends values: emptying a board for a device
+    that is not there wastes their time. They answer at the terminal, so ``pitwatch run`` started
+    without one (a service, stdin closed) says how to learn the sensors rather than failing."""
+    if not source.raw_frames(1, timeout=FIRST_VALUES_WAIT):
+        raise ConfigError(f"the pit sensors are to be learned, but the microcontroller sent no sensor values within "
+                          f"{FIRST_VALUES_WAIT:.0f} s ({source.bridge.status.message}): check the USB cable and "
+                          "sensors.port (pitwatch doctor)")
     start = runtime.session.game.variant.start()
-    input("pitwatch: learning the pit sensors. Empty every pit, then press Enter... ")
+    _asked("pitwatch: learning the pit sensors. Empty every pit, then press Enter... ")
     empty = source.raw_frames(LEARN_FRAMES)
-    input("pitwatch: now lay out the start position, then press Enter... ")
+    _asked("pitwatch: now lay out the start position, then press Enter... ")
     full = source.raw_frames(LEARN_FRAMES)
     if not empty or not full:
         raise ConfigError("the microcontroller sent no sensor values: check the connection (pitwatch doctor)")
     source.learn(empty, full, start.pits)
     print(f"pitwatch: sensor calibration saved to {store.save(source.calibration)}")
+
+
+def _asked(prompt: str) -> None:
+    """Wait for the players to press Enter at the terminal after ``prompt``."""
+    try:
+        input(prompt)
+    except EOFError:  # no terminal to answer at
+        print()  # the prompt's line ended
+        raise ConfigError("the pit sensors are not learned yet, and learning them asks the players to press Enter here: "
+                          "start `pitwatch run` once from a terminal (it keeps what it learns), or play without the "
+                          "microcontroller (sensors.port = \"\")") from None

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import tomllib
 import urllib.request
 from dataclasses import replace
@@ -326,6 +327,81 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+class Transcript:
+    """What a process prints, read as it comes: a prompt that waits for Enter ends no line."""
+
+    def __init__(self, stream) -> None:
+        self.text = ""
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream) -> None:
+        while chunk := stream.read(1):
+            self.text += chunk
+
+    def shows(self, words: str, timeout: float = 20.0) -> bool:
+        return bool(wait_until(lambda: words in self.text, timeout, 0.02))
+
+
+def run_with_sensors_to_learn(tmp_path, port: str, stdin) -> subprocess.Popen:
+    """``pitwatch run`` with a microcontroller on ``port`` and no sensor calibration yet."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "pitwatch.cli", "run", "--serial", port, "--port", "0", "--db", str(tmp_path / "g.sqlite"),
+         "--set", f"sensors.calibration={tmp_path / 'sensors.json'}", "--set", "session.settle_seconds=0.1"],
+        stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_the_first_run_learns_the_sensors_from_the_players_and_keeps_them(tmp_path):
+    """The players press Enter once the board is empty and once the start position is laid out;
+    the sensors learned are kept and referee the game."""
+    game = Game("kalah")
+    with EmulatedBoard() as board:
+        board.set_counts([3] * 14)  # a board left from the last game
+        proc = run_with_sensors_to_learn(tmp_path, board.port, subprocess.PIPE)
+        said = Transcript(proc.stdout)
+        try:
+            assert said.shows("Empty every pit, then press Enter... "), said.text + proc.stderr.read()
+            board.set_counts([0] * 14)
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert said.shows("now lay out the start position, then press Enter... "), said.text
+            board.set_counts(game.position.pits)
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert said.shows("dashboard at http"), said.text
+            assert f"sensor calibration saved to {tmp_path / 'sensors.json'}" in said.text
+            url = re.search(r"dashboard at (http://\S+)", said.text).group(1)
+            assert state_when(url, lambda now: now["verdict"]["kind"] == "unchanged")["sources"]["sensors"] == "ok"
+            game.play("C")
+            board.set_counts(game.position.pits)
+            state = state_when(url, lambda now: len(now["game"]["moves"]) == 1)
+            assert [m["text"] for m in state["game"]["moves"]] == ["C"]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+    assert len(json.loads((tmp_path / "sensors.json").read_text())["pits"]) == 14
+
+
+def test_a_run_that_cannot_ask_the_players_says_how_to_learn_the_sensors(tmp_path):
+    """Started with no terminal (a service, stdin closed) there is no one to press Enter."""
+    with EmulatedBoard() as board:
+        proc = run_with_sensors_to_learn(tmp_path, board.port, subprocess.DEVNULL)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (out, err)
+    assert "Traceback" not in err
+    assert ("pitwatch run: the pit sensors are not learned yet, and learning them asks the players to press Enter here: "
+            "start `pitwatch run` once from a terminal") in err
+    assert not (tmp_path / "sensors.json").exists()
+
+
+def test_a_run_asks_the_players_nothing_before_the_microcontroller_answers(tmp_path):
+    proc = run_with_sensors_to_learn(tmp_path, str(tmp_path / "no-such-port"), subprocess.PIPE)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (out, err)
+    assert "press Enter" not in out
+    assert re.search(r"pitwatch run: the pit sensors are to be learned, but the microcontroller sent no sensor values "
+                     r"within 5 s \(.*no-such-port.*\): check the USB cable and sensors.port", err), err
 
 
 def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
