@@ -30,7 +30,8 @@ LIVE_FLAGS: tuple[tuple[str, str, str], ...] = (
     ("--host", "web.host", "address to serve the dashboard on"),
     ("--port", "web.port", "dashboard port (0: any free port)"),
     ("--token", "web.token", "access token for control actions when serving on the network"),
-    ("--variant", "game.variant", "variant of a new game"),
+    ("--variant", "game.variant", "variant to play: a game in progress of another variant is kept on record and "
+                                  "a new game of this one starts"),
     ("--south", "game.south", "South player's name"),
     ("--north", "game.north", "North player's name"),
 )
@@ -159,14 +160,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .runtime import run_live
 
     tune_memory()
-    return run_live(cfg.from_arguments(args))
+    return run_live(cfg.from_arguments(args), _variant_asked(args))
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     tune_memory()
-    return run_demo(cfg.from_arguments(args))
+    return run_demo(cfg.from_arguments(args), _variant_asked(args))
+
+
+def _variant_asked(args: argparse.Namespace) -> bool:
+    """Whether the command line names the variant to play (``--variant``, or ``--set game.variant=``):
+    the configuration file's is only that of a new game, and a game in progress goes on."""
+    return getattr(args, "opt:game.variant", None) is not None or any(
+        item.partition("=")[0].strip() == "game.variant" for item in getattr(args, "overrides", []))
 
 
 # -- games ----------------------------------------------------------------------

@@ -304,10 +304,11 @@ class Demo:
                 part.stop()
 
 
-def build_demo(config: Config) -> tuple[Runtime, Demo, bool]:
-    """A Runtime with the demo wired in (not started)."""
+def build_demo(config: Config, variant_asked: bool = False) -> tuple[Runtime, Demo, bool]:
+    """A Runtime with the demo wired in (not started; ``variant_asked``: see
+    :meth:`~pitwatch.runtime.Runtime.start_session`)."""
     runtime = Runtime(config, database="demo.database")
-    resumed = runtime.start_session()
+    resumed = runtime.start_session(variant_asked)
     weights = source_weights(camera=config["demo"]["camera"], sensors=config["demo"]["sensors"])
     if not weights:
         raise ValueError("the demo needs the camera or the sensors (or both); both are switched off")
@@ -317,8 +318,8 @@ def build_demo(config: Config) -> tuple[Runtime, Demo, bool]:
     return runtime, demo, resumed
 
 
-def run_demo(config: Config) -> int:
-    runtime, demo, resumed = build_demo(config)
+def run_demo(config: Config, variant_asked: bool = False) -> int:
+    runtime, demo, resumed = build_demo(config, variant_asked)
     runtime.serve(any_port_if_busy=True)
     demo.start()
     runtime.start()

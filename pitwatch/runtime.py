@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from werkzeug.serving import make_server
 
+import rules
 from rules import Game
 from web import create_app
 
@@ -58,10 +59,20 @@ class Runtime:
         self.token = ""
 
     # -- the session ------------------------------------------------------------------
-    def start_session(self) -> bool:
-        """Resume the recorded game or start the configured one; True if resumed."""
+    def start_session(self, variant_asked: bool = False) -> bool:
+        """Resume the recorded game or start the configured one; True if resumed.
+
+        The configured variant and options are checked either way: a misspelt one is named now,
+        not at the next new game. ``variant_asked``: the variant was named on the command line
+        (``--variant oware``), which asks for a game of it: a game in progress of another variant
+        is kept on record, as the dashboard's New game keeps it, and a new game starts."""
         game = self.config["game"]
-        return self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
+        asked = rules.variant(game["variant"], **game["options"])
+        resumed = self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
+        if resumed and variant_asked and self.session.game.variant.name != asked.name:
+            self.session.new_game(game["variant"], game["options"], game["south"], game["north"])
+            return False
+        return resumed
 
     def use_fusion(self, sources: dict[str, float]) -> Fusion:
         self.fusion = Fusion(self.session.game.variant.layout.labels, sources)
@@ -185,12 +196,13 @@ def announce(runtime: Runtime, resumed: bool) -> None:
     print("pitwatch: press Ctrl-C to stop", flush=True)
 
 
-def run_live(config: Config) -> int:
-    """``pitwatch run``: the configured camera and microcontroller referee a real board."""
+def run_live(config: Config, variant_asked: bool = False) -> int:
+    """``pitwatch run``: the configured camera and microcontroller referee a real board
+    (``variant_asked``: see :meth:`Runtime.start_session`)."""
     from .livesources import camera_source, sensor_source
 
     runtime = Runtime(config)
-    resumed = runtime.start_session()
+    resumed = runtime.start_session(variant_asked)
     layout = runtime.session.game.variant.layout
     weights = source_weights(camera=bool(config["camera"]["source"]), sensors=bool(config["sensors"]["port"]))
     if not weights:

@@ -329,6 +329,28 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
             proc.wait(timeout=10)
 
 
+def test_the_demo_plays_the_variant_asked_for_and_names_a_misspelt_one(tmp_path, capsys):
+    """`scripts/demo --variant oware`, as the README suggests, with a Kalah demo game left in progress:
+    an Oware game starts (the Kalah game kept on record). A misspelt variant is named, and nothing starts."""
+    from pitwatch.config import load
+    from pitwatch.runtime import Runtime
+
+    db = tmp_path / "demo.sqlite"
+    left = Runtime(load(tmp_path / "none.toml", [f"demo.database={db}"]), database="demo.database")
+    left.start_session()
+    left.stop()
+    proc = subprocess.Popen([sys.executable, "-m", "pitwatch.cli", "demo", "--variant", "oware", "--no-camera",
+                             "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + proc.stderr.read()
+    assert main(["demo", "--variant", "owere", "--port", "0", "--db", str(db)]) == 2
+    assert "pitwatch demo: unknown variant 'owere'; variants are kalah" in capsys.readouterr().err
+
+
 class Transcript:
     """What a process prints, read as it comes: a prompt that waits for Enter ends no line."""
 

@@ -9,6 +9,7 @@ import urllib.request
 
 import pytest
 
+import rules
 from pitwatch import config as cfg
 from pitwatch.config import ConfigError
 from pitwatch.runtime import Runtime
@@ -57,3 +58,39 @@ def test_a_taken_port_is_a_clear_error(runtime, tmp_path):
         assert other.serve(any_port_if_busy=True) != runtime.url
     finally:
         other.stop()
+
+
+def runtime_of(tmp_path, *overrides: str) -> Runtime:
+    return Runtime(cfg.load(tmp_path / "none.toml", [f"recorder.database={tmp_path / 'games.sqlite'}", *overrides]))
+
+
+def test_a_variant_named_on_the_command_line_is_played_and_the_game_in_progress_kept_on_record(tmp_path):
+    """``--variant oware`` asks for a game of Oware; the configuration file's variant is only that of
+    a new game, so a restart goes on with the game in progress."""
+    first = runtime_of(tmp_path)
+    first.start_session()
+    first.session.play_by_hand("C")
+    first.stop()
+    configured = runtime_of(tmp_path, "game.variant=oware")
+    assert configured.start_session() is True  # the file's variant: the kalah game goes on
+    assert configured.session.game.variant.name == "kalah" and len(configured.session.game.moves) == 1
+    configured.stop()
+    asked = runtime_of(tmp_path, "game.variant=oware")
+    assert asked.start_session(variant_asked=True) is False
+    assert asked.session.game.variant.name == "oware" and not asked.session.game.moves
+    kept = {game.variant: game for game in asked.recorder.games()}
+    assert kept["kalah"].status == "abandoned" and kept["kalah"].move_count == 1
+    asked.stop()
+    again = runtime_of(tmp_path, "game.variant=oware")
+    assert again.start_session(variant_asked=True) is True  # the game in progress is of the variant asked
+    again.stop()
+
+
+@pytest.mark.parametrize("override, named", [("game.variant=kalha", "unknown variant 'kalha'"),
+                                             ("game.options={ house = 6 }", "kalah: unknown option 'house'")])
+def test_a_misspelt_variant_is_named_at_start_even_with_a_game_in_progress(tmp_path, override, named):
+    first = runtime_of(tmp_path)
+    first.start_session()
+    first.stop()
+    with pytest.raises(rules.RulesError, match=named):
+        runtime_of(tmp_path, override).start_session()
