@@ -24,6 +24,7 @@ from vision.counter import CounterError
 from . import config as cfg
 from .errors import said
 from .recorder import Recorder, RecorderError
+from .session import SessionError
 
 # flag -> configuration key: the shorthands every live command understands
 LIVE_FLAGS: tuple[tuple[str, str, str], ...] = (
@@ -106,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     quiet_camera_libraries()
     try:
         return int(args.func(args) or 0)
-    except (cfg.ConfigError, RecorderError, rules.RulesError, CounterError, OSError) as exc:
+    except (cfg.ConfigError, RecorderError, rules.RulesError, SessionError, CounterError, OSError) as exc:
         print(f"pitwatch {args.command}: {said(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

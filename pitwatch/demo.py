@@ -305,10 +305,12 @@ class Demo:
 
 
 def build_demo(config: Config, variant_asked: bool = False) -> tuple[Runtime, Demo, bool]:
-    """A Runtime with the demo wired in (not started; ``variant_asked``: see
-    :meth:`~pitwatch.runtime.Runtime.start_session`)."""
+    """A Runtime with the demo wired in (not started; ``variant_asked``: the variant was named on the
+    command line, :meth:`~pitwatch.runtime.Runtime.play_asked_variant`)."""
     runtime = Runtime(config, database="demo.database")
-    resumed = runtime.start_session(variant_asked)
+    resumed = runtime.start_session()
+    if variant_asked and runtime.play_asked_variant():
+        resumed = False
     weights = source_weights(camera=config["demo"]["camera"], sensors=config["demo"]["sensors"])
     if not weights:
         raise ValueError("the demo needs the camera or the sensors (or both); both are switched off")

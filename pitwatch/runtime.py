@@ -59,20 +59,25 @@ class Runtime:
         self.token = ""
 
     # -- the session ------------------------------------------------------------------
-    def start_session(self, variant_asked: bool = False) -> bool:
-        """Resume the recorded game or start the configured one; True if resumed.
-
-        The configured variant and options are checked either way: a misspelt one is named now,
-        not at the next new game. ``variant_asked``: the variant was named on the command line
-        (``--variant oware``), which asks for a game of it: a game in progress of another variant
-        is kept on record, as the dashboard's New game keeps it, and a new game starts."""
+    def start_session(self) -> bool:
+        """Resume the recorded game or start the configured one; True if resumed. The configured
+        variant and options are checked either way: a misspelt one is named now, not at the next
+        new game."""
         game = self.config["game"]
-        asked = rules.variant(game["variant"], **game["options"])
-        resumed = self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
-        if resumed and variant_asked and self.session.game.variant.name != asked.name:
-            self.session.new_game(game["variant"], game["options"], game["south"], game["north"])
+        rules.variant(game["variant"], **game["options"])
+        return self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
+
+    def play_asked_variant(self) -> bool:
+        """A variant named on the command line (``--variant oware``) asks for a game of it: a game in
+        progress of another variant is kept on record, as the dashboard's New game keeps it, and a
+        new game of the configured one starts; True if one did. On a board being watched
+        (``session.fixed_board``) a variant of another board is refused (:class:`SessionError`)
+        before anything is kept."""
+        game = self.config["game"]
+        if self.session.game.variant.name == rules.variant(game["variant"], **game["options"]).name:
             return False
-        return resumed
+        self.session.new_game(game["variant"], game["options"], game["south"], game["north"])
+        return True
 
     def use_fusion(self, sources: dict[str, float]) -> Fusion:
         self.fusion = Fusion(self.session.game.variant.layout.labels, sources)
@@ -198,11 +203,11 @@ def announce(runtime: Runtime, resumed: bool) -> None:
 
 def run_live(config: Config, variant_asked: bool = False) -> int:
     """``pitwatch run``: the configured camera and microcontroller referee a real board
-    (``variant_asked``: see :meth:`Runtime.start_session`)."""
+    (``variant_asked``: the variant was named on the command line, :meth:`Runtime.play_asked_variant`)."""
     from .livesources import camera_source, sensor_source
 
     runtime = Runtime(config)
-    resumed = runtime.start_session(variant_asked)
+    resumed = runtime.start_session()
     layout = runtime.session.game.variant.layout
     weights = source_weights(camera=bool(config["camera"]["source"]), sensors=bool(config["sensors"]["port"]))
     if not weights:
@@ -211,6 +216,8 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
         return 2
     fusion = runtime.use_fusion(weights)
     runtime.session.fixed_board = layout.labels
+    if variant_asked and runtime.play_asked_variant():
+        resumed = False
     if SENSORS in weights:
         runtime.sensors = sensor_source(config, layout.labels, fusion, runtime)
         runtime.session.leds = runtime.sensors.set_leds

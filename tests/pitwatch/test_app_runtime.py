@@ -13,6 +13,7 @@ import rules
 from pitwatch import config as cfg
 from pitwatch.config import ConfigError
 from pitwatch.runtime import Runtime
+from pitwatch.session import SessionError
 
 
 def post(url: str, body: dict, headers: dict) -> int:
@@ -75,14 +76,23 @@ def test_a_variant_named_on_the_command_line_is_played_and_the_game_in_progress_
     assert configured.start_session() is True  # the file's variant: the kalah game goes on
     assert configured.session.game.variant.name == "kalah" and len(configured.session.game.moves) == 1
     configured.stop()
+    watched = runtime_of(tmp_path, "game.variant=oware")  # pitwatch run: its board is calibrated for Kalah's
+    watched.start_session()
+    watched.session.fixed_board = watched.session.game.variant.layout.labels
+    with pytest.raises(SessionError, match="oware is played on a 2x6 board, not on the board being watched"):
+        watched.play_asked_variant()
+    assert watched.recorder.active_game().variant == "kalah"  # refused before the game was set aside
+    watched.stop()
     asked = runtime_of(tmp_path, "game.variant=oware")
-    assert asked.start_session(variant_asked=True) is False
+    assert asked.start_session() is True
+    assert asked.play_asked_variant() is True
     assert asked.session.game.variant.name == "oware" and not asked.session.game.moves
     kept = {game.variant: game for game in asked.recorder.games()}
     assert kept["kalah"].status == "abandoned" and kept["kalah"].move_count == 1
     asked.stop()
     again = runtime_of(tmp_path, "game.variant=oware")
-    assert again.start_session(variant_asked=True) is True  # the game in progress is of the variant asked
+    again.start_session()
+    assert again.play_asked_variant() is False  # the game in progress is of the variant asked
     again.stop()
 
 
