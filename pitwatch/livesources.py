@@ -229,7 +229,7 @@ def learn_sensors(source: SensorSource, runtime: Runtime, store: SensorStore) ->
     if not source.raw_frames(1, timeout=FIRST_VALUES_WAIT):
         raise ConfigError(f"the pit sensors are to be learned, but the microcontroller sent no sensor values within "
                           f"{FIRST_VALUES_WAIT:.0f} s ({source.bridge.status.message}): check the USB cable and "
-                          "sensors.port (pitwatch doctor)")
+                          "sensors.port (pitwatch doctor), or set sensors.port = \"\" to play without a microcontroller")
     start = runtime.session.game.variant.start()
     _asked("pitwatch: learning the pit sensors. Empty every pit, then press Enter... ")
     empty = source.raw_frames(LEARN_FRAMES)

@@ -423,7 +423,8 @@ def test_a_run_asks_the_players_nothing_before_the_microcontroller_answers(tmp_p
     assert proc.returncode == 2, (out, err)
     assert "press Enter" not in out
     assert re.search(r"pitwatch run: the pit sensors are to be learned, but the microcontroller sent no sensor values "
-                     r"within 5 s \(.*no-such-port.*\): check the USB cable and sensors.port", err), err
+                     r"within 5 s \(.*no-such-port.*\): check the USB cable and sensors.port \(pitwatch doctor\), or set "
+                     r'sensors.port = "" to play without a microcontroller', err), err
 
 
 def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
