@@ -52,8 +52,14 @@ def diagnose(config: Config) -> Iterator[Check]:
                                       "`pitwatch run` needs at least one; `pitwatch demo` needs neither")
     if camera:
         yield from check_camera(config)
+    elif sensors:
+        yield Check("camera", True, "none (camera.source is \"\"): the microcontroller alone referees; set camera.source "
+                                    "(0 for the first webcam) to add one")
     if sensors:
         yield from check_sensors(config)
+    elif camera:
+        yield Check("microcontroller", True, "none (sensors.port is \"\"): the camera alone referees; set sensors.port "
+                                             "= \"auto\" to add one")
     yield check_port(config)
 
 

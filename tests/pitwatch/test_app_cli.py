@@ -151,8 +151,9 @@ def test_doctor_says_a_calibration_made_before_seeds_were_measured_is_worth_maki
     calibration = SyntheticCamera("kalah", lambda: Game("kalah").position, 3).calibration()
     save_calibration(replace(calibration, seed_area_mm2=None), tmp_path / "older.json")
     main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"camera.source={tmp_path / 'no-camera'}",
-          "--set", f"camera.calibration={tmp_path / 'older.json'}", "--set", "web.port=0"])
+          "--set", f"camera.calibration={tmp_path / 'older.json'}", "--set", "sensors.port=", "--set", "web.port=0"])
     out = capsys.readouterr().out
+    assert re.search(r'^ok\s+microcontroller: none \(sensors.port is ""\): the camera alone referees', out, re.M), out
     assert re.search(r"^ok\s+calibration: .*: a 2x6\+stores board, 14 pits; its seeds' size was not measured .*: calibrate "
                      "again, and a lamp's reflection in a pit is told from these seeds by their size", out, re.M), out
 
@@ -172,6 +173,8 @@ def test_doctor_names_a_port_where_no_board_answers(tmp_path, capsys):
     assert code == 1
     assert re.search(rf"^FIX\s+microcontroller: no Pitwatch board answered within 5 s \(last tried {re.escape(port)}\); "
                      "check the USB cable", out, re.M), out
+    assert re.search(r'^ok\s+camera: none \(camera.source is ""\): the microcontroller alone referees; set camera.source',
+                     out, re.M), out
 
 
 def state_when(url: str, holds: Callable[[dict], bool], timeout: float = 10.0) -> dict:
