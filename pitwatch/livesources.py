@@ -20,6 +20,7 @@ from .fusion import Fusion
 from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path
 from .sources import CameraSource, SensorSource
+from .terminal import wait_for_enter
 
 if TYPE_CHECKING:
     from vision.camera import Frame
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 LEARN_FRAMES = 10  # raw frames of the empty board and of the start position
+NO_TERMINAL_TO_LEARN = ("the pit sensors are not learned yet, and learning them asks the players to press Enter here: "
+                        "start `pitwatch run` once from a terminal (it keeps what it learns), or play without the "
+                        "microcontroller (sensors.port = \"\")")
 FIRST_VALUES_WAIT = 5.0  # seconds a microcontroller has to send its first sensor values before the players are asked
 CONFIRMED_FRAMES = 5  # raw frames of a confirmed position (about 0.2 s)
 
@@ -231,22 +235,11 @@ def learn_sensors(source: SensorSource, runtime: Runtime, store: SensorStore) ->
                           f"{FIRST_VALUES_WAIT:.0f} s ({source.bridge.status.message}): check the USB cable and "
                           "sensors.port (pitwatch doctor), or set sensors.port = \"\" to play without a microcontroller")
     start = runtime.session.game.variant.start()
-    _asked("pitwatch: learning the pit sensors. Empty every pit, then press Enter... ")
+    wait_for_enter("pitwatch: learning the pit sensors. Empty every pit, then press Enter... ", NO_TERMINAL_TO_LEARN)
     empty = source.raw_frames(LEARN_FRAMES)
-    _asked("pitwatch: now lay out the start position, then press Enter... ")
+    wait_for_enter("pitwatch: now lay out the start position, then press Enter... ", NO_TERMINAL_TO_LEARN)
     full = source.raw_frames(LEARN_FRAMES)
     if not empty or not full:
         raise ConfigError("the microcontroller sent no sensor values: check the connection (pitwatch doctor)")
     source.learn(empty, full, start.pits)
     print(f"pitwatch: sensor calibration saved to {store.save(source.calibration)}")
-
-
-def _asked(prompt: str) -> None:
-    """Wait for the players to press Enter at the terminal after ``prompt``."""
-    try:
-        input(prompt)
-    except EOFError:  # no terminal to answer at
-        print()  # the prompt's line ended
-        raise ConfigError("the pit sensors are not learned yet, and learning them asks the players to press Enter here: "
-                          "start `pitwatch run` once from a terminal (it keeps what it learns), or play without the "
-                          "microcontroller (sensors.port = \"\")") from None

@@ -32,10 +32,13 @@ from . import config as cfg
 from .corners import check_outline
 from .errors import said
 from .placement import judge_placement
+from .terminal import wait_for_enter
 
 # Bad input: CalibrationError, SourceError and UnknownBoard are ValueErrors; OSError for files;
 # CounterError for a broken installation (the seed counter's files).
 USER_ERRORS = (ValueError, OSError, CounterError)
+NO_TERMINAL = ("a camera's pictures are taken when you press Enter, once the board is set up: run `pitwatch calibrate` "
+               "at a terminal, or give it pictures (--empty empty.jpg --start start.jpg)")
 
 
 def add_vision_commands(subparsers: argparse._SubParsersAction) -> None:
@@ -74,7 +77,10 @@ def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callabl
 
 def _calibrate(args: argparse.Namespace) -> int:
     size = cfg.from_arguments(args).camera_size
-    empty, start = first_frame(args.empty, size=size), first_frame(args.start, size=size)
+    empty = first_frame(args.empty, size=size, when_live=lambda: wait_for_enter(
+        "pitwatch calibrate: empty every pit, the whole board in the camera's view, then press Enter... ", NO_TERMINAL))
+    start = first_frame(args.start, size=size, when_live=lambda: wait_for_enter(
+        "pitwatch calibrate: now lay out the start position, then press Enter... ", NO_TERMINAL))
     corners = None
     if args.corners:
         # The same checks as corners clicked on the dashboard: a mirrored or turned order is refused.

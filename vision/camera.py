@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -367,11 +367,17 @@ def picture_of(source: FrameSource, tries: int = 30) -> Frame:
     return settled_frame(source, frame) if frame.ok and isinstance(source, LiveCamera) else frame
 
 
-def first_frame(spec: int | str, tries: int = 30, size: tuple[int, int] = DEVICE_SIZE) -> np.ndarray:
+def first_frame(spec: int | str, tries: int = 30, size: tuple[int, int] = DEVICE_SIZE,
+                when_live: Callable[[], None] | None = None) -> np.ndarray:
     """The picture :func:`picture_of` gives from the source ``spec`` names (``size`` as for
-    :func:`open_source`); :class:`SourceError` if none comes."""
+    :func:`open_source`); :class:`SourceError` if none comes. ``when_live``: called once a live
+    camera is open, before its picture is taken (the players say the board is set up: two
+    pictures of different boards may come from one camera, and a missing camera is named before
+    anyone is asked to set a board up)."""
     source = open_source(spec, size)
     try:
+        if source.live and when_live is not None:
+            when_live()
         frame = picture_of(source, tries)
     finally:
         source.close()

@@ -1,14 +1,19 @@
 """The vision subcommands, run in-process through argparse as ``pitwatch`` runs them."""
 
 import argparse
+import io
 import json
 import re
+import subprocess
+import sys
+import threading
 
 import cv2
 import numpy as np
 import pytest
 
-from network_camera import PictureCamera
+from network_camera import MjpegCamera, PictureCamera
+from waiting import wait_until
 
 from calibration.calibfile import load_calibration, save_sensors
 from calibration.profiles import start_counts
@@ -57,11 +62,13 @@ def test_calibrate_then_read_json(pictures, tmp_path, capsys):
     assert all(pit["count"] == 0 for pit in json.loads(lines[1])["pits"].values())
 
 
-def test_a_board_is_calibrated_from_cameras_once_their_exposure_has_settled(pictures, tmp_path, capsys):
+def test_a_board_is_calibrated_from_cameras_once_their_exposure_has_settled(pictures, tmp_path, capsys, monkeypatch):
     """``--empty`` and ``--start`` as network cameras just opened: each brings its picture up from
     a third of the light over its first 14 frames. The empty board is remembered in the light it
     settles to, as from the still pictures, not in the first dark frame; ``read`` from a camera
-    reads one settled picture of it."""
+    reads one settled picture of it. (Each camera's picture is taken when Enter is pressed: here
+    the terminal is a string of two Enters.)"""
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n"))
     folder, _, _ = pictures
     empty, start = cv2.imread(str(folder / "empty.png")), cv2.imread(str(folder / "start.png"))
     exposure = lambda number: min(1.0, 0.35 + 0.05 * number)  # noqa: E731
@@ -79,6 +86,49 @@ def test_a_board_is_calibrated_from_cameras_once_their_exposure_has_settled(pict
     run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", still)
     remembered, reference = load_calibration(board).empty.astype(float), load_calibration(still).empty.astype(float)
     assert abs(remembered.mean() - reference.mean()) < 2  # from the first frame, 77 darker (and calibrated "fine")
+
+
+def calibrate_at_a_terminal(camera_url: str, output, stdin) -> subprocess.Popen:
+    """``pitwatch calibrate`` with one camera for both pictures, as at the table."""
+    return subprocess.Popen([sys.executable, "-m", "pitwatch.cli", "calibrate", "--variant", "2x5+outboxes", "--empty",
+                             camera_url, "--start", camera_url, "-o", str(output)],
+                            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_one_camera_takes_the_empty_board_and_the_start_position_when_the_players_say(pictures, tmp_path):
+    """The camera that will watch the game takes both pictures: each when Enter is pressed, once
+    the board is set up."""
+    folder, _, _ = pictures
+    shown = [cv2.imread(str(folder / "empty.png"))]
+    with MjpegCamera(lambda number: shown[0]) as camera:
+        proc = calibrate_at_a_terminal(camera.url, tmp_path / "board.json", subprocess.PIPE)
+        printed = []
+        threading.Thread(target=lambda: printed.extend(iter(lambda: proc.stdout.read(1), "")), daemon=True).start()
+        try:
+            assert wait_until(lambda: "empty every pit, the whole board in the camera's view, then press Enter... "
+                              in "".join(printed), 30), "".join(printed)
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert wait_until(lambda: "now lay out the start position, then press Enter... " in "".join(printed), 30)
+            shown[0] = cv2.imread(str(folder / "start.png"))  # the players lay out the start position
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert proc.wait(timeout=60) == 0, proc.stderr.read()
+        finally:
+            proc.kill()
+    assert "start position read exactly in 12 of them" in "".join(printed)
+
+
+def test_a_camera_calibration_with_no_terminal_says_to_give_pictures(pictures, tmp_path):
+    folder, _, _ = pictures
+    empty = cv2.imread(str(folder / "empty.png"))
+    with MjpegCamera(lambda number: empty) as camera:
+        proc = calibrate_at_a_terminal(camera.url, tmp_path / "board.json", subprocess.DEVNULL)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (out, err)
+    assert ("pitwatch calibrate: error: a camera's pictures are taken when you press Enter, once the board is set up: "
+            "run `pitwatch calibrate` at a terminal, or give it pictures (--empty empty.jpg --start start.jpg)") in err
+    assert not (tmp_path / "board.json").exists()
 
 
 def test_read_plain_text(pictures, tmp_path, capsys):
