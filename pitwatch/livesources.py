@@ -19,6 +19,7 @@ from .corners import LiveCorners
 from .fusion import Fusion
 from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path
+from .session import variants_on
 from .sources import CameraSource, SensorSource
 from .terminal import wait_for_enter
 
@@ -53,10 +54,22 @@ def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Run
     board = calibration.profile.layout
     if board.labels != variant.layout.labels:
         raise ConfigError(f"{path} calibrates a {board.name} board, but {variant.name} is played on a "
-                          f"{variant.layout.name} board: calibrate this board or choose another variant")
+                          f"{variant.layout.name} board: calibrate this board, or play a variant of that one "
+                          f"(--variant: {', '.join(variants_on(board.labels))})")
     camera, corners = live_camera(source.read, calibration, path, config, fusion, runtime.frames, source.close)
     camera.on_placement = runtime.session.set_camera_placement
     return camera, corners
+
+
+def calibrated_board(config: Config) -> tuple[str, ...] | None:
+    """The pits of the board the camera's calibration file (``camera.calibration``) is of: the board
+    ``pitwatch run`` watches. None where the file is not set or does not read (:func:`camera_source`
+    then says why)."""
+    path = config["camera"]["calibration"]
+    try:
+        return load_calibration(Path(path).expanduser()).profile.layout.labels if path else None
+    except CalibrationError:
+        return None
 
 
 def live_camera(grab: Callable[[], Frame], calibration: Calibration, path: Path, config: Config,

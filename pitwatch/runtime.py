@@ -204,20 +204,22 @@ def announce(runtime: Runtime, resumed: bool) -> None:
 def run_live(config: Config, variant_asked: bool = False) -> int:
     """``pitwatch run``: the configured camera and microcontroller referee a real board
     (``variant_asked``: the variant was named on the command line, :meth:`Runtime.play_asked_variant`)."""
-    from .livesources import camera_source, sensor_source
+    from .livesources import calibrated_board, camera_source, sensor_source
 
     runtime = Runtime(config)
     resumed = runtime.start_session()
-    layout = runtime.session.game.variant.layout
     weights = source_weights(camera=bool(config["camera"]["source"]), sensors=bool(config["sensors"]["port"]))
     if not weights:
         print("pitwatch run: no camera and no microcontroller configured: set camera.source or sensors.port "
               "(or try `pitwatch demo`)", file=sys.stderr)
         return 2
-    fusion = runtime.use_fusion(weights)
-    runtime.session.fixed_board = layout.labels
+    if CAMERA in weights:  # the board the camera was calibrated on: a variant asked for is played on it
+        runtime.session.fixed_board = calibrated_board(config)
     if variant_asked and runtime.play_asked_variant():
         resumed = False
+    layout = runtime.session.game.variant.layout
+    fusion = runtime.use_fusion(weights)
+    runtime.session.fixed_board = layout.labels
     if SENSORS in weights:
         runtime.sensors = sensor_source(config, layout.labels, fusion, runtime)
         runtime.session.leds = runtime.sensors.set_leds

@@ -42,6 +42,12 @@ SENSOR_REFRESH_SECONDS = 1.0  # raw sensor values on the dashboard: fresh enough
 LedFrame = list[dict[str, str]]  # per canonical pit: {"colour": "#rrggbb", "mode": "off|on|blink|pulse"}
 
 
+def variants_on(pits: Sequence[str]) -> list[str]:
+    """The variants played on a board of these ``pits`` (labels): what the players may choose on the
+    board being watched."""
+    return [name for name in rules.VARIANTS if rules.variant(name).layout.labels == tuple(pits)]
+
+
 class SessionError(ValueError):
     """A control action that cannot be done now; the message says why."""
 
@@ -123,8 +129,9 @@ class Session:
         south, north = _player_name(south, "south"), _player_name(north, "north")
         v = rules.variant(variant, **options)  # raises a clear RulesError for bad names/options
         if self.fixed_board is not None and v.layout.labels != self.fixed_board:
-            raise SessionError(f"{v.name} is played on a {v.layout.name} board, not on the board being watched; "
-                               "calibrate that board and restart pitwatch run to play it")
+            raise SessionError(f"{v.name} is played on a {v.layout.name} board, not on the board being watched "
+                               f"(on which {', '.join(variants_on(self.fixed_board))} are played); calibrate that "
+                               "board and restart pitwatch run to play it")
         game = Game(v, start, {"South": south, "North": north})
         with self._lock:
             game_id = self.recorder.start_game(v.name, dict(v.options), south, north,

@@ -354,6 +354,29 @@ def test_the_demo_plays_the_variant_asked_for_and_names_a_misspelt_one(tmp_path,
     assert "pitwatch demo: unknown variant 'owere'; variants are kalah" in capsys.readouterr().err
 
 
+def test_a_board_calibrated_for_another_variant_names_the_variants_it_plays_and_plays_the_one_asked(tmp_path):
+    """A Kalah game in progress, and the camera's board calibrated again, for Oware: `pitwatch run`
+    says which variants that board plays, and `--variant oware` plays one (the Kalah game kept)."""
+    from calibration.calibfile import save_calibration
+    from vision.synthetic import SyntheticCamera
+
+    save_calibration(SyntheticCamera("oware", lambda: Game("oware").position, 3).calibration(), tmp_path / "oware.json")
+    Recorder(tmp_path / "g.sqlite").start_game("kalah", {}, "South", "North")
+    argv = [sys.executable, "-m", "pitwatch.cli", "run", "--camera", "synthetic:oware:3", "--serial", "",
+            "--calibration", str(tmp_path / "oware.json"), "--port", "0", "--db", str(tmp_path / "g.sqlite")]
+    refused = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2, refused
+    assert ("oware.json calibrates a 2x6 board, but kalah is played on a 2x6+stores board: calibrate this board, or "
+            "play a variant of that one (--variant: nam-nam, oware)") in refused.stderr
+    proc = subprocess.Popen([*argv, "--variant", "oware"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = proc.stdout.readline()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + proc.stderr.read()
+
+
 class Transcript:
     """What a process prints, read as it comes: a prompt that waits for Enter ends no line."""
 
