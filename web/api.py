@@ -81,8 +81,12 @@ def events() -> Response:
 
 @api.get("/variants")
 def variants() -> Response:
+    """Every variant, and whether it is played on the board being watched (``pitwatch run`` watches
+    one board, calibrated for its pits): the New game dialog offers only those."""
+    here = services().session.fixed_board
     return jsonify([
-        {"name": name, "description": description, "options": [o.to_json() for o in rules.options_of(name)]}
+        {"name": name, "description": description, "options": [o.to_json() for o in rules.options_of(name)],
+         "board": (layout := rules.variant(name).layout).name, "playable": here is None or layout.labels == here}
         for name, description in rules.VARIANTS.items()
     ])
 

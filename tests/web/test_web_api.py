@@ -43,6 +43,16 @@ def test_state_and_variants(client):
     assert "kalah" in names and "pass-it-on" in names
     kalah = next(v for v in variants if v["name"] == "kalah")
     assert {o["name"] for o in kalah["options"]} >= {"houses", "seeds"}
+    assert all(v["playable"] for v in variants)  # no board watched: any may be set up
+
+
+def test_on_the_board_being_watched_only_its_variants_are_offered(client, session):
+    """`pitwatch run` watches one board, calibrated for its pits."""
+    session.fixed_board = session.game.variant.layout.labels
+    variants = {v["name"]: v for v in client.get("/api/variants").get_json()}
+    assert sorted(name for name, v in variants.items() if v["playable"]) == ["egyptian", "ethiopian", "kalah", "kalah-3",
+                                                                              "nigerian"]
+    assert variants["oware"]["board"] == "2x6" and variants["kalah"]["board"] == "2x6+stores"
 
 
 def test_server_sent_events_start_with_the_current_state(client, session):

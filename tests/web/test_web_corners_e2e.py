@@ -38,6 +38,7 @@ def live_run(tmp_path):
     ])
     runtime = Runtime(config)
     runtime.start_session()
+    runtime.session.fixed_board = runtime.session.game.variant.layout.labels  # one board watched, as pitwatch run does
     fusion = runtime.use_fusion(source_weights(camera=True, sensors=False))
     path = tmp_path / "board.json"
     save_calibration(markerless.calibration(), path)
@@ -122,3 +123,14 @@ def test_clicking_the_four_corners_makes_the_camera_find_the_board(live_run, bro
     wait_for(lambda: state(url)["verdict"]["kind"] == "unchanged", what="the referee judging the board read")
     browser.get(url)
     wait_for(lambda: "The board matches the game" in text(browser, "banner"), what="the dashboard's banner")
+
+
+def test_the_new_game_dialog_offers_only_the_variants_of_the_board_being_watched(live_run, browser):
+    _, url, _ = live_run
+    browser.get(url)
+    browser.find_element(By.ID, "btn-new").click()
+    offered = wait_for(lambda: browser.execute_script(
+        "const opts = [...document.querySelectorAll('#ng-variant option')];"
+        "return opts.length && opts.map(o => [o.value, o.disabled, o.textContent]);"), what="the variants offered")
+    assert [name for name, disabled, _ in offered if not disabled] == ["kalah", "kalah-3", "egyptian", "ethiopian", "nigerian"]
+    assert ["oware", True, "oware (a 2x6 board)"] in offered

@@ -302,7 +302,10 @@
   $("btn-new").addEventListener("click", async () => {
     if (!variants.length) {
       variants = await (await fetch("/api/variants")).json();
-      $("ng-variant").replaceChildren(...variants.map((v) => Pitwatch.el("option", { value: v.name }, v.name)));
+      // a variant of another board than the one being watched cannot be chosen (pitwatch run watches one board)
+      $("ng-variant").replaceChildren(...variants.map((v) => v.playable
+        ? Pitwatch.el("option", { value: v.name }, v.name)
+        : Pitwatch.el("option", { value: v.name, disabled: "" }, `${v.name} (a ${v.board} board)`)));
       if (state) $("ng-variant").value = state.game.variant;
     }
     if (state) { $("ng-south").value = state.game.names.south; $("ng-north").value = state.game.names.north; }
