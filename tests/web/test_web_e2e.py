@@ -142,6 +142,19 @@ def test_a_game_clicked_in_the_browser_is_refereed_shown_lit_and_recorded(demo, 
     assert position == demo.board.game.position.to_json()
 
 
+def test_on_a_phone_the_pages_fit_its_width(demo, browser):
+    """A phone propped by the board: nothing runs off the side of the screen."""
+    _, _, url, _ = demo
+    browser.set_window_size(390, 900)
+    for page in ("", "games", "games/1"):
+        browser.get(url + page)
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "header.top nav a"), what=f"/{page} drawn")
+        if not page:
+            wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.pit"), what="the board drawn")
+        widths = browser.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert widths[0] <= widths[1], (page, widths)
+
+
 def test_an_unplugged_microcontroller_is_reported_and_the_game_goes_on_after_replugging(demo):
     runtime, demo, url, db_path = demo
     emulator = demo.sensors.emulator
