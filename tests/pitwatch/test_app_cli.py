@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import tomllib
 import urllib.request
 from dataclasses import replace
@@ -17,6 +16,7 @@ import pytest
 
 from apphelpers import sensor_calibration_for
 from network_camera import NumberedCamera
+from transcript import Transcript
 from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.cli import main
 from pitwatch.recorder import Recorder
@@ -332,24 +332,32 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
             proc.wait(timeout=10)
 
 
-def test_the_demo_plays_the_variant_asked_for_and_names_a_misspelt_one(tmp_path, capsys):
-    """`scripts/demo --variant oware`, as the README suggests, with a Kalah demo game left in progress:
-    an Oware game starts (the Kalah game kept on record). A misspelt variant is named, and nothing starts."""
-    from pitwatch.config import load
-    from pitwatch.runtime import Runtime
+def kalah_game_in_progress(db) -> None:
+    """A Kalah game left in progress in the database ``db``, as the last evening's play leaves one."""
+    recorder = Recorder(db)
+    recorder.start_game("kalah", {}, "South", "North")
+    recorder.close()
 
-    db = tmp_path / "demo.sqlite"
-    left = Runtime(load(tmp_path / "none.toml", [f"demo.database={db}"]), database="demo.database")
-    left.start_session()
-    left.stop()
-    proc = subprocess.Popen([sys.executable, "-m", "pitwatch.cli", "demo", "--variant", "oware", "--no-camera",
-                             "--port", "0", "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+def first_line_of(argv: list[str]) -> tuple[str, str]:
+    """The first line a long-running ``pitwatch`` command prints, and what it printed on stderr by then."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         first = proc.stdout.readline()
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-    assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + proc.stderr.read()
+    return first, proc.stderr.read()
+
+
+def test_the_demo_plays_the_variant_asked_for_and_names_a_misspelt_one(tmp_path, capsys):
+    """`scripts/demo --variant oware`, as the README suggests, with a Kalah demo game left in progress:
+    an Oware game starts (the Kalah game kept on record). A misspelt variant is named, and nothing starts."""
+    db = tmp_path / "demo.sqlite"
+    kalah_game_in_progress(db)
+    first, errors = first_line_of([sys.executable, "-m", "pitwatch.cli", "demo", "--variant", "oware", "--no-camera",
+                                   "--port", "0", "--db", str(db)])
+    assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + errors
     assert main(["demo", "--variant", "owere", "--port", "0", "--db", str(db)]) == 2
     assert "pitwatch demo: unknown variant 'owere'; variants are kalah" in capsys.readouterr().err
 
@@ -361,35 +369,15 @@ def test_a_board_calibrated_for_another_variant_names_the_variants_it_plays_and_
     from vision.synthetic import SyntheticCamera
 
     save_calibration(SyntheticCamera("oware", lambda: Game("oware").position, 3).calibration(), tmp_path / "oware.json")
-    Recorder(tmp_path / "g.sqlite").start_game("kalah", {}, "South", "North")
+    kalah_game_in_progress(tmp_path / "g.sqlite")
     argv = [sys.executable, "-m", "pitwatch.cli", "run", "--camera", "synthetic:oware:3", "--serial", "",
             "--calibration", str(tmp_path / "oware.json"), "--port", "0", "--db", str(tmp_path / "g.sqlite")]
     refused = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2, refused
     assert ("oware.json calibrates a 2x6 board, but kalah is played on a 2x6+stores board: calibrate this board, or "
             "play a variant of that one (--variant: nam-nam, oware)") in refused.stderr
-    proc = subprocess.Popen([*argv, "--variant", "oware"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        first = proc.stdout.readline()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-    assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + proc.stderr.read()
-
-
-class Transcript:
-    """What a process prints, read as it comes: a prompt that waits for Enter ends no line."""
-
-    def __init__(self, stream) -> None:
-        self.text = ""
-        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
-
-    def _read(self, stream) -> None:
-        while chunk := stream.read(1):
-            self.text += chunk
-
-    def shows(self, words: str, timeout: float = 20.0) -> bool:
-        return bool(wait_until(lambda: words in self.text, timeout, 0.02))
+    first, errors = first_line_of([*argv, "--variant", "oware"])
+    assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + errors
 
 
 def run_with_sensors_to_learn(tmp_path, port: str, stdin) -> subprocess.Popen:

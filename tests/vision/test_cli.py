@@ -6,14 +6,13 @@ import json
 import re
 import subprocess
 import sys
-import threading
 
 import cv2
 import numpy as np
 import pytest
 
 from network_camera import MjpegCamera, PictureCamera
-from waiting import wait_until
+from transcript import Transcript
 
 from calibration.calibfile import load_calibration, save_sensors
 from calibration.profiles import start_counts
@@ -102,21 +101,19 @@ def test_one_camera_takes_the_empty_board_and_the_start_position_when_the_player
     shown = [cv2.imread(str(folder / "empty.png"))]
     with MjpegCamera(lambda number: shown[0]) as camera:
         proc = calibrate_at_a_terminal(camera.url, tmp_path / "board.json", subprocess.PIPE)
-        printed = []
-        threading.Thread(target=lambda: printed.extend(iter(lambda: proc.stdout.read(1), "")), daemon=True).start()
+        said = Transcript(proc.stdout)
         try:
-            assert wait_until(lambda: "empty every pit, the whole board in the camera's view, then press Enter... "
-                              in "".join(printed), 30), "".join(printed)
+            assert said.shows("empty every pit, the whole board in the camera's view, then press Enter... ", 30), said.text
             proc.stdin.write("\n")
             proc.stdin.flush()
-            assert wait_until(lambda: "now lay out the start position, then press Enter... " in "".join(printed), 30)
+            assert said.shows("now lay out the start position, then press Enter... ", 30), said.text
             shown[0] = cv2.imread(str(folder / "start.png"))  # the players lay out the start position
             proc.stdin.write("\n")
             proc.stdin.flush()
             assert proc.wait(timeout=60) == 0, proc.stderr.read()
         finally:
             proc.kill()
-    assert "start position read exactly in 12 of them" in "".join(printed)
+    assert "start position read exactly in 12 of them" in said.text
 
 
 def test_a_camera_calibration_with_no_terminal_says_to_give_pictures(pictures, tmp_path):
