@@ -46,6 +46,13 @@ def _live(parser: argparse.ArgumentParser, extra: Sequence[tuple[str, str, str]]
                         help="serve the dashboard to other machines (then control actions need the token)")
 
 
+def _game_database(parser: argparse.ArgumentParser, *, after_action: bool = False) -> None:
+    """``--config``, ``--set`` and ``--db``: where ``pitwatch games`` finds the recorded games."""
+    cfg.add_options(parser, after_action=after_action)
+    parser.add_argument("--db", dest="opt:recorder.database", metavar="DATABASE", help="SQLite game database",
+                        **({"default": argparse.SUPPRESS} if after_action else {}))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pitwatch", description="A referee for physical mancala boards.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -74,20 +81,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_vision_commands(sub)
 
     games = sub.add_parser("games", help="recorded games: list, show, export, import; and the variants")
-    cfg.add_options(games)
-    games.add_argument("--db", dest="opt:recorder.database", metavar="DATABASE", help="SQLite game database")
+    _game_database(games)
+    on_the_database = argparse.ArgumentParser(add_help=False)  # `games list --db F` as well as `games --db F list`
+    _game_database(on_the_database, after_action=True)
     gsub = games.add_subparsers(dest="games_command", required=True, metavar="ACTION")
-    listing = gsub.add_parser("list", help="recorded games, newest first")
+    listing = gsub.add_parser("list", help="recorded games, newest first", parents=[on_the_database])
     listing.add_argument("--limit", type=int, default=20)
     listing.add_argument("--json", action="store_true", help="print JSON")
-    show = gsub.add_parser("show", help="one game with its moves")
+    show = gsub.add_parser("show", help="one game with its moves", parents=[on_the_database])
     show.add_argument("game_id", type=int)
     show.add_argument("--json", action="store_true", help="print JSON")
-    export = gsub.add_parser("export", help="write a game in the text notation or JSON")
+    export = gsub.add_parser("export", help="write a game in the text notation or JSON", parents=[on_the_database])
     export.add_argument("game_id", type=int)
     export.add_argument("--format", choices=("text", "json"), default="text")
     export.add_argument("-o", "--output", metavar="FILE", help="file to write (default: standard output)")
-    imp = gsub.add_parser("import", help="store a game from a record (text notation or JSON)")
+    imp = gsub.add_parser("import", help="store a game from a record (text notation or JSON)",
+                          parents=[on_the_database])
     imp.add_argument("file", help="record file, '-' for standard input")
     gsub.add_parser("variants", help="the variants and their options")
     games.set_defaults(func=cmd_games)
@@ -187,7 +196,11 @@ def cmd_games(args: argparse.Namespace) -> int:
                 print(f"    {option.name} = {json.dumps(option.default)}: {option.description}")
         return 0
     config = cfg.from_arguments(args)
-    recorder = Recorder(config.database_path())
+    database = config.database_path()
+    if args.games_command != "import" and not database.exists():  # a mistyped --db is named, not created empty
+        raise RecorderError(f"{database}: no game database there (`pitwatch run` creates it); "
+                            "choose another with --db or recorder.database")
+    recorder = Recorder(database)
     try:
         return _games_action(args, recorder)
     finally:

@@ -106,17 +106,25 @@ class Config:
         return picture_size(self.get("camera.size"))
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
-    """``--config FILE`` and ``--set SECTION.KEY=VALUE``, which every subcommand takes."""
-    parser.add_argument("--config", metavar="FILE", help="configuration file (TOML)")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.KEY=VALUE",
+def add_options(parser: argparse.ArgumentParser, *, after_action: bool = False) -> None:
+    """``--config FILE`` and ``--set SECTION.KEY=VALUE``, which every subcommand takes.
+
+    ``after_action``: the same options again on a command's action, for ``pitwatch games list
+    --config F`` as well as ``pitwatch games --config F list``. argparse fills an action's options
+    into a namespace of their own and copies it over the command's, so there they default to
+    nothing (not to a value that would undo the command's) and ``--set`` gathers into a list of
+    its own, applied after the command's."""
+    parser.add_argument("--config", metavar="FILE", help="configuration file (TOML)",
+                        **({"default": argparse.SUPPRESS} if after_action else {}))
+    parser.add_argument("--set", dest="overrides_after_action" if after_action else "overrides", action="append",
+                        default=argparse.SUPPRESS if after_action else [], metavar="SECTION.KEY=VALUE",
                         help="override one configuration option (repeatable)")
 
 
 def from_arguments(args: argparse.Namespace) -> Config:
     """The configuration file plus ``--set`` plus the named flags (``opt:SECTION.KEY`` attributes;
     later wins)."""
-    overrides = list(getattr(args, "overrides", []))
+    overrides = [*getattr(args, "overrides", []), *getattr(args, "overrides_after_action", [])]
     for name, value in vars(args).items():
         if name.startswith("opt:") and value is not None:
             overrides.append(f"{name[4:]}={value}")

@@ -58,6 +58,11 @@ def test_games_list_show_export_and_import_round_trip(recorded, capsys, tmp_path
     db, game_id, moves = recorded
     assert main(["games", "--db", str(db), "list"]) == 0
     assert re.search(rf"{game_id}\s+kalah\s+Ada v Bo\s+4 moves", capsys.readouterr().out)
+    assert main(["games", "list", "--db", str(db)]) == 0  # the options also after the action, where users type them
+    assert re.search(rf"{game_id}\s+kalah\s+Ada v Bo\s+4 moves", capsys.readouterr().out)
+    assert main(["games", "--db", str(tmp_path / "none.sqlite"), "--set", "web.port=1", "list", "--set", "web.port=2",
+                 "--db", str(db)]) == 0  # an action's options add to the command's, not undo them
+    assert re.search(rf"{game_id}\s+kalah", capsys.readouterr().out)
     assert main(["games", "--db", str(db), "show", str(game_id), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["moves"] == moves
     text_file, json_file = tmp_path / "game.txt", tmp_path / "game.json"
@@ -98,6 +103,15 @@ def test_bad_input_is_one_line_naming_the_problem(recorded, capsys, tmp_path):
     assert capsys.readouterr().err == f"pitwatch markers: error: {tmp_path / 'no' / 'sheet.png'}: No such file or directory\n"
     assert main(["games", "--set", "web.prot=1", "list"]) == 2
     assert "unknown key web.prot" in capsys.readouterr().err
+    assert main(["games", "--db", str(db), "list", "--set", "web.prot=1"]) == 2
+    assert "unknown key web.prot" in capsys.readouterr().err
+    assert main(["games", "--set", "web.prot=1", "list", "--db", str(db)]) == 2
+    assert "unknown key web.prot" in capsys.readouterr().err
+    mistyped = tmp_path / "gmaes.sqlite"
+    assert main(["games", "list", "--db", str(mistyped)]) == 2
+    assert capsys.readouterr().err == (f"pitwatch games: {mistyped}: no game database there (`pitwatch run` creates it); "
+                                       "choose another with --db or recorder.database\n")
+    assert not mistyped.exists()
     assert main(["games", "--config", str(tmp_path / "missing.toml"), "list"]) == 2
     assert "no such configuration file" in capsys.readouterr().err
     assert main(["demo", "--host", "0.0.0.0"]) == 2
