@@ -7,6 +7,7 @@ take back, an illegal move text, ...) gets a 409 with the reason.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Response, abort, jsonify, request, stream_with_context
@@ -22,6 +23,9 @@ from . import DemoControls, board_corners, optional, services
 api = Blueprint("api", __name__)
 
 KEEPALIVE_SECONDS = 15.0
+
+
+JSON_KINDS = {str: "a string", dict: "an object"}  # how the API's clients (JavaScript, curl) name a field's type
 
 
 def _body() -> dict[str, Any]:
@@ -42,7 +46,7 @@ def _field(data: dict[str, Any], name: str, kind: type, *, default: Any = ..., l
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
         abort(400, description=f"field {name!r} must be a whole number, not {value!r}")
     if kind is not int and not isinstance(value, kind):
-        abort(400, description=f"field {name!r} must be a {kind.__name__}, not {type(value).__name__}")
+        abort(400, description=f"field {name!r} must be {JSON_KINDS[kind]}, not {json.dumps(value)[:40]}")
     if isinstance(value, str) and len(value) > limit:
         abort(400, description=f"field {name!r} is longer than {limit} characters")
     return value

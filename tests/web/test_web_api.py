@@ -96,7 +96,7 @@ def test_choosing_between_ambiguous_explanations(client, csrf, session):
 
 @pytest.mark.parametrize("url, body, status, message", [
     ("/api/move", {}, 400, "missing field 'move'"),
-    ("/api/move", {"move": 3}, 400, "field 'move' must be a str"),
+    ("/api/move", {"move": 3}, 400, "field 'move' must be a string, not 3"),
     ("/api/move", {"move": "x" * 100}, 400, "longer than 60"),
     ("/api/move", {"move": "S"}, 409, "not a legal move"),
     ("/api/choose", {"index": True}, 400, "must be a whole number"),
@@ -107,7 +107,8 @@ def test_choosing_between_ambiguous_explanations(client, csrf, session):
     ("/api/next-game", {}, 409, "not played in matches"),
     ("/api/game", {"variant": "chess"}, 400, "unknown variant 'chess'"),
     ("/api/game", {"variant": "kalah", "options": {"houses": 99}}, 400, "outside 1..8"),
-    ("/api/game", {"variant": "kalah", "options": []}, 400, "field 'options' must be a dict"),
+    ("/api/game", {"variant": "kalah", "options": []}, 400, "field 'options' must be an object, not []"),
+    ("/api/game", {"variant": None}, 400, "field 'variant' must be a string, not null"),
     ("/api/game", {"variant": "kalah", "south": ""}, 400, "1 to 40 printable"),
     ("/api/demo/click", {"pit": "S"}, 409, "no legal move"),
     ("/api/demo/player", {"mode": "robot"}, 400, "'random' or 'clicks'"),
