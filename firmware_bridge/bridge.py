@@ -139,7 +139,7 @@ class BridgeStatus:
     state: State = State.STOPPED
     message: str = "not started"
     port: str | None = None
-    device: p.Info | None = None
+    device: p.Info | None = None  # the board of the newest handshake, kept while reconnecting; None until one answers
     bad_frames: int = 0  # frames from the device rejected by framing or checksum
     device_bad_frames: int = 0  # frames the device rejected (from its ERROR reports)
     retries: int = 0  # commands sent again, unanswered: in every session, the handshakes' too

@@ -59,6 +59,12 @@ return {legal: pits.filter(g => g.dataset.legal).map(g => g.dataset.label),
 """
 
 
+BANNER_JS = """
+const banner = document.getElementById('banner');
+return [banner.querySelector('.headline')?.textContent || '', banner.querySelector('.detail')?.textContent || ''];
+"""
+
+
 def shown_board(browser) -> dict:
     """The drawn board, read in one go (the SVG is redrawn on every state)."""
     return browser.execute_script(BOARD_JS)
@@ -155,13 +161,19 @@ def test_on_a_phone_the_pages_fit_its_width(demo, browser):
         assert widths[0] <= widths[1], (page, widths)
 
 
-def test_an_unplugged_microcontroller_is_reported_and_the_game_goes_on_after_replugging(demo):
+def test_an_unplugged_microcontroller_is_reported_and_the_game_goes_on_after_replugging(demo, browser):
+    """The demo here has no camera: the banner says that nothing watches the board, not that the
+    game goes on with another source."""
     runtime, demo, url, db_path = demo
     emulator = demo.sensors.emulator
     wait_for(lambda: state(url)["sources"].get("sensors") == "ok", what="sensors ok")
+    browser.get(url)
     emulator.unplug()
     lost = wait_for(lambda: (s := state(url)["sources"].get("sensors", "")) != "ok" and s, what="sensors lost")
-    assert "microcontroller" in lost
+    assert lost.startswith("microcontroller lost: "), lost
+    said = wait_for(lambda: (banner := browser.execute_script(BANNER_JS))[0].startswith("Microcontroller lost") and banner,
+                    what="the banner saying so")
+    assert said[1] == "nothing watches the board until it is back", said
     emulator.replug()
     wait_for(lambda: state(url)["sources"].get("sensors") == "ok", what="sensors back")
     demo.player.click(sorted(runtime.session.state()["game"]["legal"])[0])

@@ -61,7 +61,7 @@
     const game = state.game;
     let kind = state.verdict.kind;
     let [head, detail] = headline(state.verdict, game);
-    const lost = Object.entries(state.sources || {}).filter(([, s]) => s !== "ok" && /lost|failed|not sent|never still|no reading|not connected|error/i.test(s));
+    const lost = Object.entries(state.sources || {}).filter(([, s]) => s !== "ok" && /lost|failed|not sent|never still|no reading|microcontroller not found|error/i.test(s));
     const strays = Object.values(state.sources || {}).filter((s) => / on the wood by /.test(s));  // the board is a seed short: say where it is
     if (game.result && kind !== "illegal") {
       kind = "over";
@@ -70,7 +70,8 @@
       kind = "lost";
       head = lost.map(([name, s]) => (/camera|microcontroller/i.test(s) ? s : `${name}: ${s}`)).join(" · ");
       head = head.charAt(0).toUpperCase() + head.slice(1);
-      detail = "the game goes on with the other source";
+      const watching = Object.keys(state.sources || {}).length > lost.length;
+      detail = watching ? "the game goes on with the other source" : "nothing watches the board until it is back";
     }
     if (strays.length && kind !== "over") detail = [detail, ...strays].filter(Boolean).join(" · ");
     banner.className = kind;
