@@ -23,10 +23,15 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.common.by import By
 
 from pitwatch_browser import chromium, wait_for
+from selenium.webdriver.common.keys import Keys
+
 from pitwatch import config as cfg
+from pitwatch import records
 from pitwatch.demo import build_demo
 from pitwatch.session import PLAYER_COLOURS
+from rules import Game
 from rules.game import score_of
+from rules.notation import Record
 
 
 
@@ -159,6 +164,47 @@ def test_on_a_phone_the_pages_fit_its_width(demo, browser):
             wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.pit"), what="the board drawn")
         widths = browser.execute_script("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
         assert widths[0] <= widths[1], (page, widths)
+
+
+LISTED_JS = "return [...document.querySelectorAll('#games tr')].map(row => Number(row.dataset.game))"
+
+
+def test_the_games_page_lists_every_game_a_page_at_a_time_and_replays_one_move_by_move(demo, browser):
+    """A season's games are reached a page at a time (a game started meanwhile repeats none), and
+    the replay draws the position after every move, stepped by button, arrow key and move list."""
+    runtime, _, url, _ = demo
+    played = Game("kalah")
+    for text in ("C", "F", "a", "B"):
+        played.play(text)
+    record = Record.from_game(played, South="Ada", North="Bo").to_text()
+    imported = [records.import_record(runtime.session.recorder, record) for _ in range(53)]
+    assert imported == list(range(2, 55))  # after the demo's own game 1
+    browser.get(url + "games")
+    wait_for(lambda: len(browser.execute_script(LISTED_JS)) == 50, what="the first page of games")
+    assert browser.execute_script(LISTED_JS) == list(range(54, 4, -1))
+    runtime.session.new_game("kalah", {}, "Cy", "Di")  # game 55, while the page is open
+    browser.find_element(By.ID, "older").click()
+    wait_for(lambda: not browser.find_element(By.ID, "older").is_displayed(), what="the last page")
+    assert browser.execute_script(LISTED_JS) == list(range(54, 0, -1))
+
+    labels = played.variant.layout.labels
+
+    def shows(ply: int, step: str) -> bool:
+        return (browser.find_element(By.ID, "step-text").text == step
+                and shown_board(browser)["counts"] == dict(zip(labels, played.positions[ply].pits)))
+
+    browser.get(url + f"games/{imported[0]}")
+    wait_for(lambda: shows(4, "after move 4 of 4: B"), what="the replay at its last move")
+    assert browser.find_element(By.ID, "replay-title").text == f"Game {imported[0]}: Ada vs Bo · kalah"
+    browser.find_element(By.ID, "first").click()
+    wait_for(lambda: shows(0, "start position"), what="the start position")
+    browser.find_element(By.ID, "next").click()
+    browser.find_element(By.ID, "next").click()
+    wait_for(lambda: shows(2, "after move 2 of 4: F"), what="two moves on")
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
+    wait_for(lambda: shows(3, "after move 3 of 4: a"), what="the arrow key's move")
+    browser.find_element(By.CSS_SELECTOR, '#moves li[data-ply="0"]').click()
+    wait_for(lambda: shows(1, "after move 1 of 4: C"), what="the first move, picked in the list")
 
 
 def test_an_unplugged_microcontroller_is_reported_and_the_game_goes_on_after_replugging(demo, browser):

@@ -11,9 +11,14 @@
     return r.winner === null ? `draw ${score}` : `${r.winner === "south" ? record.south : record.north} won ${score}`;
   }
 
-  async function list() {
-    const games = await (await fetch("/api/games?limit=200")).json();
-    $("games").replaceChildren(...games.map((g) => {
+  const PAGE = 50;  // games a page of the list: a season of club evenings is hundreds
+
+  async function list(offset = 0, below = Infinity) {
+    const response = await fetch(`/api/games?limit=${PAGE}&offset=${offset}`);
+    const games = await response.json();
+    if (!response.ok) { $("games-note").textContent = games.error; return; }
+    // a game started since the last page moves the older ones down one: skip those already listed
+    const rows = games.filter((g) => g.id < below).map((g) => {
       const row = Pitwatch.el("tr", { "data-game": g.id });
       const cells = [g.id, new Date(g.started_at * 1000).toLocaleString(), g.variant, g.south, g.north, g.moves];
       for (const value of cells) row.append(Pitwatch.el("td", {}, String(value)));
@@ -24,7 +29,14 @@
         Pitwatch.el("a", { href: `/api/games/${g.id}/export?format=json` }, "JSON"));
       row.append(actions);
       return row;
-    }));
+    });
+    if (offset === 0) $("games").replaceChildren(...rows);
+    else $("games").append(...rows);
+    const shown = offset + games.length;
+    $("games-note").textContent = shown ? "" : "No recorded games yet.";
+    const older = $("older");
+    older.hidden = games.length < PAGE;
+    older.onclick = () => list(shown, Math.min(below, ...games.map((g) => g.id)));
   }
 
   async function replay(root) {
