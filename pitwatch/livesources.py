@@ -19,7 +19,7 @@ from .corners import LiveCorners
 from .fusion import Fusion
 from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path
-from .session import variants_on
+from .session import board_name, variants_on
 from .sources import CameraSource, SensorSource
 from .terminal import wait_for_enter
 
@@ -69,6 +69,17 @@ def calibrated_board(config: Config) -> tuple[str, ...] | None:
     try:
         return load_calibration(Path(path).expanduser()).profile.layout.labels if path else None
     except CalibrationError:
+        return None
+
+
+def learned_board(config: Config) -> tuple[str, ...] | None:
+    """The pits of the board the microcontroller's sensors were learned on (``sensors.calibration``):
+    with no camera, the board ``pitwatch run`` referees. None where none are learned yet or the file
+    does not read (:func:`sensor_source` then says why)."""
+    path = calibration_path(config, "sensors.calibration", "sensors.json")
+    try:
+        return SensorCalibration.load(path).labels if path.exists() else None
+    except SensorCalibrationError:
         return None
 
 
@@ -130,7 +141,13 @@ class SensorStore:
         except SensorCalibrationError as exc:
             raise ConfigError(f"{exc} (delete {self.own_file} to learn the sensors again)") from None
         if calibration.labels != self.labels:
-            return None, None  # made for another board: learn this one
+            if self.board_file is not None:
+                return None, None  # an older file, of another board: this board's go to its own board file
+            # learning this board would overwrite that one's sensors
+            raise ConfigError(f"{self.own_file} holds the sensors learned on a {board_name(calibration.labels)} "
+                              f"board, but the game is played on a {board_name(self.labels)} board: play a variant "
+                              f"of that board (--variant: {', '.join(variants_on(calibration.labels))}), or keep this "
+                              "board's sensors in a file of their own (--set sensors.calibration=FILE)")
         return calibration, self.own_file
 
     def save(self, calibration: SensorCalibration) -> Path:

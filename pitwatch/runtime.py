@@ -204,7 +204,7 @@ def announce(runtime: Runtime, resumed: bool) -> None:
 def run_live(config: Config, variant_asked: bool = False) -> int:
     """``pitwatch run``: the configured camera and microcontroller referee a real board
     (``variant_asked``: the variant was named on the command line, :meth:`Runtime.play_asked_variant`)."""
-    from .livesources import calibrated_board, camera_source, sensor_source
+    from .livesources import calibrated_board, camera_source, learned_board, sensor_source
 
     runtime = Runtime(config)
     resumed = runtime.start_session()
@@ -213,8 +213,8 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
         print("pitwatch run: no camera and no microcontroller configured: set camera.source or sensors.port "
               "(or try `pitwatch demo`)", file=sys.stderr)
         return 2
-    if CAMERA in weights:  # the board the camera was calibrated on: a variant asked for is played on it
-        runtime.session.fixed_board = calibrated_board(config)
+    # the board the camera was calibrated on, else the one the sensors were learned on: a variant asked for is played on it
+    runtime.session.fixed_board = calibrated_board(config) if CAMERA in weights else learned_board(config)
     if variant_asked and runtime.play_asked_variant():
         resumed = False
     layout = runtime.session.game.variant.layout

@@ -42,6 +42,11 @@ SENSOR_REFRESH_SECONDS = 1.0  # raw sensor values on the dashboard: fresh enough
 LedFrame = list[dict[str, str]]  # per canonical pit: {"colour": "#rrggbb", "mode": "off|on|blink|pulse"}
 
 
+def board_name(pits: Sequence[str]) -> str:
+    """The board profile of these ``pits`` (labels), as its variants' layout names it (``2x6+stores``)."""
+    return next(rules.variant(name).layout.name for name in variants_on(pits))
+
+
 def variants_on(pits: Sequence[str]) -> list[str]:
     """The variants played on a board of these ``pits`` (labels): what the players may choose on the
     board being watched."""
@@ -130,8 +135,9 @@ class Session:
         v = rules.variant(variant, **options)  # raises a clear RulesError for bad names/options
         if self.fixed_board is not None and v.layout.labels != self.fixed_board:
             raise SessionError(f"{v.name} is played on a {v.layout.name} board, not on the board being watched "
-                               f"(on which {', '.join(variants_on(self.fixed_board))} are played); calibrate that "
-                               "board and restart pitwatch run to play it")
+                               f"(on which {', '.join(variants_on(self.fixed_board))} are played); to play it, set "
+                               "up that board (`pitwatch calibrate` for the camera, a sensors.calibration file of "
+                               "its own for the microcontroller) and restart pitwatch run")
         game = Game(v, start, {"South": south, "North": north})
         with self._lock:
             game_id = self.recorder.start_game(v.name, dict(v.options), south, north,

@@ -304,6 +304,34 @@ def test_a_picture_size_that_is_not_one_is_named(capsys):
     assert "camera.size = '20x20': expected a width of 160-7680 px" in capsys.readouterr().err
 
 
+def test_a_microcontrollers_learned_board_is_kept_and_names_the_variants_it_plays(tmp_path):
+    """With no camera, the board the sensors were learned on is the board refereed: a variant of
+    another board is refused before anything is set aside, and its game in progress is refused
+    rather than learned over the Kalah board's sensors."""
+    kalah = Game("kalah")
+    labels = kalah.variant.layout.labels
+    sensors = tmp_path / "sensors.json"
+    sensor_calibration_for(len(labels), labels, kalah.position.pits).save(sensors)
+    learned = sensors.read_text()
+    db = tmp_path / "g.sqlite"
+    kalah_game_in_progress(db)
+    argv = [sys.executable, "-m", "pitwatch.cli", "run", "--serial", str(tmp_path / "no-such-port"), "--port", "0",
+            "--db", str(db), "--set", f"sensors.calibration={sensors}"]
+    asked = subprocess.run([*argv, "--variant", "oware"], capture_output=True, text=True, timeout=60)
+    assert asked.returncode == 2, asked
+    assert ("pitwatch run: oware is played on a 2x6 board, not on the board being watched (on which kalah, kalah-3, "
+            "egyptian, ethiopian, nigerian are played)") in asked.stderr
+    recorder = Recorder(db)
+    assert recorder.active_game().variant == "kalah"  # refused before the game was set aside
+    recorder.start_game("oware", {}, "South", "North")  # an Oware game left from another board's evening
+    recorder.close()
+    resumed = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert resumed.returncode == 2, resumed
+    assert (f"pitwatch run: {sensors} holds the sensors learned on a 2x6+stores board, but the game is played on a "
+            "2x6 board: play a variant of that board (--variant: kalah") in resumed.stderr
+    assert sensors.read_text() == learned
+
+
 def test_run_referees_the_microcontrollers_board(tmp_path):
     game = Game("kalah")
     labels = game.variant.layout.labels

@@ -75,7 +75,7 @@ def config(tmp_path, *overrides: str):
     return load(tmp_path / "no-config.toml", [f"recorder.database={tmp_path / 'g.sqlite'}", *overrides])
 
 
-def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_path, board_file):
+def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_path, board_file, board_file_data):
     legacy = tmp_path / "sensors.json"  # where Pitwatch kept them before (the default, beside the database)
     sensors().save(legacy)
     store = SensorStore.of(config(tmp_path, f"camera.calibration={board_file}"), LABELS)
@@ -91,6 +91,17 @@ def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_pa
     assert alone.save(learned) == tmp_path / "mine.json" and alone.load().to_json() == learned.to_json()
     with pytest.raises(ConfigError, match="not the board being played on"):
         SensorStore.of(config(tmp_path, f"camera.calibration={board_file}"), Game("oware").variant.layout.labels).load()
+    oware = Game("oware").variant.layout.labels
+    with pytest.raises(ConfigError) as caught:  # learning the Oware board would overwrite the Kalah board's sensors
+        SensorStore.of(config(tmp_path, f"sensors.calibration={tmp_path / 'mine.json'}"), oware).load()
+    assert str(caught.value) == (
+        f"{tmp_path / 'mine.json'} holds the sensors learned on a 2x6+stores board, but the game is played on a 2x6 "
+        "board: play a variant of that board (--variant: kalah, kalah-3, egyptian, ethiopian, nigerian), or keep this "
+        "board's sensors in a file of their own (--set sensors.calibration=FILE)")
+    fresh = tmp_path / "fresh-board.json"
+    fresh.write_text(json.dumps(board_file_data))  # a board calibrated anew: no sensors in it yet
+    sensor_calibration_for(len(oware), oware, Game("oware").position.pits).save(legacy)  # an older file, of another board
+    assert SensorStore.of(config(tmp_path, f"camera.calibration={fresh}"), LABELS).load() is None  # passed over: learn
 
 
 READ_EVERY = 0.02  # s between reads of the board file while waiting: each read decodes its pictures
