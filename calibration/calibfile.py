@@ -300,13 +300,18 @@ def _set_fields(path: Path, fields: dict[str, Any]) -> None:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Write a sibling temporary file, flush it to the disk, then rename it over ``path``."""
+    """Write a sibling temporary file, flush it to the disk, then rename it over ``path``. A failure
+    names ``path``, the file the user asked for, and leaves no temporary file behind."""
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write(text)
-        out.flush()
-        os.fsync(out.fileno())
-    tmp.replace(path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        tmp.replace(path)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise OSError(error.errno, error.strerror, str(path)) from None
 
 
 def load_calibration(path: str | Path) -> Calibration:

@@ -9,9 +9,11 @@ found, a malformed calibration). ``pitwatch.cli`` runs ``sys.exit(args.func(args
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import cv2
@@ -77,6 +79,9 @@ def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callabl
 
 def _calibrate(args: argparse.Namespace) -> int:
     size = cfg.from_arguments(args).camera_size
+    folder = Path(args.output).parent
+    if not folder.is_dir():  # said before the players set the board up twice for nothing
+        raise FileNotFoundError(errno.ENOENT, f"cannot be written, there is no folder {folder}", args.output)
     empty = first_frame(args.empty, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: empty every pit, the whole board in the camera's view, then press Enter... ", NO_TERMINAL))
     start = first_frame(args.start, size=size, when_live=lambda: wait_for_enter(

@@ -76,6 +76,15 @@ def test_not_json_and_missing_file(tmp_path):
         load_calibration(binary)
 
 
+def test_a_file_that_cannot_be_written_is_named_and_leaves_nothing_behind(tmp_path, kalah_setup):
+    taken = tmp_path / "board.json"
+    taken.mkdir()  # -o naming a folder
+    with pytest.raises(OSError) as error:
+        save_calibration(kalah_setup[1], taken)
+    assert error.value.filename == str(taken)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["board.json"]  # no board.json.tmp left
+
+
 def test_a_version_1_file_is_still_read(saved, kalah_setup):
     """Files written before the seed counter carry the area of one seed and no counter field:
     they read with the counter as it comes."""

@@ -116,6 +116,13 @@ def test_one_camera_takes_the_empty_board_and_the_start_position_when_the_player
     assert "start position read exactly in 12 of them" in said.text
 
 
+def test_a_calibration_file_that_could_not_be_written_is_named_before_any_picture_is_taken(tmp_path, capsys):
+    output = tmp_path / "no-such-folder" / "board.json"
+    assert run("calibrate", "--variant", "kalah", "--empty", "0", "--start", "0", "-o", output) == 2
+    assert capsys.readouterr().err == (f"pitwatch calibrate: error: {output}: cannot be written, there is no folder "
+                                       f"{output.parent}\n")
+
+
 def test_a_camera_calibration_with_no_terminal_says_to_give_pictures(pictures, tmp_path):
     folder, _, _ = pictures
     empty = cv2.imread(str(folder / "empty.png"))
