@@ -28,6 +28,7 @@ from .config import LOCAL_HOSTS, Config, ConfigError
 from .corners import LiveCorners
 from .fusion import Fusion, StableGate
 from .hub import FrameFeed, Hub
+from .livelock import LiveLock
 from .recorder import Recorder
 from .session import Session
 from .sources import CAMERA, SENSORS, CameraSource, SensorSource
@@ -43,6 +44,7 @@ class Runtime:
     def __init__(self, config: Config, *, database: str = "recorder.database") -> None:
         self.config = config
         self.recorder = Recorder(config.database_path(database))
+        self.lock = LiveLock(self.recorder.path)
         self.hub = Hub()
         self.frames = FrameFeed()
         self.session = Session(self.recorder, self.hub)
@@ -65,6 +67,7 @@ class Runtime:
         new game."""
         game = self.config["game"]
         rules.variant(game["variant"], **game["options"])
+        self.lock.take()  # before the game in progress is touched: another session may be playing it
         return self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
 
     def play_asked_variant(self) -> bool:
@@ -158,6 +161,7 @@ class Runtime:
         for thread in self._threads:
             thread.join(timeout=5)
         self.recorder.close()
+        self.lock.release()
 
     def wait(self) -> None:
         """Block until Ctrl-C or SIGTERM (both stop cleanly: every accepted move is already on disk)."""

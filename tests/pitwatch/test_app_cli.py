@@ -404,6 +404,26 @@ def test_the_demo_plays_the_variant_asked_for_and_names_a_misspelt_one(tmp_path,
     assert "pitwatch demo: unknown variant 'owere'; variants are kalah" in capsys.readouterr().err
 
 
+def test_a_second_demo_on_the_same_database_is_refused_naming_the_first(tmp_path):
+    """Both would play the game in progress, and the second's moves were lost to SQLite's refusals.
+    Once the first has stopped, its game is resumed."""
+    db = tmp_path / "demo.sqlite"
+    argv = [sys.executable, "-m", "pitwatch.cli", "demo", "--no-camera", "--port", "0", "--db", str(db)]
+    first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        started = first.stdout.readline()
+        assert started.startswith("pitwatch: new kalah game 1"), started + first.stderr.read()
+        second = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    finally:
+        first.terminate()
+        first.wait(timeout=10)
+    assert second.returncode == 2, second
+    assert second.stderr == (f"pitwatch demo: {db} is in use by another pitwatch run or demo (pid {first.pid}): "
+                             "stop it, or give this one another database (--db)\n")
+    again, errors = first_line_of(argv)
+    assert again.startswith("pitwatch: resumed kalah game 1"), again + errors
+
+
 def test_a_board_calibrated_for_another_variant_names_the_variants_it_plays_and_plays_the_one_asked(tmp_path):
     """A Kalah game in progress, and the camera's board calibrated again, for Oware: `pitwatch run`
     says which variants that board plays, and `--variant oware` plays one (the Kalah game kept)."""
