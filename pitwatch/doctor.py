@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Iterator
 from vision.picture_size import DEVICE_SIZE, picture_size_text
 
 from .config import Config, ConfigError
+from .livelock import LiveLock
 from .recorder import Recorder, RecorderError
 from .runtime import port_problem
 
@@ -45,7 +46,13 @@ class Check:
 
 def diagnose(config: Config) -> Iterator[Check]:
     yield Check("configuration", True, f"read from {config.source}")
-    yield check_database(config)
+    live = LiveLock(config.database_path()).holder()
+    yield check_database(config, live is not None)
+    if live is not None:  # its camera, serial port and dashboard port: opening them would disturb the game
+        yield Check("live session", True, f"a pitwatch run or demo is playing on this database ({live}): the "
+                                          "camera, the microcontroller and the dashboard's port are its own, so they "
+                                          "are not checked here (the dashboard shows them); stop it to check them")
+        return
     camera, sensors = config["camera"]["source"], config["sensors"]["port"]
     if not camera and not sensors:
         yield Check("sources", False, "no camera (camera.source) and no microcontroller (sensors.port): "
@@ -63,7 +70,8 @@ def diagnose(config: Config) -> Iterator[Check]:
     yield check_port(config)
 
 
-def check_database(config: Config) -> Check:
+def check_database(config: Config, live: bool) -> Check:
+    """The database ``run`` records in (``live``: a session is playing on it now)."""
     path = config.database_path()
     if not path.exists():
         return check_new_database(path)
@@ -75,7 +83,8 @@ def check_database(config: Config) -> Check:
         games = recorder.games(limit=1)
         active = recorder.active_game()
         detail = f"{path}: schema v{recorder.schema_version}, " + (
-            f"game {active.id} ({active.variant}, {active.move_count} moves) will be resumed" if active
+            f"game {active.id} ({active.variant}, {active.move_count} moves) "
+            f"{'is being played' if live else 'will be resumed'}" if active
             else "no game in progress" if games else "no games yet")
         return Check("database", True, detail)
     finally:

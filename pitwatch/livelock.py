@@ -33,8 +33,7 @@ class LiveLock:
         try:
             fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            held.seek(0)
-            holder = held.read().strip() or "another process"
+            holder = _holder_in(held)
             held.close()
             raise RecorderError(f"{self.database} is in use by another pitwatch run or demo ({holder}): stop it, "
                                 "or give this one another database (--db)") from None
@@ -43,7 +42,26 @@ class LiveLock:
         held.flush()
         self._held = held
 
+    def holder(self) -> str | None:
+        """The live session holding the lock now (``pid 1234``), or None. Takes nothing, creates no
+        file: for ``pitwatch doctor``, which must not open what a live session is using."""
+        try:
+            with open(self.path, encoding="utf-8") as lock:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)  # dropped again as the file closes
+                except BlockingIOError:
+                    return _holder_in(lock)
+                return None
+        except OSError:  # no lock file (nor, under a file, any folder for one): no session holds it
+            return None
+
     def release(self) -> None:
         if self._held is not None:
             self._held.close()  # closing the file drops the lock
             self._held = None
+
+
+def _holder_in(lock: TextIO) -> str:
+    """What the holding session wrote in the lock file: its process id."""
+    lock.seek(0)
+    return lock.read().strip() or "another process"

@@ -191,6 +191,29 @@ def test_doctor_names_a_port_where_no_board_answers(tmp_path, capsys):
                      out, re.M), out
 
 
+def test_the_doctor_leaves_a_live_sessions_camera_and_microcontroller_alone(tmp_path, capsys):
+    """Its serial port opened a second time would take bytes from the game being refereed, and the
+    dashboard's port is taken by that session itself: the doctor says so instead of FIX."""
+    from pitwatch.config import load
+    from pitwatch.runtime import Runtime
+
+    database = f"recorder.database={tmp_path / 'g.sqlite'}"
+    doctor = ["doctor", "--set", database, "--set", f"sensors.port={tmp_path / 'no-such-port'}"]
+    live = Runtime(load(tmp_path / "none.toml", [database]))
+    live.start_session()
+    try:
+        assert main(doctor) == 0
+    finally:
+        live.stop()
+    out = capsys.readouterr().out
+    assert re.search(r"^ok\s+database: .*game 1 \(kalah, 0 moves\) is being played$", out, re.M), out
+    assert re.search(rf"^ok\s+live session: a pitwatch run or demo is playing on this database \(pid {os.getpid()}\): "
+                     "the camera, the microcontroller and the dashboard's port are its own", out, re.M), out
+    assert "microcontroller:" not in out
+    assert main(doctor) == 1  # the session stopped: its microcontroller is checked, and is not there
+    assert re.search(r"^FIX\s+microcontroller: ", capsys.readouterr().out, re.M)
+
+
 def state_when(url: str, holds: Callable[[dict], bool], timeout: float = 10.0) -> dict:
     """The dashboard's state (``/api/state``) once ``holds`` it; after ``timeout`` s, the last one."""
     def state() -> dict:
