@@ -21,6 +21,7 @@ from firmware_bridge.emulator import EmulatedBoard
 from rules import Game, Move, Position
 
 from .config import Config
+from .recorder import RecorderError
 from .runtime import Runtime, announce, source_weights
 from .sources import CameraSource, SensorSource
 from .worker import Loop
@@ -147,7 +148,7 @@ class DemoPlayer(Loop):
         try:
             for text in truth or ():
                 session.play_by_hand(text)
-        except ValueError:
+        except (ValueError, RecorderError):  # a move the rules refuse, or the disk full (the banner says so)
             pass
         if not self.caught_up():  # the games parted ways: the players put the board right
             self.board.set_up(session.game.position)

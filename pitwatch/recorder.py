@@ -84,7 +84,8 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 class RecorderError(Exception):
-    """The database cannot be used (newer schema, not a database, unknown game)."""
+    """The database cannot be used (newer schema, not a database, unknown game) or cannot be
+    written (the disk full, the file gone)."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class Recorder:
         self.path = Path(path).expanduser()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.failure: str | None = None  # why the last write failed, until one succeeds: the dashboard says it
         try:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -180,8 +182,8 @@ class Recorder:
         with self._lock:
             self._db.close()
 
-    def _transaction(self):
-        return _Transaction(self._db, self._lock)
+    def _transaction(self) -> "_Transaction":
+        return _Transaction(self)
 
     # -- games ---------------------------------------------------------------
     def start_game(self, variant: str, options: dict[str, Any], south: str, north: str,
@@ -336,22 +338,40 @@ def _game(row: tuple) -> GameRecord:
 
 
 class _Transaction:
-    """``with`` block: lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error)."""
+    """``with`` block: lock, BEGIN IMMEDIATE, COMMIT (or ROLLBACK on error). SQLite's own errors
+    (``database or disk is full``) come out as a :class:`RecorderError` naming the file, and are
+    kept in ``recorder.failure`` until a transaction commits again."""
 
-    def __init__(self, db: sqlite3.Connection, lock: threading.Lock) -> None:
-        self._db, self._lock = db, lock
+    def __init__(self, recorder: Recorder) -> None:
+        self._recorder = recorder
+        self._db, self._lock = recorder._db, recorder._lock
 
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
         try:
             self._db.execute("BEGIN IMMEDIATE")
-        except BaseException:
+        except BaseException as exc:
             self._lock.release()
+            self._failed(exc)
             raise
         return self._db
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         try:
-            self._db.execute("ROLLBACK" if exc_type else "COMMIT")
+            if exc_type is None:
+                self._db.execute("COMMIT")
+                self._recorder.failure = None
+        except sqlite3.Error as error:
+            exc = error
         finally:
+            if self._db.in_transaction:  # SQLite itself rolls back on some errors (a full disk)
+                self._db.execute("ROLLBACK")
             self._lock.release()
+        if exc is not None:
+            self._failed(exc)
+
+    def _failed(self, exc: BaseException) -> None:
+        """An SQLite error becomes a RecorderError naming the file (anything else goes on as it is)."""
+        if isinstance(exc, sqlite3.Error):
+            self._recorder.failure = f"{self._recorder.path}: cannot record: {exc}"
+            raise RecorderError(self._recorder.failure) from None

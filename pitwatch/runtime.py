@@ -21,7 +21,7 @@ from typing import Any, Callable
 from werkzeug.serving import make_server
 
 import rules
-from rules import Game
+from rules import Game, Reading
 from web import create_app
 
 from .config import LOCAL_HOSTS, Config, ConfigError
@@ -29,13 +29,14 @@ from .corners import LiveCorners
 from .fusion import Fusion, StableGate
 from .hub import FrameFeed, Hub
 from .livelock import LiveLock
-from .recorder import Recorder
+from .recorder import Recorder, RecorderError
 from .session import Session
 from .sources import CAMERA, SENSORS, CameraSource, SensorSource
 
 log = logging.getLogger(__name__)
 
 JUDGE_PERIOD = 0.02  # seconds between looks at the fused reading
+RECORD_RETRY_SECONDS = 1.0  # a still board whose verdict could not be recorded is judged again this often
 
 
 class Runtime:
@@ -54,6 +55,8 @@ class Runtime:
         self.corners: LiveCorners | None = None  # the camera's board corners, set from the dashboard
         self.sensors: SensorSource | None = None
         self.demo: Any = None
+        self._unrecorded: Reading | None = None  # a still board whose verdict the recorder refused
+        self._retry_at = 0.0
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._server = None
@@ -108,9 +111,23 @@ class Runtime:
         for name, status in fusion.statuses(now).items():
             self.session.set_source(name, "ok" if status == "busy" else status)
         stable = self.gate.offer(fusion.fused(now), now)
+        if stable is None and self._unrecorded is not None and now >= self._retry_at:
+            stable = self._unrecorded  # the board the recorder could not take: judged again
         if stable is not None:
-            self.session.submit(stable, self.camera.snapshot if self.camera else None)
+            self._submit(stable, now)
         self.session.tick()
+
+    def _submit(self, stable: Reading, now: float) -> None:
+        """Judge a still board. When its verdict cannot be recorded (the disk full), the game stays
+        as recorded, the dashboard says why, and the board is judged again every
+        :data:`RECORD_RETRY_SECONDS` until it can be (or the board changes)."""
+        try:
+            self.session.submit(stable, self.camera.snapshot if self.camera else None)
+        except RecorderError:
+            self._unrecorded, self._retry_at = stable, now + RECORD_RETRY_SECONDS
+            self.session.refresh()
+            return
+        self._unrecorded = None
 
     # -- the web server -----------------------------------------------------------------
     def serve(self, any_port_if_busy: bool = False) -> str:

@@ -413,6 +413,7 @@ class Session:
                 "stable_at": self._board.stable_at,
                 "judge_ms": round(self._board.judge_ms, 2),
                 "commit_ms": round(self._board.commit_ms, 2),
+                "recording": self.recorder.failure,  # why the game cannot be recorded now, or None
                 "leds": led_frame(game, self._board.differing, self._board.flash),
                 **self.extra_state(),
             }

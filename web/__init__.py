@@ -16,7 +16,9 @@ from typing import Any, Protocol
 
 from flask import Flask, Response, jsonify, request
 from flask.typing import ResponseReturnValue
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, ServiceUnavailable
+
+from pitwatch.recorder import RecorderError
 
 from .security import Guard
 
@@ -75,6 +77,12 @@ def create_app(session: Any, *, frames: Any = None, demo: DemoControls | None = 
         if request.path.startswith("/api/") or request.method == "POST":
             return jsonify(error=message), exc.code
         return f"{exc.code} {exc.name}: {message}\n", exc.code, {"Content-Type": "text/plain; charset=utf-8"}
+
+    @app.errorhandler(RecorderError)
+    def unrecorded(exc: RecorderError) -> ResponseReturnValue:
+        """A control the recorder could not write (the disk full): nothing changed; the banner says why."""
+        session.refresh()
+        return http_error(ServiceUnavailable(str(exc)))
 
     @app.after_request
     def headers(response: Response) -> Response:

@@ -11,6 +11,7 @@ from firmware_bridge.emulator import SensorModel, adc_value
 from firmware_bridge.sensors import SensorCalibration
 from pitwatch import config as cfg
 from pitwatch.livesources import camera_source
+from pitwatch.recorder import Recorder
 from pitwatch.runtime import Runtime
 from rules import Game, PitReading, Reading
 
@@ -63,3 +64,12 @@ def sensor_calibration_for(board_pits: int, labels, start) -> SensorCalibration:
         return [adc_value(model.millivolts(i, c)) for i, c in enumerate(counts)]
 
     return SensorCalibration.fit(labels, [raw([0] * board_pits)] * 3, [raw(start)] * 3, start)
+
+
+def fill_the_disk(recorder: Recorder, room: bool = False) -> None:
+    """Let the game database grow no more (``room``: as much as it likes again). SQLite's limit on
+    a file's pages gives the error a full disk gives (``database or disk is full``) by the same
+    path; filling a real disk would need a mount the tests may not make."""
+    with recorder._lock:
+        pages = recorder._db.execute("PRAGMA page_count").fetchone()[0]
+        recorder._db.execute(f"PRAGMA max_page_count = {2**30 if room else pages}")

@@ -63,10 +63,14 @@ def test_a_failing_verdict_writes_nothing(tmp_path):
     rec = Recorder(tmp_path / "games.sqlite")
     gid = rec.start_game("kalah", {}, "Ann", "Bob")
     rec.record_verdict(gid, {"kind": "move"}, ply=0, accepted=[move("C")])
-    with pytest.raises(sqlite3.IntegrityError):  # ply 0 is taken: the whole verdict must roll back
+    with pytest.raises(RecorderError, match="games.sqlite: cannot record: UNIQUE constraint failed: moves.game_id, "
+                                            "moves.ply"):  # ply 0 is taken: the whole verdict must roll back
         rec.record_verdict(gid, {"kind": "move"}, ply=0, accepted=[move("D")])
     assert [m.text for m in rec.moves(gid)] == ["C"]
     assert len(rec.verdicts(gid)) == 1
+    assert rec.failure is not None  # until a write succeeds again
+    rec.record_verdict(gid, {"kind": "move"}, ply=1, accepted=[move("D")])
+    assert rec.failure is None
 
 
 def test_a_new_game_abandons_the_active_one_and_finish_ends_it(tmp_path):

@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from pitwatch.recorder import Recorder
+from pitwatch.recorder import Recorder, RecorderError
 from pitwatch.session import ILLEGAL_COLOUR, PLAYER_COLOURS, Session, SessionError
 from rules import Game, PitReading, Reading
 
@@ -59,7 +59,7 @@ def test_a_failed_write_shows_nothing_and_keeps_the_game_unchanged(recorder):
     recorder.close()  # the disk is gone
     game = Game("kalah")
     game.play("C")
-    with pytest.raises(sqlite3.ProgrammingError):
+    with pytest.raises(RecorderError, match="games.sqlite: cannot record: Cannot operate on a closed database"):
         session.submit(board(game))
     assert session.game.moves == [] and session.hub.version == version
 

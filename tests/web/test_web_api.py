@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from apphelpers import between
+from apphelpers import between, fill_the_disk
 from pitwatch.hub import FrameFeed
 from rules import Game, Reading
 from web import create_app
@@ -117,6 +117,24 @@ def test_bad_controls_get_a_4xx_naming_the_problem(client, csrf, url, body, stat
     r = post(client, url, body, csrf)
     assert r.status_code == status, r.get_json()
     assert message in r.get_json()["error"]
+
+
+def test_a_control_the_full_disk_refuses_is_a_503_naming_it_and_changes_nothing(client, csrf, session):
+    fill_the_disk(session.recorder)
+    controls = [("/api/move", {"move": "C"}), ("/api/takeback", {})] * 300
+    for url, body in controls:  # each adds a verdict to the file: its pages fill up
+        reply = post(client, url, body, csrf)
+        if reply.status_code != 200:
+            break
+    assert reply.status_code == 503, reply.get_json()
+    assert reply.get_json()["error"] == f"{session.recorder.path}: cannot record: database or disk is full"
+    recorded = [m.text for m in session.recorder.moves(session.game_id)]
+    assert [m.text for m in session.game.moves] == recorded
+    assert client.get("/api/state").get_json()["recording"] == reply.get_json()["error"]
+    fill_the_disk(session.recorder, room=True)
+    assert post(client, url, body, csrf).status_code == 200
+    assert client.get("/api/state").get_json()["recording"] is None
+    assert [m.text for m in session.game.moves] == [m.text for m in session.recorder.moves(session.game_id)] != recorded
 
 
 def test_body_must_be_a_json_object(client, csrf):

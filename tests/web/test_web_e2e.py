@@ -22,12 +22,14 @@ import pytest
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
+from apphelpers import fill_the_disk
 from pitwatch_browser import chromium, wait_for
 from selenium.webdriver.common.keys import Keys
 
 from pitwatch import config as cfg
 from pitwatch import records
 from pitwatch.demo import build_demo
+from pitwatch.recorder import RecorderError
 from pitwatch.session import PLAYER_COLOURS
 from rules import Game
 from rules.game import score_of
@@ -205,6 +207,25 @@ def test_the_games_page_lists_every_game_a_page_at_a_time_and_replays_one_move_b
     wait_for(lambda: shows(3, "after move 3 of 4: a"), what="the arrow key's move")
     browser.find_element(By.CSS_SELECTOR, '#moves li[data-ply="0"]').click()
     wait_for(lambda: shows(1, "after move 1 of 4: C"), what="the first move, picked in the list")
+
+
+def test_a_full_disk_is_told_in_the_banner_until_there_is_room(demo, browser):
+    runtime, _, url, _ = demo
+    session = runtime.session
+    browser.get(url)
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.pit"), what="the board")
+    fill_the_disk(session.recorder)
+    with pytest.raises(RecorderError) as refused:
+        for _ in range(1000):  # each new game adds a row to the file: its pages fill up
+            session.new_game("kalah", {}, "Ann", "Bob")
+    session.refresh()  # as the dashboard's controls and the judging loop do when the recorder refuses
+    said = wait_for(lambda: (banner := browser.execute_script(BANNER_JS))[0].startswith("Cannot record") and banner,
+                    what="the banner saying the game cannot be recorded")
+    assert said == [f"Cannot record the game: {refused.value}",
+                    "the board is judged again once it can be recorded; every move recorded before is kept"]
+    fill_the_disk(session.recorder, room=True)
+    session.new_game("kalah", {}, "Ann", "Bob")
+    wait_for(lambda: not browser.execute_script(BANNER_JS)[0].startswith("Cannot record"), what="the banner cleared")
 
 
 def test_an_unplugged_microcontroller_is_reported_and_the_game_goes_on_after_replugging(demo, browser):

@@ -63,7 +63,11 @@
     let [head, detail] = headline(state.verdict, game);
     const lost = Object.entries(state.sources || {}).filter(([, s]) => s !== "ok" && /lost|failed|not sent|never still|no reading|microcontroller not found|error/i.test(s));
     const strays = Object.values(state.sources || {}).filter((s) => / on the wood by /.test(s));  // the board is a seed short: say where it is
-    if (game.result && kind !== "illegal") {
+    if (state.recording) {  // the disk full: the game stays as recorded until it can be written again
+      kind = "lost";
+      head = `Cannot record the game: ${state.recording}`;
+      detail = "the board is judged again once it can be recorded; every move recorded before is kept";
+    } else if (game.result && kind !== "illegal") {
       kind = "over";
       [head, detail] = resultText(game);
     } else if (lost.length && kind !== "illegal") {

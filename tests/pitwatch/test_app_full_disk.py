@@ -1,0 +1,51 @@
+"""A game database that cannot be written (the disk full): the game stays as recorded, the
+players are told why, and the still board is judged again until its verdict can be recorded."""
+
+from __future__ import annotations
+
+import time
+
+from apphelpers import board, fill_the_disk
+from pitwatch import config as cfg
+from pitwatch.runtime import Runtime
+from rules import Game
+
+
+def test_a_move_the_full_disk_refuses_is_said_and_recorded_once_there_is_room(tmp_path):
+    database = tmp_path / "games.sqlite"
+    runtime = Runtime(cfg.load(tmp_path / "none.toml", [f"recorder.database={database}", "session.settle_seconds=0"]))
+    runtime.start_session()
+    fusion = runtime.use_fusion({"sensors": 1.0})
+    recorder, session = runtime.recorder, runtime.session
+    game = Game("kalah")
+    now = time.monotonic()
+
+    def sensors_see_the_board() -> None:
+        """The sensors report the board as it now stands, and the referee looks at it."""
+        nonlocal now
+        now += 0.1
+        fusion.update("sensors", board(game), now)
+        runtime.judge_once(now)  # a board not seen before: the still-board gate starts its wait
+        runtime.judge_once(now)  # settled (settle_seconds=0): judged
+
+    try:
+        sensors_see_the_board()
+        fill_the_disk(recorder)
+        for _ in range(10):  # the pages the file already has take a verdict or two more
+            game.play(game.legal_moves()[0])
+            sensors_see_the_board()
+            if session.state()["recording"]:
+                break
+        assert session.state()["recording"] == f"{database}: cannot record: database or disk is full"
+        recorded = [m.text for m in recorder.moves(session.game_id)]
+        assert [m.text for m in session.game.moves] == recorded == [m.text for m in game.moves[:-1]]
+
+        fill_the_disk(recorder, room=True)
+        runtime.judge_once(now + 0.5)  # tried again once a second, not at every look
+        assert [m.text for m in recorder.moves(session.game_id)] == recorded
+        runtime.judge_once(now + 1.1)
+        assert session.state()["recording"] is None
+        assert [m.text for m in recorder.moves(session.game_id)] == [m.text for m in game.moves]
+        assert [m.text for m in session.game.moves] == [m.text for m in game.moves]
+    finally:
+        runtime.stop()
