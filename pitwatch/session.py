@@ -372,8 +372,9 @@ class Session:
     def _record_only(self, view: VerdictView, reading: Reading) -> None:
         """Verdicts that change nothing in the game: still recorded before they are shown."""
         game = self._require_game()
-        if view.kind == "unchanged" and self._board.verdict.get("kind") == "unchanged":
-            return  # the same still board judged again: nothing new to record or show
+        if view.kind == "unchanged" and self._board.verdict.get("kind") == "unchanged" and self.recorder.failure is None:
+            return  # the same still board judged again: nothing new to record or show (unless a write
+            # failed since: this one says whether the recorder works again, and the dashboard stops saying it does not)
         self.recorder.record_verdict(self.game_id, view.json, ply=len(game.moves))
         self._board.verdict = view.json
         if view.kind == "illegal":

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from apphelpers import board, fill_the_disk
 from pitwatch import config as cfg
+from pitwatch.recorder import Recorder, RecorderError
 from pitwatch.runtime import Runtime
+from pitwatch.session import Session
 from rules import Game
 
 
@@ -49,3 +53,23 @@ def test_a_move_the_full_disk_refuses_is_said_and_recorded_once_there_is_room(tm
         assert [m.text for m in session.game.moves] == [m.text for m in game.moves]
     finally:
         runtime.stop()
+
+
+def test_the_same_still_board_judged_again_clears_the_warning_once_there_is_room(tmp_path):
+    """A write the full disk refused while the board stood still as recorded (a control given on
+    the dashboard, say): the same still board is not recorded again, but judging it again is what
+    can tell that the recorder works again."""
+    session = Session(Recorder(tmp_path / "games.sqlite"))
+    session.new_game("kalah", {}, "Ann", "Bob")
+    still = board(Game("kalah"))
+    session.submit(still)
+    assert session.state()["verdict"]["kind"] == "unchanged"
+    fill_the_disk(session.recorder)
+    with pytest.raises(RecorderError):
+        for _ in range(1000):  # verdicts of no consequence until the file's pages are full
+            session.recorder.record_verdict(session.game_id, {"kind": "note"}, ply=0)
+    assert session.state()["recording"] is not None
+    fill_the_disk(session.recorder, room=True)
+    session.submit(still)
+    assert session.state()["recording"] is None
+    assert session.state()["verdict"]["kind"] == "unchanged" and session.game.moves == []
