@@ -600,3 +600,16 @@ class Bridge:
             new = self._status
         if new != old:
             self._call(self._on_status, new)
+
+
+def probe(port: str | None, seconds: float) -> BridgeStatus:
+    """The link's status once a Pitwatch board has shaken hands on ``port`` (None: on any serial
+    port), or after ``seconds`` without one: the status then says why. The port is closed again."""
+    bridge = Bridge(port).start()
+    try:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not bridge.status.connected:
+            time.sleep(0.05)
+        return bridge.status
+    finally:
+        bridge.stop()

@@ -308,28 +308,28 @@ def check_counter() -> Check:
 
 
 def check_sensors(config: Config) -> Iterator[Check]:
-    from firmware_bridge.bridge import Bridge, State, serial_ports
+    import rules
+    from firmware_bridge.bridge import State, probe, serial_ports
+
+    from .livesources import CAMERA_ALONE, plays_without_a_board
 
     port = config["sensors"]["port"]
-    if port == "auto" and not serial_ports():
+    labels = rules.variant(config["game"]["variant"], **config["game"]["options"]).layout.labels
+    status = None if port == "auto" and not serial_ports() else probe(None if port == "auto" else port, HANDSHAKE_WAIT)
+    if status is not None and status.connected and status.device is not None:
+        device = status.device
+        yield Check("microcontroller", True, f"{status.port}: firmware "
+                    f"{'.'.join(map(str, device.firmware))}, {device.pit_count} pits")
+    elif plays_without_a_board(config, labels):
+        yield Check("microcontroller", True, f"{CAMERA_ALONE}; set sensors.port = \"\" to skip the search")
+    elif status is None:
         yield Check("microcontroller", False, "no serial ports at all: plug the board in (or set "
                                               "sensors.port = \"\" to run with the camera only)")
     else:
-        bridge = Bridge(None if port == "auto" else port).start()
-        deadline = time.monotonic() + HANDSHAKE_WAIT
-        while time.monotonic() < deadline and not bridge.status.connected:
-            time.sleep(0.05)
-        status = bridge.status
-        bridge.stop()
-        if status.connected and status.device is not None:
-            device = status.device
-            yield Check("microcontroller", True, f"{status.port}: firmware "
-                        f"{'.'.join(map(str, device.firmware))}, {device.pit_count} pits")
-        else:
-            problem = (f"no Pitwatch board answered within {HANDSHAKE_WAIT:.0f} s (last tried {status.port})"
-                       if status.state == State.SEARCHING else status.message)
-            yield Check("microcontroller", False, f"{problem}; check the USB cable, the firmware "
-                                                  "(docs/protocol.md) and sensors.port")
+        problem = (f"no Pitwatch board answered within {HANDSHAKE_WAIT:.0f} s (last tried {status.port})"
+                   if status.state == State.SEARCHING else status.message)
+        yield Check("microcontroller", False, f"{problem}; check the USB cable, the firmware "
+                                              "(docs/protocol.md) and sensors.port")
     yield check_sensor_calibration(config)
 
 

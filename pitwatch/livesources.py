@@ -240,6 +240,23 @@ def shows(frames: Sequence[Sequence[int]], counts: Sequence[int], calibration: S
     return True
 
 
+CAMERA_ALONE = ('no Pitwatch board answered on any serial port (sensors.port = "auto") and no sensors are learned '
+                'yet: the camera referees alone')
+
+
+def plays_without_a_board(config: Config, labels: Sequence[str]) -> bool:
+    """Whether ``pitwatch run`` referees with the camera alone when no board answers: the port is
+    "auto" (the default, which must not stop a webcam-only set-up), a camera is configured, and no
+    sensors were learned for this board. Once they were, the set-up has a microcontroller, and a
+    missing one is reported until it is back."""
+    if config["sensors"]["port"] != "auto" or not config["camera"]["source"]:
+        return False
+    try:
+        return SensorStore.of(config, labels).load() is None
+    except ConfigError:  # a file of another board: sensor_source names it
+        return False
+
+
 def sensor_source(config: Config, labels: Sequence[str], fusion: Fusion, runtime: Runtime) -> SensorSource:
     """The microcontroller, with its sensor calibration loaded or, the first time, learned from the
     players; it goes on learning from the positions the referee confirms (:class:`LearningSensors`)."""

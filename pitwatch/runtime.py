@@ -225,7 +225,10 @@ def announce(runtime: Runtime, resumed: bool) -> None:
 def run_live(config: Config, variant_asked: bool = False) -> int:
     """``pitwatch run``: the configured camera and microcontroller referee a real board
     (``variant_asked``: the variant was named on the command line, :meth:`Runtime.play_asked_variant`)."""
-    from .livesources import calibrated_board, camera_source, learned_board, sensor_source
+    from firmware_bridge.bridge import probe
+
+    from .livesources import (CAMERA_ALONE, FIRST_VALUES_WAIT, calibrated_board, camera_source, learned_board,
+                              plays_without_a_board, sensor_source)
 
     runtime = Runtime(config)
     resumed = runtime.start_session()
@@ -239,6 +242,10 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
     if variant_asked and runtime.play_asked_variant():
         resumed = False
     layout = runtime.session.game.variant.layout
+    if (SENSORS in weights and plays_without_a_board(config, layout.labels)
+            and not probe(None, FIRST_VALUES_WAIT).connected):
+        del weights[SENSORS]
+        print(f'pitwatch: {CAMERA_ALONE}; set sensors.port = "" to skip the search', flush=True)
     fusion = runtime.use_fusion(weights)
     runtime.session.fixed_board = layout.labels
     if SENSORS in weights:

@@ -526,6 +526,36 @@ def test_a_run_asks_the_players_nothing_before_the_microcontroller_answers(tmp_p
                      r'sensors.port = "" to play without a microcontroller', err), err
 
 
+def test_a_webcam_left_with_the_default_auto_port_is_refereed_by_the_camera_alone(tmp_path, capsys):
+    """`sensors.port = "auto"` is the default. With a camera, no sensors learned and no Pitwatch
+    board on any serial port, `run` plays with the camera and says so, and so does the doctor.
+    Before, `run` stopped and asked for sensors.port = "" to be set."""
+    from calibration.calibfile import save_calibration
+    from vision.synthetic import SyntheticCamera
+
+    save_calibration(SyntheticCamera("kalah", lambda: Game("kalah").position, 3).calibration(), tmp_path / "board.json")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pitwatch.cli", "run", "--camera", "synthetic:kalah:3", "--calibration",
+         str(tmp_path / "board.json"), "--port", "0", "--db", str(tmp_path / "g.sqlite"),
+         "--set", f"sensors.calibration={tmp_path / 'sensors.json'}"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    said = Transcript(proc.stdout)
+    try:
+        assert said.shows("dashboard at http", 60), said.text
+        assert said.text.startswith('pitwatch: no Pitwatch board answered on any serial port (sensors.port = "auto") '
+                                    "and no sensors are learned yet: the camera referees alone"), said.text
+        url = re.search(r"dashboard at (http://\S+)", said.text).group(1)
+        assert state_when(url, lambda now: now["sources"].get("camera") == "ok")["sources"] == {"camera": "ok"}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    main(["doctor", "--set", "camera.source=synthetic:kalah:3", "--set", f"camera.calibration={tmp_path / 'board.json'}",
+          "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"sensors.calibration={tmp_path / 'sensors.json'}",
+          "--set", "web.port=0"])
+    assert re.search(r'^ok\s+microcontroller: no Pitwatch board answered on any serial port \(sensors.port = "auto"\)',
+                     capsys.readouterr().out, re.M)
+
+
 def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
     from calibration.calibfile import save_calibration
     from vision.synthetic import SyntheticCamera
