@@ -308,19 +308,17 @@ def check_counter() -> Check:
 
 
 def check_sensors(config: Config) -> Iterator[Check]:
-    import rules
     from firmware_bridge.bridge import State, probe, serial_ports
 
     from .livesources import CAMERA_ALONE, plays_without_a_board
 
     port = config["sensors"]["port"]
-    labels = rules.variant(config["game"]["variant"], **config["game"]["options"]).layout.labels
     status = None if port == "auto" and not serial_ports() else probe(None if port == "auto" else port, HANDSHAKE_WAIT)
     if status is not None and status.connected and status.device is not None:
         device = status.device
         yield Check("microcontroller", True, f"{status.port}: firmware "
                     f"{'.'.join(map(str, device.firmware))}, {device.pit_count} pits")
-    elif plays_without_a_board(config, labels):
+    elif plays_without_a_board(config, configured_board(config)):
         yield Check("microcontroller", True, f"{CAMERA_ALONE}; set sensors.port = \"\" to skip the search")
     elif status is None:
         yield Check("microcontroller", False, "no serial ports at all: plug the board in (or set "
@@ -333,14 +331,19 @@ def check_sensors(config: Config) -> Iterator[Check]:
     yield check_sensor_calibration(config)
 
 
+def configured_board(config: Config) -> tuple[str, ...]:
+    """The pits of the configured variant's board: those whose sensors ``run`` would use."""
+    import rules
+
+    return rules.variant(config["game"]["variant"], **config["game"]["options"]).layout.labels
+
+
 def check_sensor_calibration(config: Config) -> Check:
     """The sensors' calibration where ``run`` keeps it: in the board's calibration file, or the
     sensors-only set-up's own file (:class:`~pitwatch.livesources.SensorStore`)."""
-    import rules
-
     from .livesources import SensorStore
 
-    store = SensorStore.of(config, rules.variant(config["game"]["variant"], **config["game"]["options"]).layout.labels)
+    store = SensorStore.of(config, configured_board(config))
     try:
         calibration, where = store.find()
     except ConfigError as exc:

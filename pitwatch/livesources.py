@@ -72,11 +72,17 @@ def calibrated_board(config: Config) -> tuple[str, ...] | None:
         return None
 
 
+def own_sensor_file(config: Config) -> Path:
+    """The sensors-only set-up's file of learned sensors: ``sensors.calibration``, by default
+    ``sensors.json`` beside the database."""
+    return calibration_path(config, "sensors.calibration", "sensors.json")
+
+
 def learned_board(config: Config) -> tuple[str, ...] | None:
     """The pits of the board the microcontroller's sensors were learned on (``sensors.calibration``):
     with no camera, the board ``pitwatch run`` referees. None where none are learned yet or the file
     does not read (:func:`sensor_source` then says why)."""
-    path = calibration_path(config, "sensors.calibration", "sensors.json")
+    path = own_sensor_file(config)
     try:
         return SensorCalibration.load(path).labels if path.exists() else None
     except SensorCalibrationError:
@@ -114,8 +120,7 @@ class SensorStore:
     @classmethod
     def of(cls, config: Config, labels: Sequence[str]) -> "SensorStore":
         board = config["camera"]["calibration"]
-        return cls(Path(board).expanduser() if board else None,
-                   calibration_path(config, "sensors.calibration", "sensors.json"), tuple(labels))
+        return cls(Path(board).expanduser() if board else None, own_sensor_file(config), tuple(labels))
 
     def load(self) -> SensorCalibration | None:
         """The calibration of this board's sensors, or None if they have not been learned yet."""

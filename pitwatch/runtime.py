@@ -45,7 +45,7 @@ class Runtime:
     def __init__(self, config: Config, *, database: str = "recorder.database") -> None:
         self.config = config
         self.recorder = Recorder(config.database_path(database))
-        self.lock = LiveLock(self.recorder.path)
+        self.live_lock = LiveLock(self.recorder.path)
         self.hub = Hub()
         self.frames = FrameFeed()
         self.session = Session(self.recorder, self.hub)
@@ -70,7 +70,7 @@ class Runtime:
         new game."""
         game = self.config["game"]
         rules.variant(game["variant"], **game["options"])
-        self.lock.take()  # before the game in progress is touched: another session may be playing it
+        self.live_lock.take()  # before the game in progress is touched: another session may be playing it
         return self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
 
     def play_asked_variant(self) -> bool:
@@ -178,7 +178,7 @@ class Runtime:
         for thread in self._threads:
             thread.join(timeout=5)
         self.recorder.close()
-        self.lock.release()
+        self.live_lock.release()
 
     def wait(self) -> None:
         """Block until Ctrl-C or SIGTERM (both stop cleanly: every accepted move is already on disk)."""
