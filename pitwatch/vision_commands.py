@@ -3,7 +3,9 @@
 ``add_vision_commands(subparsers)`` registers them; each sets ``func`` to a
 handler taking the parsed arguments and returning the exit code (0, or 2
 after a one-line error on stderr for bad input: a missing file, a board not
-found, a malformed calibration). ``pitwatch.cli`` runs ``sys.exit(args.func(args))``.
+found, a malformed calibration; ``read`` returns 1 when some of its pictures
+gave nothing to read, once it has read the rest). ``pitwatch.cli`` runs
+``sys.exit(args.func(args))``.
 """
 
 from __future__ import annotations
@@ -149,16 +151,25 @@ def pit_summary(result: FrameResult) -> dict[str, Any]:
 
 
 def _read(args: argparse.Namespace) -> int:
+    """Read every picture, then 1 if some gave nothing to read (not a picture, a black one), named
+    on stderr: a script reading a folder must not take a corrupt file for a read board."""
     size = cfg.from_arguments(args).camera_size
     reader = BoardReader(load_calibration(args.calibration))
+    unread: list[str] = []
+    read = 0
     for spec in args.images:
         for name, image, status in _frames(spec, size):
+            read += 1
             if image is None:
+                unread.append(f"{name} ({status})")
                 record: dict[str, Any] = {"image": name, "status": {"board_found": False, "message": status}, "pits": None}
             else:
                 result = reader.read(image)
                 record = {"image": name, "status": result.status.to_json(), "pits": pit_summary(result)}
             print(json.dumps(record) if args.json else _text(record))
+    if unread:
+        print(f"pitwatch read: {len(unread)} of {read} pictures gave nothing to read: {'; '.join(unread)}", file=sys.stderr)
+        return 1
     return 0
 
 

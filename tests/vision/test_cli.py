@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -143,6 +144,30 @@ def test_read_plain_text(pictures, tmp_path, capsys):
     assert run("read", "--calibration", board, folder / "game.jpg") == 0
     out = capsys.readouterr().out
     assert "game.jpg: ok" in out and "B: 4 (0 white, 4 yellow)" in out
+
+
+def test_read_reads_every_picture_then_fails_for_those_it_could_not_read(pictures, tmp_path, capsys):
+    """A folder with a corrupt file and a black picture beside a good one: the good one is read,
+    each bad one gets its record, and the exit code is 1 with the bad ones named, so a script
+    does not take a corrupt file for a read board."""
+    folder, game, _ = pictures
+    board = tmp_path / "board.json"
+    run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board)
+    shots = tmp_path / "shots"
+    shots.mkdir()
+    (shots / "a-game.jpg").write_bytes((folder / "game.jpg").read_bytes())
+    (shots / "b-cut-off.jpg").write_bytes((folder / "game.jpg").read_bytes()[:300])
+    cv2.imwrite(str(shots / "c-lens-covered.png"), np.zeros((720, 1280, 3), np.uint8))
+    capsys.readouterr()
+    assert run("read", "--calibration", board, shots, "--json") == 1
+    said = capsys.readouterr()
+    records = [json.loads(line) for line in said.out.strip().splitlines()]
+    assert [Path(record["image"]).name for record in records] == ["a-game.jpg", "b-cut-off.jpg", "c-lens-covered.png"]
+    assert {label: pit["count"] for label, pit in records[0]["pits"].items()} == game
+    assert records[1]["pits"] is None and records[2]["pits"] is None
+    assert said.err.startswith("pitwatch read: 2 of 3 pictures gave nothing to read: ")
+    assert f"{shots / 'b-cut-off.jpg'} (cannot read image {shots / 'b-cut-off.jpg'})" in said.err
+    assert "c-lens-covered.png (black frame" in said.err
 
 
 def test_markers_png_and_pdf(tmp_path, capsys):
