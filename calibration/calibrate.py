@@ -8,7 +8,8 @@ was trained on) its probabilities on this board are widened until the truth
 is no longer a surprise, so the referee is never told "certainly 5" of a pit
 that holds 4. A start picture that mostly does not read as the start
 position (no seeds, another board, the wrong variant) is refused, and so is a
-picture out of focus (:mod:`vision.focus`): its seeds would be learnt blurred.
+picture out of focus (:mod:`vision.focus`): its seeds would be learnt blurred,
+and so are two pictures taken the wrong way round.
 The start picture, blurred more and more, also says from which blur this
 board's seeds are misread: frames blurrier than that are read on it with every
 count kept possible.
@@ -28,8 +29,8 @@ from vision.counter import widened
 from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES
-from vision.pits import find_hollows, in_hollows
-from vision.reader import BoardReader, locate_board
+from vision.pits import find_hollows, hollow_mask, in_hollows
+from vision.reader import BoardReader, BoardView, locate_board
 from vision.rectify import warp_to_board
 from vision.seed_size import seed_area_mm2
 
@@ -43,6 +44,7 @@ LEAST_BLUR_LIMIT_MM = 0.8  # no board's blur limit is set lower: sharper than th
 # 99.9 % of the time over the focus benchmark's set-ups, dark beans among them
 TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 31)))  # 1 .. 20, 10 % apart
 SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer than 1 in 20
+HOLLOW_MIDDLE = 0.8  # a hollow's detail is measured within 0.8 of its rim: clear of the rim's edge
 
 
 def _picture_size(frame: np.ndarray, what: str) -> tuple[int, int]:
@@ -91,13 +93,45 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
     reading = result.reading
     counts, white = start_counts(name)
     misread = _misread(reading, counts)
+    shown = ", ".join(f"{label} reads {_shown(reading, label)} (start: {counts[label]})" for label in misread[:6])
+    if len(misread) > len(counts) / 2 and all(pit is not None and pit.most_likely == 0 for pit in reading.pits.values()):
+        raise CalibrationError(f"start image: it does not show the start position of {name}: {shown}; it shows no "
+                               "seeds the empty image does not: lay out the start position before taking it")
+    view = reader.view(start)
+    if _start_detail(draft, view.board, counts) < 1:
+        raise CalibrationError(f"empty image: its pits show the fine detail of seeds, more than the start image's: the "
+                               f"two pictures look swapped (--empty must show every pit empty, --start the start "
+                               f"position of {name})")
     if len(misread) > len(counts) / 2:
-        shown = ", ".join(f"{label} reads {_shown(reading, label)} (start: {counts[label]})" for label in misread[:6])
         raise CalibrationError(f"start image: it does not show the start position of {name}: {shown}; is it the start "
                                "position, fully in view, on the same board as the empty image?")
     return replace(draft, temperature=board_temperature(reading, counts, white), start_exact=1 - len(misread) / len(counts),
-                   **_seeds_measured(reader, start, counts),
+                   **_seeds_measured(view, draft, counts),
                    blur_limit_mm=_blur_limit(draft, start, counts, result.status.blur_mm, len(misread)))
+
+
+def _start_detail(draft: Calibration, start_board: np.ndarray, counts: dict[str, int]) -> float:
+    """How much more fine detail the hollows the start position fills show in the rectified start
+    picture than in the empty one (the median over those pits): seeds' edges and shadows over the
+    same bowl. Under 1, the empty picture is the one with seeds: the two were taken the wrong way
+    round, and the seed counter, which reads a pit against the empty board, would not say so (it
+    read the swapped pictures of 11 of 12 rendered set-ups as a start position, a scratch probe,
+    2026-12-04). On 89 rendered set-ups of every board, in depth and painted flat (another
+    probe), the right pictures gave 2.3-4.8 and the same pictures swapped 0.21-0.44."""
+    empty_detail, start_detail = _fine_detail(draft.empty, draft.px_per_mm), _fine_detail(start_board, draft.px_per_mm)
+    ratios = []
+    for label, n in counts.items():
+        if n:
+            inside = hollow_mask(empty_detail.shape, draft.hollows[label], HOLLOW_MIDDLE) > 0
+            ratios.append(float(start_detail[inside].mean()) / max(float(empty_detail[inside].mean()), 1e-6))
+    return float(np.median(ratios))
+
+
+def _fine_detail(board: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """How far each rectified pixel's brightness stands from its 2 mm surroundings', as a ratio
+    (log grey less its blur), so the lamp's level and a hollow's smooth shading count for nothing."""
+    grey = np.log1p(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY).astype(np.float32))
+    return np.abs(grey - cv2.GaussianBlur(grey, (0, 0), 2.0 * px_per_mm))
 
 
 def _misread(reading: Reading, counts: dict[str, int]) -> list[str]:
@@ -150,13 +184,12 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
                        corners_picture=probe.corners_picture)
 
 
-def _seeds_measured(reader: BoardReader, start: np.ndarray, counts: dict[str, int]) -> dict[str, float | None]:
-    """What the start position's seeds tell the glare finder (vision.glare), as Calibration's
-    fields: how white the whitest is, its light divided out (in play, a white patch in a hollow
-    much whiter is a lamp's reflection), and how much of the board one covers (more white in one
-    piece than one seed shows is a reflection too: vision.seed_size)."""
-    view = reader.view(start)
-    draft = reader.calibration
+def _seeds_measured(view: BoardView, draft: Calibration, counts: dict[str, int]) -> dict[str, float | None]:
+    """What the start position's seeds (``view``, the start picture as the reader of ``draft``
+    sees it) tell the glare finder (vision.glare), as Calibration's fields: how white the whitest
+    is, its light divided out (in play, a white patch in a hollow much whiter is a lamp's
+    reflection), and how much of the board one covers (more white in one piece than one seed
+    shows is a reflection too: vision.seed_size)."""
     hollows = in_hollows(view.board.shape[:2], draft.hollows.values())
     return {"whitest_seed": whitest_seed(view.board, view.log_gain, hollows, draft.px_per_mm),
             "seed_area_mm2": seed_area_mm2(view.board, view.log_gain, draft.empty, draft.hollows, counts, draft.px_per_mm)}

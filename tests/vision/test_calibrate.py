@@ -38,8 +38,22 @@ def _frames(board, seed=3, kind=None):
 
 def test_start_image_without_seeds_is_refused():
     _, empty, _ = _frames("2x6")
-    with pytest.raises(CalibrationError, match="does not show the start position of 2x6: A reads 0 \\(start: 4\\)"):
+    with pytest.raises(CalibrationError, match="does not show the start position of 2x6: A reads 0 \\(start: 4\\)") as refused:
         calibrate("2x6", empty, empty)
+    assert str(refused.value).endswith("it shows no seeds the empty image does not: lay out the start position before taking it")
+
+
+@pytest.mark.parametrize("board", ["2x6", "2x5+outboxes", "4x8"])
+def test_pictures_taken_the_wrong_way_round_are_refused_as_swapped(board):
+    """The seed counter reads a pit against the empty board, so the start position taken for the
+    empty board and an empty board for the start read as the start position: such a file would
+    read every game upside down. Refused, whatever the counter made of it."""
+    _, empty, start = _frames(board, seed=5)
+    with pytest.raises(CalibrationError) as refused:
+        calibrate(board, start, empty)
+    assert str(refused.value) == ("empty image: its pits show the fine detail of seeds, more than the start image's: the two "
+                                  "pictures look swapped (--empty must show every pit empty, --start the start position "
+                                  f"of {board})")
 
 
 def test_an_empty_image_with_a_lamp_s_reflection_is_refused_naming_the_pits():
