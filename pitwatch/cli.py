@@ -4,7 +4,8 @@ Every subcommand reads the configuration file (``--config``, default
 ``~/.config/pitwatch/pitwatch.toml``) and takes ``--set section.key=value``
 for any option; the named flags (``--port``, ``--db``, ...) are shorthands
 for the same ``--set``. Errors are one line on stderr naming what is wrong,
-with exit status 2; never a traceback.
+with exit status 2; never a traceback. Output nobody reads any more (a pipe
+into ``head``) stops the command quietly, with status 1.
 """
 
 from __future__ import annotations
@@ -116,6 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     quiet_camera_libraries()
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:
+        # What read our output stopped reading (`pitwatch games export 1 | head`): stop quietly, as
+        # every Unix tool does, and keep Python from complaining as it flushes stdout on the way out.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (cfg.ConfigError, RecorderError, rules.RulesError, SessionError, CounterError, OSError) as exc:
         print(f"pitwatch {args.command}: {said(exc)}", file=sys.stderr)
         return 2

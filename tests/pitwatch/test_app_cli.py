@@ -397,6 +397,18 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
             proc.wait(timeout=10)
 
 
+def test_output_read_no_further_stops_the_command_quietly(tmp_path):
+    """`pitwatch games export 1 | head`: once the reader has gone, the command stops without a
+    word on stderr (it said `[Errno 32] Broken pipe`)."""
+    db = tmp_path / "g.sqlite"
+    kalah_game_in_progress(db)
+    proc = subprocess.Popen([sys.executable, "-m", "pitwatch.cli", "games", "export", "1", "--db", str(db)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # gone before the command has printed anything
+    assert proc.wait(timeout=60) == 1
+    assert proc.stderr.read() == ""
+
+
 def kalah_game_in_progress(db) -> None:
     """A Kalah game left in progress in the database ``db``, as the last evening's play leaves one."""
     recorder = Recorder(db)
