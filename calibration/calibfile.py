@@ -48,6 +48,7 @@ updated as they learn from confirmed positions (:func:`save_sensors`).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 import os
@@ -286,6 +287,29 @@ def save_sensors(path: str | Path, sensors: SensorCalibration | None) -> None:
     _set_fields(Path(path), {"sensors": None if sensors is None else sensors.to_json()})
 
 
+def save_sensor_file(path: str | Path, sensors: SensorCalibration) -> None:
+    """Write the pit sensors' calibration to a file of its own (a set-up whose camera is not
+    calibrated, or none at all), as a calibration file is written: whole or not at all, flushed to
+    the disk, an error naming ``path``. The sensors are learned again after every confirmed
+    position, so a power cut at the table must not leave the players a half-written file."""
+    _write_atomically(Path(path), json.dumps(sensors.to_json(), indent=2) + "\n")
+
+
+def load_sensor_file(path: str | Path) -> SensorCalibration:
+    """Read the file :func:`save_sensor_file` writes; :class:`SensorCalibrationError` names the
+    file, and the field where one is wrong."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SensorCalibrationError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SensorCalibrationError(f"{path}: not valid JSON at line {error.lineno}, column {error.colno}: "
+                                     f"{error.msg}") from None
+    return SensorCalibration.from_json(data, str(path))
+
+
 _updating = threading.Lock()  # the dashboard sets corners while the sensors learn: one update at a time
 
 
@@ -310,7 +334,8 @@ def _write_atomically(path: Path, text: str) -> None:
             os.fsync(out.fileno())
         tmp.replace(path)
     except OSError as error:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # the error to tell is the write's
+            tmp.unlink(missing_ok=True)
         raise OSError(error.errno, error.strerror, str(path)) from None
 
 

@@ -19,8 +19,8 @@ Public API (stable; everything else is internal)::
     calibration = SensorCalibration.fit(layout.labels, empty_frames, start_frames, start_counts)
     reading = calibration.to_reading(frame.raw, time=frame.received)   # -> rules.Reading (source "sensors")
     calibration = calibration.learn(raw_frames, confirmed_counts)      # sharper gains (stores!) from a known position
-    calibration.save(path); SensorCalibration.load(path)              # CalibrationError names what is wrong
-    calibration.to_json(); SensorCalibration.from_json(data)          # the board calibration file's "sensors" field
+    calibration.to_json(); SensorCalibration.from_json(data)          # CalibrationError names the bad field; the files
+                                                                     # are calibration.calibfile's: save_sensor_file, load_sensor_file
 
     board.set_counts([4] * 6 + [0] + [4] * 6 + [0])   # the emulator's sensors, in canonical order;
                                                      # returns the board's uptime (ms) at the change

@@ -11,11 +11,9 @@ probability is worth more than a confident wrong count.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Sequence
 
 from rules.reading import PitReading, Reading
@@ -273,26 +271,6 @@ class SensorCalibration:
         labels = _check_labels([entry.get("label") for entry in entries], where)
         pits = tuple(_pit(entry, f"{where}: pit {label}") for entry, label in zip(entries, labels))
         return cls(labels, pits, max_count, spread)
-
-    def save(self, path: str | Path) -> None:
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2) + "\n")
-        tmp.replace(path)  # never a half-written calibration file
-
-    @classmethod
-    def load(cls, path: str | Path) -> "SensorCalibration":
-        path = Path(path)
-        try:
-            text = path.read_text()
-        except OSError as error:
-            raise CalibrationError(f"{path}: cannot read: {error.strerror or error}") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise CalibrationError(f"{path}: not valid JSON at line {error.lineno}, column {error.colno}: "
-                                   f"{error.msg}") from None
-        return cls.from_json(data, str(path))
 
 
 def _field(data: dict, key: str, where: str, expect: _Expect) -> Any:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from calibration.calibfile import Calibration, CalibrationError, load_calibration, save_sensors
+from calibration.calibfile import (Calibration, CalibrationError, load_calibration, load_sensor_file, save_sensor_file,
+                                  save_sensors)
 from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
 from rules import Variant
@@ -84,7 +85,7 @@ def learned_board(config: Config) -> tuple[str, ...] | None:
     does not read (:func:`sensor_source` then says why)."""
     path = own_sensor_file(config)
     try:
-        return SensorCalibration.load(path).labels if path.exists() else None
+        return load_sensor_file(path).labels if path.exists() else None
     except SensorCalibrationError:
         return None
 
@@ -142,7 +143,7 @@ class SensorStore:
         if not self.own_file.exists():
             return None, None
         try:
-            calibration = SensorCalibration.load(self.own_file)
+            calibration = load_sensor_file(self.own_file)
         except SensorCalibrationError as exc:
             raise ConfigError(f"{exc} (delete {self.own_file} to learn the sensors again)") from None
         if calibration.labels != self.labels:
@@ -158,7 +159,7 @@ class SensorStore:
     def save(self, calibration: SensorCalibration) -> Path:
         """Keep ``calibration``; returns the file it went to."""
         if self.board_file is None:
-            calibration.save(self.own_file)
+            save_sensor_file(self.own_file, calibration)
             return self.own_file
         try:
             save_sensors(self.board_file, calibration)

@@ -9,6 +9,7 @@ import pytest
 import serial
 
 import rules
+from calibration.calibfile import load_sensor_file, save_sensor_file
 from firmware_bridge import Bridge, CalibrationError, EmulatedBoard, Led, SensorCalibration, State
 from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard, build
@@ -29,8 +30,8 @@ def calibration() -> SensorCalibration:
 
 def test_calibration_round_trips_and_reads_counts(tmp_path):
     cal = calibration()
-    cal.save(tmp_path / "sensors.json")
-    loaded = SensorCalibration.load(tmp_path / "sensors.json")
+    save_sensor_file(tmp_path / "sensors.json", cal)
+    loaded = load_sensor_file(tmp_path / "sensors.json")
     raw = [100 + i + 40 * n for i, n in enumerate([0, 5, 5, 5, 5, 4, 1, 4, 4, 4, 4, 4, 4, 0])]
     reading = loaded.to_reading(raw)
     assert [reading.pits[label].most_likely for label in LABELS] == [0, 5, 5, 5, 5, 4, 1, 4, 4, 4, 4, 4, 4, 0]
@@ -47,8 +48,8 @@ def test_learning_a_confirmed_position_gives_the_store_its_own_gain(tmp_path):
     learned = cal.learn([raw], counts)
     assert learned.to_reading(raw).pits["S"].most_likely == 15
     assert learned.pits[0] == cal.pits[0]  # an empty pit teaches nothing about its gain
-    learned.save(tmp_path / "sensors.json")
-    assert SensorCalibration.load(tmp_path / "sensors.json").pits[6].evidence == 225
+    save_sensor_file(tmp_path / "sensors.json", learned)
+    assert load_sensor_file(tmp_path / "sensors.json").pits[6].evidence == 225
 
 
 def test_a_broken_sensor_reads_unseen_not_wrong():
@@ -70,13 +71,13 @@ def test_a_malformed_calibration_file_gets_a_clear_error(tmp_path, content, mess
     path = tmp_path / "sensors.json"
     path.write_text(content)
     with pytest.raises(CalibrationError) as caught:
-        SensorCalibration.load(path)
+        load_sensor_file(path)
     assert message in str(caught.value) and str(path) in str(caught.value)
 
 
 def test_missing_calibration_file(tmp_path):
     with pytest.raises(CalibrationError, match="cannot read"):
-        SensorCalibration.load(tmp_path / "nope.json")
+        load_sensor_file(tmp_path / "nope.json")
 
 
 def test_fit_refuses_a_dead_sensor():

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import rules
+from calibration.calibfile import load_sensor_file
 from firmware_bridge import CalibrationError, SensorCalibration
 from firmware_bridge.sensors import MAX_COUNT
 
@@ -85,7 +86,7 @@ def test_a_file_with_a_negative_max_count_is_refused_when_loaded_not_when_read(t
     path = tmp_path / "sensors.json"
     path.write_text(json.dumps(data))
     with pytest.raises(CalibrationError, match=rf"{path}: 'max_count' must be an integer from 1 to 255, not -1"):
-        SensorCalibration.load(path)
+        load_sensor_file(path)
 
 
 JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers(-10 ** 12, 10 ** 12)

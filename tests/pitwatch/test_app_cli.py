@@ -17,6 +17,7 @@ import pytest
 from apphelpers import sensor_calibration_for
 from network_camera import NumberedCamera
 from transcript import Transcript
+from calibration.calibfile import save_sensor_file
 from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.cli import main
 from pitwatch.recorder import Recorder
@@ -334,7 +335,7 @@ def test_a_microcontrollers_learned_board_is_kept_and_names_the_variants_it_play
     kalah = Game("kalah")
     labels = kalah.variant.layout.labels
     sensors = tmp_path / "sensors.json"
-    sensor_calibration_for(len(labels), labels, kalah.position.pits).save(sensors)
+    save_sensor_file(sensors, sensor_calibration_for(len(labels), labels, kalah.position.pits))
     learned = sensors.read_text()
     db = tmp_path / "g.sqlite"
     kalah_game_in_progress(db)
@@ -359,7 +360,7 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
     game = Game("kalah")
     labels = game.variant.layout.labels
     calibration = sensor_calibration_for(len(labels), labels, game.position.pits)
-    calibration.save(tmp_path / "sensors.json")
+    save_sensor_file(tmp_path / "sensors.json", calibration)
     with EmulatedBoard() as board:
         board.set_counts(game.position.pits)
         proc = subprocess.Popen(

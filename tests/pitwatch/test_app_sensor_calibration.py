@@ -3,14 +3,17 @@ own file, and learned further by `pitwatch run` from every position the referee 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import resource
 import time
 
 import pytest
 
 from apphelpers import sensor_calibration_for
 from waiting import wait_until
-from calibration.calibfile import CalibrationError, load_calibration, save_calibration, save_corners, save_sensors
+from calibration.calibfile import (CalibrationError, load_calibration, save_calibration, save_corners, save_sensor_file,
+                                  save_sensors)
 from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.config import ConfigError, load
 from pitwatch.livesources import SensorStore, sensor_source
@@ -75,9 +78,36 @@ def config(tmp_path, *overrides: str):
     return load(tmp_path / "no-config.toml", [f"recorder.database={tmp_path / 'g.sqlite'}", *overrides])
 
 
+
+@contextlib.contextmanager
+def disk_filling_up_after(size: int):
+    """Writes past ``size`` bytes fail (EFBIG, as a full disk's ENOSPC would) until the block ends."""
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, limits[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+
+
+def test_sensors_learned_on_a_filling_disk_keep_the_file_before_whole(tmp_path):
+    """The sensors are saved after every confirmed position: a write the disk cannot take names the
+    file (not its temporary), leaves the last one whole and nothing beside it."""
+    own = tmp_path / "sensors.json"
+    store = SensorStore.of(config(tmp_path, f"sensors.calibration={own}"), LABELS)
+    store.save(sensors())
+    before = own.read_bytes()
+    learned = sensors().learn([[round(pit.offset + 1.1 * pit.gain * n) for pit, n in zip(sensors().pits, START)]], START)
+    with disk_filling_up_after(len(before) // 2), pytest.raises(OSError) as refused:
+        store.save(learned)
+    assert refused.value.filename == str(own)
+    assert own.read_bytes() == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["sensors.json"]
+
+
 def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_path, board_file, board_file_data):
     legacy = tmp_path / "sensors.json"  # where Pitwatch kept them before (the default, beside the database)
-    sensors().save(legacy)
+    save_sensor_file(legacy, sensors())
     store = SensorStore.of(config(tmp_path, f"camera.calibration={board_file}"), LABELS)
     assert store.load().to_json() == sensors().to_json()  # none in the board file yet: the old file
     learned = sensors().learn([[round(pit.offset + 1.1 * pit.gain * n) for pit, n in zip(sensors().pits, START)]], START)
@@ -100,7 +130,7 @@ def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_pa
         "board's sensors in a file of their own (--set sensors.calibration=FILE)")
     fresh = tmp_path / "fresh-board.json"
     fresh.write_text(json.dumps(board_file_data))  # a board calibrated anew: no sensors in it yet
-    sensor_calibration_for(len(oware), oware, Game("oware").position.pits).save(legacy)  # an older file, of another board
+    save_sensor_file(legacy, sensor_calibration_for(len(oware), oware, Game("oware").position.pits))  # an older file, of another board
     assert SensorStore.of(config(tmp_path, f"camera.calibration={fresh}"), LABELS).load() is None  # passed over: learn
 
 
