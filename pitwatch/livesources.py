@@ -17,6 +17,7 @@ from rules import Variant
 
 from .config import Config, ConfigError
 from .corners import LiveCorners
+from .errors import said
 from .fusion import Fusion
 from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path
@@ -231,7 +232,7 @@ class LearningSensors(SensorSource):
         try:
             self._save(self.calibration)
         except (ConfigError, OSError) as exc:  # learning goes on in memory; the next position saves it all
-            log.warning("the learned sensor calibration could not be saved: %s", exc)
+            log.warning("the learned sensor calibration could not be saved: %s", said(exc))
 
 
 def shows(frames: Sequence[Sequence[int]], counts: Sequence[int], calibration: SensorCalibration) -> bool:

@@ -4,6 +4,7 @@ own file, and learned further by `pitwatch run` from every position the referee 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import resource
 import time
@@ -171,7 +172,7 @@ def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the
             runtime.stop()
 
 
-def test_a_save_that_fails_does_not_stop_learning_and_another_board_at_the_same_ply_is_learned():
+def test_a_save_that_fails_does_not_stop_learning_and_another_board_at_the_same_ply_is_learned(caplog):
     """The learner keeps what it learned when the file cannot be written (and saves it with the
     next position); after a takeback, a different move reaches the same ply with a board of its
     own, which is news to learn from, while the same board again is not."""
@@ -184,7 +185,7 @@ def test_a_save_that_fails_does_not_stop_learning_and_another_board_at_the_same_
     def save(calibration):
         saved.append(calibration)
         if len(saved) == 1:
-            raise ConfigError("board.json: the disk is full")
+            raise OSError(errno.ENOSPC, "No space left on device", "sensors.json")
 
     def state(game):
         return {"verdict": {"kind": "move", "by": "referee"},
@@ -205,6 +206,7 @@ def test_a_save_that_fails_does_not_stop_learning_and_another_board_at_the_same_
         finally:
             source.stop()
     assert len(saved) == 2, "C's board (save failed) and D's board, each once"
+    assert "the learned sensor calibration could not be saved: sensors.json: No space left on device" in caplog.text
     assert saved[1].pits[6].evidence == 2 * 5, "the store learned from both boards, the first kept in memory"
 
 
