@@ -28,7 +28,7 @@ from rules.reading import Reading
 from vision.counter import widened
 from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
-from vision.markers import MARKER_NAMES
+from vision.markers import MARKER_NAMES, placement_fault
 from vision.pits import find_hollows, hollow_mask, in_hollows
 from vision.reader import BoardReader, BoardView, locate_board
 from vision.rectify import warp_to_board
@@ -62,6 +62,8 @@ def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> n
         missing = [MARKER_NAMES[i] for i in MARKER_NAMES if i not in found]
         raise CalibrationError(f"{what}: board markers not found (missing {', '.join(missing)}): are all four "
                                "in the picture, uncovered? Print them with `pitwatch markers`, or give --corners")
+    if (fault := placement_fault(found)) is not None:
+        raise CalibrationError(f"{what}: {fault}")
     blur = marker_blur_mm(gray, found)
     if blur is not None and blur > BLURRED_MM:
         raise CalibrationError(f"{what}: out of focus (the markers' edges blurred over {blur:.2f} mm, at most "

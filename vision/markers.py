@@ -221,6 +221,65 @@ def _search(gray: np.ndarray, detector: cv2.aruco.ArucoDetector, width: int, ful
     return found
 
 
+def placement_fault(found: dict[int, np.ndarray]) -> str | None:
+    """What is wrong with how the board's markers ``found`` are stuck, as the players are to be
+    told, or None (and None with fewer than three: nothing to tell by).
+
+    :func:`homography_from_markers` puts each marker's corners where the profile has them,
+    upright as read from South's seat. Markers stuck otherwise put every pit somewhere else.
+    Before this check (2026-12-04, rendered boards), a marker turned or two swapped made
+    calibration say it found no hollows, or that the board was out of the picture. Markers stuck
+    as read from North's seat calibrated without a word, and then South's pits were read as
+    North's. So the marker centres must go round the board anticlockwise on the picture, as
+    corners clicked by hand must (``pitwatch.corners.check_outline``), with the near side running
+    left to right across the camera's side, and each marker's top must point across the board
+    the way the board runs from its near marker to its far one.
+    """
+    centres = {i: found[i].mean(axis=0) for i in MARKER_IDS if i in found}
+    if len(centres) < 3:
+        return None
+    points = list(centres.values())
+    turns = [_turn(points[k - 1], here, points[(k + 1) % len(points)]) for k, here in enumerate(points)]
+    if any(t > 0 for t in turns) and any(t < 0 for t in turns):
+        return f"the markers do not go round the board in their order ({STUCK_ORDER}): two of them are swapped"
+    if turns[0] > 0:
+        return (f"the markers go round the board the wrong way ({STUCK_ORDER}): they are stuck mirrored, or two "
+                "across a diagonal are swapped")
+    left, right = (centres[0], centres[1]) if 0 in centres and 1 in centres else (centres[3], centres[2])
+    if right[0] - left[0] <= abs(right[1] - left[1]):
+        return (f"the board's near side (markers 0 and 1) does not run left to right across the picture: the camera "
+                f"stands on South's side of the board, and the markers go {STUCK_ORDER}")
+    for marker_id, corners in found.items():
+        if marker_id in centres and (turned := _quarter_turns(corners, centres, marker_id)):
+            how = {1: "a quarter turn clockwise", 2: "upside down", 3: "a quarter turn anticlockwise"}[turned]
+            return (f"marker {marker_id} ({MARKER_NAMES[marker_id]}) is stuck {how}: stick it upright as read from "
+                    "South's seat, as the sheet prints it")
+    return None
+
+
+STUCK_ORDER = "0 near-left, 1 near-right, 2 far-right, 3 far-left, as seen from South's seat"
+
+
+def _turn(before: np.ndarray, here: np.ndarray, after: np.ndarray) -> float:
+    """Which way a path turns at ``here``: below 0 anticlockwise on the picture (y grows downwards)."""
+    (ax, ay), (bx, by) = here - before, after - here
+    return float(ax * by - ay * bx)
+
+
+def _quarter_turns(corners: np.ndarray, centres: dict[int, np.ndarray], marker_id: int) -> int:
+    """How many quarter turns clockwise (0-3) a marker is stuck from upright: the angle between its
+    top (ArUco's first two corners are the upright marker's top) and the board's way from near to
+    far at the same end (or at the other end, where its partner is not seen)."""
+    ends = sorted(((0, 3), (1, 2)), key=lambda end: marker_id not in end)  # its own end first
+    near, far = next(((n, f) for n, f in ends if n in centres and f in centres), (None, None))
+    if near is None:
+        return 0
+    way = centres[far] - centres[near]
+    top = (corners[0] + corners[1]) / 2 - (corners[2] + corners[3]) / 2
+    angle = np.degrees(np.arctan2(way[0] * top[1] - way[1] * top[0], way @ top))
+    return int(round(angle / 90)) % 4
+
+
 def homography_from_markers(found: dict[int, np.ndarray], profile: BoardProfile) -> np.ndarray | None:
     """Homography from image px to board mm, or ``None`` with fewer than three markers."""
     if len(found) < 3:

@@ -37,6 +37,7 @@ TEXTURE_PX_PER_MM = 3.0
 HOLLOW_DEPTH_MM, STORE_DEPTH_MM = 11.0, 15.0  # how deep a playing hollow and a store are sunk at their middle
 GLARE_WASH = 0.3  # a lamp's reflection adding this much to the wood's albedo (0..1) in a pit washes it out
 SEED_KINDS = ("bean", "glass", "pebble")
+STUCK_AS_PRINTED = ((0, 0), (1, 0), (2, 0), (3, 0))  # Scene.markers: every marker in its corner, upright
 FRAME_SIZE = DEVICE_SIZE  # the camera picture (width, height px) unless a scene says otherwise: what a device is asked for
 _BAND_ROWS = 90  # see _bands
 
@@ -75,6 +76,8 @@ class Scene:
     frame: tuple[int, int] = FRAME_SIZE  # the camera picture's width and height (px)
     relief: bool = False  # the board seen in depth (hollows sunk, seeds standing), not painted flat on its plane:
     # what a real camera sees (docs/vision.md, section 7, *Boards seen in depth*)
+    markers: tuple[tuple[int, int], ...] = STUCK_AS_PRINTED  # how the players stuck the markers: per corner
+    # (near-left, near-right, far-right, far-left) the id stuck there and its quarter turns clockwise from upright
 
     @property
     def px_scale(self) -> float:
@@ -235,12 +238,13 @@ def _empty_board(scene: Scene) -> np.ndarray:
     paper = np.float32(0.93)
     side = int(round((MARKER_MM + 2 * MARKER_QUIET_MM) * s))
     inner = int(round(MARKER_MM * s))
-    for marker_id in range(4):
-        cx, cy = profile.marker_centre(marker_id)
+    for place, (marker_id, quarter_turns) in enumerate(scene.markers):
+        cx, cy = profile.marker_centre(place)
         x0, y0 = int(round(cx * s - side / 2)), int(round(cy * s - side / 2))
         sticker = np.full((side, side), paper, np.float32)
         off = (side - inner) // 2
-        sticker[off:off + inner, off:off + inner] = np.where(marker_image(marker_id, inner) > 0, paper, 0.06)
+        printed = np.rot90(marker_image(marker_id, inner), -quarter_turns)  # rot90 turns anticlockwise
+        sticker[off:off + inner, off:off + inner] = np.where(printed > 0, paper, 0.06)
         board[y0:y0 + side, x0:x0 + side] = (sticker * (0.3 + 0.75 / max(lz, 0.2) * lz))[..., None]
     # bevelled edge of the board
     edge = int(3 * s)

@@ -1,6 +1,7 @@
 """Calibration from two pictures: hollows found and matched, the counter checked on the start position, bad input refused."""
 
 import math
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -54,6 +55,37 @@ def test_pictures_taken_the_wrong_way_round_are_refused_as_swapped(board):
     assert str(refused.value) == ("empty image: its pits show the fine detail of seeds, more than the start image's: the two "
                                   "pictures look swapped (--empty must show every pit empty, --start the start position "
                                   f"of {board})")
+
+
+
+ORDER = "0 near-left, 1 near-right, 2 far-right, 3 far-left, as seen from South's seat"
+
+
+@pytest.mark.parametrize("stuck, fault", [
+    (((0, 0), (1, 0), (2, 1), (3, 0)), "marker 2 (far-right) is stuck a quarter turn clockwise: stick it upright as "
+                                       "read from South's seat, as the sheet prints it"),
+    (((0, 2), (1, 0), (2, 0), (3, 0)), "marker 0 (near-left) is stuck upside down"),
+    (((0, 0), (1, 0), (2, 0), (3, 3)), "marker 3 (far-left) is stuck a quarter turn anticlockwise"),
+    (((1, 0), (0, 0), (2, 0), (3, 0)), f"the markers do not go round the board in their order ({ORDER}): two of them "
+                                       "are swapped"),
+    (((2, 0), (1, 0), (0, 0), (3, 0)), f"the markers go round the board the wrong way ({ORDER}): they are stuck "
+                                       "mirrored, or two across a diagonal are swapped"),
+    (((1, 0), (0, 0), (3, 0), (2, 0)), "the markers go round the board the wrong way"),
+    (((2, 2), (3, 2), (0, 2), (1, 2)), "the board's near side (markers 0 and 1) does not run left to right across the "
+                                       f"picture: the camera stands on South's side of the board, and the markers go {ORDER}"),
+])
+def test_markers_stuck_wrong_are_named(stuck, fault):
+    """Rendered boards whose markers were stuck turned, swapped or as read from North's seat: each
+    put every pit elsewhere. The last calibrated without a word before, and then read South's pits
+    as North's; the others were refused as boards with no hollows or out of the picture."""
+    rng = np.random.default_rng(7)
+    scene = replace(random_scene("2x6+stores", rng), markers=stuck)
+    empty = render(scene, {}, None, random_shot(rng, hard=False, hand=False)).image
+    counts, white = start_counts("kalah")
+    start = render(scene, counts, white, random_shot(rng, hard=False, hand=False)).image
+    with pytest.raises(CalibrationError) as refused:
+        calibrate("kalah", empty, start)
+    assert str(refused.value).startswith(f"empty image: {fault}")
 
 
 def test_an_empty_image_with_a_lamp_s_reflection_is_refused_naming_the_pits():
