@@ -9,7 +9,8 @@ is no longer a surprise, so the referee is never told "certainly 5" of a pit
 that holds 4. A start picture that mostly does not read as the start
 position (no seeds, another board, the wrong variant) is refused, and so is a
 picture out of focus (:mod:`vision.focus`): its seeds would be learnt blurred,
-and so are two pictures taken the wrong way round.
+and so are two pictures taken the wrong way round, and markers stuck turned or
+swapped (:func:`vision.markers.placement_fault`).
 The start picture, blurred more and more, also says from which blur this
 board's seeds are misread: frames blurrier than that are read on it with every
 count kept possible.
