@@ -20,6 +20,8 @@ from calibration.profiles import BoardProfile
 
 MARKER_IDS = (0, 1, 2, 3)
 MARKER_NAMES = {0: "near-left", 1: "near-right", 2: "far-right", 3: "far-left"}
+# how the players are told the markers go round the board
+STUCK_ORDER = "0 near-left, 1 near-right, 2 far-right, 3 far-left, as seen from South's seat"
 DICTIONARY = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
 DETECT_WIDTH = 960  # frames wider than this are searched at half size (or less), corners refined at full size
 NEAR_MIN_SIDE = 20  # px: a marker tracked near its last place is searched at half size if it stays this big
@@ -255,9 +257,6 @@ def placement_fault(found: dict[int, np.ndarray]) -> str | None:
             return (f"marker {marker_id} ({MARKER_NAMES[marker_id]}) is stuck {how}: stick it upright as read from "
                     "South's seat, as the sheet prints it")
     return None
-
-
-STUCK_ORDER = "0 near-left, 1 near-right, 2 far-right, 3 far-left, as seen from South's seat"
 
 
 def _turn(before: np.ndarray, here: np.ndarray, after: np.ndarray) -> float:
