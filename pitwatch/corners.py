@@ -20,7 +20,7 @@ from typing import Any, Callable
 import cv2
 
 from calibration.calibfile import Calibration, CalibrationError, save_corners
-from vision.markers import MARKER_NAMES
+from vision.markers import MARKER_NAMES, turn
 
 from .sources import CameraSource
 
@@ -65,8 +65,7 @@ def check_outline(corners: Any, size: tuple[int, int]) -> list[Point]:
     turns = []
     for k in range(4):
         before, here, after = points[k - 1], points[k], points[(k + 1) % 4]
-        cross = (here[0] - before[0]) * (after[1] - here[1]) - (here[1] - before[1]) * (after[0] - here[0])
-        sine = cross / (math.dist(before, here) * math.dist(here, after))
+        sine = turn(before, here, after) / (math.dist(before, here) * math.dist(here, after))
         if abs(sine) < MIN_TURN:
             raise CornersError(f"corners: the outline is almost straight or folded back at {CORNER_NAMES[k]}: "
                                f"that is not a corner of the board")

@@ -241,7 +241,7 @@ def placement_fault(found: dict[int, np.ndarray]) -> str | None:
     if len(centres) < 3:
         return None
     points = list(centres.values())
-    turns = [_turn(points[k - 1], here, points[(k + 1) % len(points)]) for k, here in enumerate(points)]
+    turns = [turn(points[k - 1], here, points[(k + 1) % len(points)]) for k, here in enumerate(points)]
     if any(t > 0 for t in turns) and any(t < 0 for t in turns):
         return f"the markers do not go round the board in their order ({STUCK_ORDER}): two of them are swapped"
     if turns[0] > 0:
@@ -259,10 +259,11 @@ def placement_fault(found: dict[int, np.ndarray]) -> str | None:
     return None
 
 
-def _turn(before: np.ndarray, here: np.ndarray, after: np.ndarray) -> float:
-    """Which way a path turns at ``here``: below 0 anticlockwise on the picture (y grows downwards)."""
-    (ax, ay), (bx, by) = here - before, after - here
-    return float(ax * by - ay * bx)
+def turn(before: Sequence[float], here: Sequence[float], after: Sequence[float]) -> float:
+    """Which way a path of picture points turns at ``here`` (the cross product of its two legs):
+    below 0 anticlockwise on the picture (y grows downwards), as a board's outline goes round from
+    near-left, whether its corners are markers or clicked by hand."""
+    return float((here[0] - before[0]) * (after[1] - here[1]) - (here[1] - before[1]) * (after[0] - here[0]))
 
 
 def _quarter_turns(corners: np.ndarray, centres: dict[int, np.ndarray], marker_id: int) -> int:

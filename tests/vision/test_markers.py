@@ -32,7 +32,7 @@ def test_markers_found_and_homography_maps_pits_to_their_place(board):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_markers_stuck_right_have_no_fault_whichever_one_is_covered(seed):
-    """Every camera the renderer draws (15-40 degrees from overhead, hard shots): no fault with all
+    """Six of the renderer's cameras (15-40 degrees from overhead, hard shots): no fault with all
     four markers seen, nor with any one of them under a hand; a marker turned is still named, in a
     picture to calibrate from, with any other one covered, from the end whose two markers are seen."""
     rng = np.random.default_rng(seed)
