@@ -250,7 +250,8 @@ def placement_fault(found: dict[int, np.ndarray]) -> str | None:
     left, right = (centres[0], centres[1]) if 0 in centres and 1 in centres else (centres[3], centres[2])
     if right[0] - left[0] <= abs(right[1] - left[1]):
         return (f"the board's near side (markers 0 and 1) does not run left to right across the picture: the camera "
-                f"stands on South's side of the board, and the markers go {STUCK_ORDER}")
+                f"stands on South's side of the board, and the markers go {STUCK_ORDER}; or the board is turned round: "
+                "turn it so that markers 0 and 1 are on the camera's side")
     for marker_id, corners in found.items():
         if marker_id in centres and (turned := _quarter_turns(corners, centres, marker_id)):
             how = {1: "a quarter turn clockwise", 2: "upside down", 3: "a quarter turn anticlockwise"}[turned]

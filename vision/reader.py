@@ -27,7 +27,8 @@ from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_b
 from .flicker import picture_rows
 from .glare import CoveredReflections, GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
-from .markers import MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers
+from .markers import (MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers,
+                      placement_fault)
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .patches import PatchCutter
 from .picture_size import DEVICE_SIZE
@@ -79,6 +80,9 @@ class PitOverlay:
     count: int | None
     probability: float
     white: int | None
+
+
+STUCK_WRONG = "markers stuck wrong"  # how the status of a frame refused by BoardReader._check_placement begins
 
 
 class FrameUnreadable(Exception):
@@ -183,6 +187,7 @@ class BoardReader:
         self._last_homography: np.ndarray | None = None
         self._rows_of: tuple[bytes, np.ndarray] | None = None  # a homography, and the picture row of every light cell
         self._last_markers: dict[int, np.ndarray] = {}
+        self._markers_in_view: set[int] = set()  # in the frame before, once their placement was checked
 
     def read(self, frame: np.ndarray | None, when: float | None = None, known: Reading | None = None) -> FrameResult:
         """Read one BGR frame; never raises for a bad frame, the status says what went wrong.
@@ -220,6 +225,9 @@ class BoardReader:
                                   "(dashboard: Set the board corners)")
         try:
             homography, found = locate_board(gray, self.calibration, self._tracker)
+            if homography is not None and not found.keys() <= self._markers_in_view:
+                self._check_placement(found)
+            self._markers_in_view = set(found)
             homography, refined = self._held(homography, found)
             markers = tuple(sorted(found))
             if homography is None:
@@ -243,6 +251,18 @@ class BoardReader:
                              (frame.shape[1], frame.shape[0]), marker_blur_mm(gray, found), lined_up)
         except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
             raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
+
+    @staticmethod
+    def _check_placement(found: dict[int, np.ndarray]) -> None:
+        """Refuses markers ``found`` stuck otherwise than calibration took them: a marker that fell
+        off and was stuck back turned, two swapped, the board turned round on the table. Each puts
+        every pit elsewhere; before this check (2026-12-05, rendered boards) such a frame read as
+        a hand over the board, frame after frame, and a board turned round read "ok" with South's
+        pits taken for North's. A marker cannot be restuck without leaving the picture first, so
+        this is asked only when one comes into view (0.17 ms each time), and again every frame
+        while it is refused."""
+        if (fault := placement_fault(found)) is not None:
+            raise FrameUnreadable(f"{STUCK_WRONG}: {fault}", tuple(sorted(found)))
 
     def _held(self, homography: np.ndarray | None, found: dict[int, np.ndarray]) -> tuple[np.ndarray | None, bool]:
         """The board's homography: the one found last while the board has not moved since, else

@@ -173,6 +173,32 @@ def test_doctor_says_a_calibration_made_before_seeds_were_measured_is_worth_maki
                      "again, and a lamp's reflection in a pit is told from these seeds by their size", out, re.M), out
 
 
+def test_doctor_names_a_marker_stuck_back_wrong_since_calibration(tmp_path, capsys):
+    """A marker that fell off and was stuck back turned puts every pit elsewhere: the doctor says
+    which marker and how, not to aim the camera at a board it has in view."""
+    import cv2
+    import numpy as np
+
+    from calibration.calibfile import save_calibration
+    from calibration.calibrate import calibrate
+    from calibration.profiles import start_counts
+    from vision.render import random_scene, random_shot, render
+
+    rng = np.random.default_rng(5)
+    scene = random_scene("2x6+stores", rng)
+    counts, white = start_counts("kalah")
+    empty, start = (render(scene, c, w, random_shot(rng, hard=False, hand=False)).image for c, w in (({}, None), (counts, white)))
+    save_calibration(calibrate("kalah", empty, start), tmp_path / "board.json")
+    (tmp_path / "camera").mkdir()
+    restuck = render(replace(scene, markers=((0, 0), (1, 0), (2, 2), (3, 0))), counts, white, random_shot(rng, hard=False, hand=False))
+    cv2.imwrite(str(tmp_path / "camera" / "frame.png"), restuck.image)
+    main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"camera.source={tmp_path / 'camera'}",
+          "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", "sensors.port=", "--set", "web.port=0"])
+    out = capsys.readouterr().out
+    assert re.search(r"^FIX\s+board in view: markers stuck wrong: marker 2 \(far-right\) is stuck upside down: stick it "
+                     r"upright as read from South's seat, as the sheet prints it$", out, re.M), out
+
+
 def test_doctor_names_a_port_where_no_board_answers(tmp_path, capsys):
     """A serial port that opens but where nothing speaks Pitwatch's protocol (a pseudo-terminal
     nobody reads: a board without the firmware, a wrong port)."""

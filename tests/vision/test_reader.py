@@ -27,7 +27,7 @@ from vision.pits import hollow_mask, nominal_hollows, rim_gap
 from vision.reader import BoardReader, BoardView, _bare_wood
 from vision.flicker import picture_rows
 from vision.rectify import GAIN_CELL_PX, LightModel, reduce
-from vision.render import Shot, camera_homography, project, random_counts, random_scene, random_shot, render
+from vision.render import Scene, Shot, camera_homography, project, random_counts, random_scene, random_shot, render
 
 
 def test_bad_frames_give_a_status_not_an_exception(kalah_setup):
@@ -39,6 +39,51 @@ def test_bad_frames_give_a_status_not_an_exception(kalah_setup):
         assert not result.status.board_found and message in result.status.message
         assert all(pit is None for pit in result.reading.pits.values())
         assert result.reading.status == result.status.message
+
+
+def _under_a_cup(scene: Scene, image: np.ndarray, marker_id: int) -> np.ndarray:
+    """``image`` with a grey cup stood over marker ``marker_id`` (a disc twice the marker across)."""
+    centre = project(scene, np.array([scene.profile.marker_centre(marker_id)]))[0]
+    covered = image.copy()
+    cv2.circle(covered, (round(centre[0]), round(centre[1])), 2 * round(np.ptp(project(
+        scene, np.array(scene.profile.marker_corners(marker_id)))[:, 0])), (120, 120, 120), -1)
+    return covered
+
+
+def test_a_marker_stuck_back_wrong_during_play_is_named_until_it_is_put_right(kalah_setup):
+    """A marker falls off mid-game and is stuck back turned (or the board is put down turned
+    round): the markers then put every pit elsewhere. Frame after frame this read as a hand over
+    the board, which no hand taken away mended, and a board turned round read "ok" with South's
+    pits taken for North's. Now the frame says which marker is stuck how, until it is right."""
+    scene, calibration = kalah_setup
+    counts, white = start_counts("kalah")
+    reader = BoardReader(calibration)
+
+    def read(stuck: tuple[tuple[int, int], ...], cup_over: int | None = None):
+        shot = Shot(seed=3, noise=2.0, jpeg=90)
+        image = render(replace(scene, markers=stuck), counts, white, shot).image
+        return reader.read(image if cup_over is None else _under_a_cup(scene, image, cup_over))
+
+    upright = ((0, 0), (1, 0), (2, 0), (3, 0))
+    turned = ((0, 0), (1, 1), (2, 0), (3, 0))
+    assert read(upright).status.message == "ok"
+    assert read(upright, cup_over=1).status.markers_seen == (0, 2, 3)  # fallen off
+    for _ in range(2):  # stuck back a quarter turn: said every frame
+        result = read(turned)
+        assert result.status.message == ("markers stuck wrong: marker 1 (near-right) is stuck a quarter turn clockwise: "
+                                         "stick it upright as read from South's seat, as the sheet prints it")
+        assert not result.status.board_found and all(pit is None for pit in result.reading.pits.values())
+    assert read(upright, cup_over=1).status.markers_seen == (0, 2, 3)  # peeled off again
+    mended = read(upright)
+    assert mended.status.message == "ok"
+    assert {label: pit.most_likely for label, pit in mended.reading.pits.items()} == counts
+
+    turned_round = BoardReader(calibration).read(render(replace(scene, markers=((2, 2), (3, 2), (0, 2), (1, 2))),
+                                                        counts, white, Shot(seed=4)).image)
+    assert turned_round.status.message.startswith("markers stuck wrong: the board's near side (markers 0 and 1) does "
+                                                  "not run left to right across the picture")
+    assert turned_round.status.message.endswith("or the board is turned round: turn it so that markers 0 and 1 are on "
+                                                "the camera's side")
 
 
 def test_start_position_read_exactly_with_high_confidence(kalah_setup):
