@@ -12,6 +12,8 @@ names the field. Format (version 2)::
      "corners": null,                  # 8 numbers (image x,y of the board corners) if the board has no markers
      "corners_picture": null,          # optional: [width, height] of the camera picture those x,y are in
      "hollows": {"A": {"centre": [x, y], "axes": [a, b], "angle": 0.0}, ...},   # rectified px
+     "markers": {"0": [[x, y], [x, y], [x, y], [x, y]], ...},   # optional: where each marker seen was found
+                                       # stuck, its corners in ArUco's order (board mm)
      "counter": {"temperature": 1.0,   # >= 1: how much the seed counter's probabilities are widened
                  "start_exact": 1.0,   # on this board; the share of start-position pits it read exactly
                  "whitest_seed": 212.0,   # optional: the whitest seed at the start, its light divided out
@@ -34,6 +36,12 @@ calibrations whose start position read well up to the general limit have none).
 ``seed_area_mm2`` is optional too (files before 2026-12-03, thirty-third session, and
 start positions too few of whose pits hold seeds have none): the glare finder then allows
 white of any seed up to the largest.
+
+``markers`` is optional too (files before 2026-12-05, thirty-eighth session, boards found
+by their corners, and markers calibration did not see): such a marker is taken where the
+profile puts it. Markers are stuck by hand, a few millimetres off the profile's places; with
+where each was found kept, any three of them put the board where all four did
+(:func:`vision.markers.places_found`).
 
 ``corners_picture`` is optional too (files before 2026-11-27 have none): corners are
 pixels of one picture size, and a camera giving another size (``camera.size``
@@ -63,7 +71,7 @@ import numpy as np
 from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
 
-from .profiles import BoardProfile, UnknownBoard, board_profile
+from .profiles import MARKER_MM, BoardProfile, UnknownBoard, board_profile
 
 FORMAT = "pitwatch-calibration"
 VERSION = 2
@@ -110,6 +118,8 @@ class Calibration:
     # None: the general limit (the start position read well up to it, or a board without markers, or an older file)
     seed_area_mm2: float | None = None  # how much of the board one seed covers (vision.seed_size); None: not
     # measured (files before 2026-12-03, thirty-third session), any seed up to the largest allowed
+    markers: dict[int, np.ndarray] | None = None  # where each marker seen at calibration was found stuck: its corners
+    # (4 x 2 float32, board mm); None: a board without markers, or a file before 2026-12-05 (the profile's places)
 
     @property
     def profile(self) -> BoardProfile:
@@ -126,6 +136,8 @@ class Calibration:
             "corners": list(self.corners) if self.corners else None,
             "corners_picture": list(self.corners_picture) if self.corners and self.corners_picture else None,
             "hollows": {label: fit.to_json() for label, fit in self.hollows.items()},
+            "markers": None if self.markers is None else {str(marker_id): [[round(float(v), 2) for v in corner] for corner in corners]
+                                                          for marker_id, corners in sorted(self.markers.items())},
             "counter": {"temperature": round(self.temperature, 3), "start_exact": round(self.start_exact, 3),
                         **{name: round(value, decimals) for name, (_, _, decimals) in MEASURED.items()
                            if (value := getattr(self, name)) is not None}},
@@ -162,11 +174,12 @@ class Calibration:
             corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
         picture = _picture(data.get("corners_picture"))
         hollows = _hollows(data.get("hollows"), profile, px_per_mm)
+        markers = _marker_places(data.get("markers"), profile)
         counter = _counter(data.get("counter"), version)
         empty = _image(data.get("empty"), profile, px_per_mm)
         sensors = _sensors(data.get("sensors"), profile)
         return cls(profile.name, variant, px_per_mm, hollows, empty, corners, sensors=sensors, corners_picture=picture,
-                   **counter)
+                   markers=markers, **counter)
 
 
 def _counter(data: Any, version: int) -> dict[str, float | None]:
@@ -232,6 +245,30 @@ def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, Ho
             raise CalibrationError(f"{where}.axes: both semi-axes must be positive, got {list(axes)}")
         fits[label] = HollowFit(centre, axes, _number(item.get("angle", 0.0), f"{where}.angle", -360, 360))
     return fits
+
+
+def _marker_places(data: Any, profile: BoardProfile) -> dict[int, np.ndarray] | None:
+    """``markers``: null, or per marker id ("0" to "3") its four corners on the board (mm), each
+    on the board (or within a marker's width of it) and a printed marker's side apart."""
+    if data is None:
+        return None
+    if not isinstance(data, dict) or not set(data) <= {"0", "1", "2", "3"}:
+        raise CalibrationError("markers: expected null or an object mapping marker ids 0 to 3 to their four corners")
+    width, height = profile.size
+    places = {}
+    for key, corners in sorted(data.items()):
+        where = f"markers.{key}"
+        if not isinstance(corners, list) or len(corners) != 4:
+            raise CalibrationError(f"{where}: expected four corners [x, y] (board mm), got {corners!r}")
+        points = np.array([_pair(corner, f"{where}[{k}]") for k, corner in enumerate(corners)], np.float32)
+        if not ((points >= -MARKER_MM).all() and (points <= (width + MARKER_MM, height + MARKER_MM)).all()):
+            raise CalibrationError(f"{where}: its corners {points.round(1).tolist()} lie off the {width:.0f}x{height:.0f} mm board")
+        sides = np.linalg.norm(points - np.roll(points, 1, axis=0), axis=1)
+        if not (0.5 * MARKER_MM <= sides.min() and sides.max() <= 1.5 * MARKER_MM):
+            raise CalibrationError(f"{where}: its corners are {sides.min():.1f}-{sides.max():.1f} mm apart, a printed "
+                                   f"marker's {MARKER_MM:.0f} mm")
+        places[int(key)] = points
+    return places
 
 
 def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:

@@ -29,7 +29,7 @@ from rules.reading import Reading
 from vision.counter import widened
 from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
-from vision.markers import MARKER_NAMES, placement_fault
+from vision.markers import MARKER_NAMES, placement_fault, places_found
 from vision.pits import find_hollows, hollow_mask, in_hollows
 from vision.reader import BoardReader, BoardView, locate_board
 from vision.rectify import warp_to_board
@@ -55,7 +55,9 @@ def _picture_size(frame: np.ndarray, what: str) -> tuple[int, int]:
     return frame.shape[1], frame.shape[0]
 
 
-def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> np.ndarray:
+def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> tuple[np.ndarray, dict[int, np.ndarray] | None]:
+    """``frame``'s board rectified, and where its markers were found stuck (None: a board found by
+    its corners); :class:`CalibrationError` says why the frame will not do."""
     _picture_size(frame, what)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     homography, found = locate_board(gray, probe)
@@ -73,7 +75,7 @@ def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> n
     board = warp_to_board(frame, homography, probe.profile.size, probe.px_per_mm)
     if (board.max(axis=2) == 0).mean() > 0.02:
         raise CalibrationError(f"{what}: part of the {name} board is out of the picture")
-    return board
+    return board, None if probe.corners is not None else places_found(found, homography)
 
 
 def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence[float] | None = None,
@@ -179,12 +181,12 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
     probe = Calibration(profile.name, None, px_per_mm, {}, np.zeros(shape, np.uint8),
                         None if corners is None else tuple(float(c) for c in corners),
                         corners_picture=None if corners is None else _picture_size(empty, "empty image"))
-    empty_board = _rectified(empty, profile.name, probe, "empty image")
+    empty_board, markers = _rectified(empty, profile.name, probe, "empty image")
     _refuse_glare(empty_board, profile, px_per_mm)
     hollows = find_hollows(empty_board, profile, px_per_mm)
     variant = None if name in PROFILE_LAYOUTS else name
     return Calibration(profile.name, variant, px_per_mm, hollows, empty_board, probe.corners,
-                       corners_picture=probe.corners_picture)
+                       corners_picture=probe.corners_picture, markers=markers)
 
 
 def _seeds_measured(view: BoardView, draft: Calibration, counts: dict[str, int]) -> dict[str, float | None]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -24,6 +24,7 @@ MARKER_NAMES = {0: "near-left", 1: "near-right", 2: "far-right", 3: "far-left"}
 STUCK_ORDER = "0 near-left, 1 near-right, 2 far-right, 3 far-left, as seen from South's seat"
 _ACROSS_THE_BOARD = {0: 3, 1: 2, 2: 1, 3: 0}  # each marker's partner at its own end of the board
 _ALONG_ITS_SIDE = {0: 1, 1: 0, 2: 3, 3: 2}  # ...and on its own side (near or far)
+MarkerPlaces = Mapping[int, np.ndarray]  # per marker id, its four corners in ArUco's order on the board (mm, float32)
 DICTIONARY = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
 DETECT_WIDTH = 960  # frames wider than this are searched at half size (or less), corners refined at full size
 NEAR_MIN_SIDE = 20  # px: a marker tracked near its last place is searched at half size if it stays this big
@@ -65,8 +66,9 @@ class MarkerTracker:
     kept where they were while the board walked away.
     """
 
-    def __init__(self, profile: BoardProfile) -> None:
-        self.profile = profile
+    def __init__(self, profile: BoardProfile, placed: MarkerPlaces | None = None) -> None:
+        """``placed``: where calibration found the markers stuck (:func:`homography_from_markers`)."""
+        self.profile, self.placed = profile, placed
         self.markers: dict[int, np.ndarray] = {}
         self._anchors: dict[int, _Anchor] = {}
 
@@ -101,11 +103,11 @@ class MarkerTracker:
         missing = [i for i in MARKER_IDS if i not in self.markers]
         if not missing:
             return {}
-        to_image = np.linalg.inv(homography_from_markers(self.markers, self.profile))
+        to_image = np.linalg.inv(homography_from_markers(self.markers, self.profile, self.placed))
         h, w = shape[:2]
         expected = {}
         for marker_id in missing:
-            corners_mm = np.array(self.profile.marker_corners(marker_id), np.float64).reshape(-1, 1, 2)
+            corners_mm = marker_place(marker_id, self.profile, self.placed).astype(np.float64).reshape(-1, 1, 2)
             corners = cv2.perspectiveTransform(corners_mm, to_image).reshape(4, 2).astype(np.float32)
             if (corners >= 0).all() and (corners[:, 0] < w).all() and (corners[:, 1] < h).all():
                 expected[marker_id] = corners
@@ -298,14 +300,35 @@ def _far_way(centres: dict[int, np.ndarray], marker_id: int) -> np.ndarray | Non
     return None
 
 
-def homography_from_markers(found: dict[int, np.ndarray], profile: BoardProfile) -> np.ndarray | None:
-    """Homography from image px to board mm, or ``None`` with fewer than three markers."""
+def homography_from_markers(found: dict[int, np.ndarray], profile: BoardProfile,
+                            placed: MarkerPlaces | None = None) -> np.ndarray | None:
+    """Homography from image px to board mm, or ``None`` with fewer than three markers. Each
+    marker's corners go where calibration found that marker stuck (``placed``), or where the
+    profile has them (a marker calibration did not see, a file from before it measured them)."""
     if len(found) < 3:
         return None
     image_points = np.concatenate([found[i] for i in sorted(found)])
-    board_points = np.array([c for i in sorted(found) for c in profile.marker_corners(i)], np.float32)
+    board_points = np.concatenate([marker_place(i, profile, placed) for i in sorted(found)])
     homography, _ = cv2.findHomography(image_points, board_points, 0)
     return homography
+
+
+def marker_place(marker_id: int, profile: BoardProfile, placed: MarkerPlaces | None = None) -> np.ndarray:
+    """Where marker ``marker_id``'s corners lie on the board (mm, 4 x 2 float32): as calibration
+    found it stuck, else the profile's place for it."""
+    if placed is not None and marker_id in placed:
+        return placed[marker_id]
+    return np.array(profile.marker_corners(marker_id), np.float32)
+
+
+def places_found(found: dict[int, np.ndarray], homography: np.ndarray) -> dict[int, np.ndarray]:
+    """Where the markers ``found`` (image px) lie on the board, by ``homography`` (image px to
+    board mm): calibration keeps them, so that any three markers put the board where all four
+    did. Markers are stuck by hand, a few millimetres off the profile's places; the homography of
+    all four spreads those errors over the board, and a homography of three (a hand over the
+    fourth) spread them otherwise, moving every pit by up to a few millimetres."""
+    return {marker_id: cv2.perspectiveTransform(corners.reshape(-1, 1, 2).astype(np.float64), homography)
+            .reshape(4, 2).astype(np.float32) for marker_id, corners in found.items()}
 
 
 def homography_from_corners(corners: Sequence[float], profile: BoardProfile) -> np.ndarray:

@@ -154,7 +154,7 @@ def locate_board(gray: np.ndarray, calibration: Calibration,
     if calibration.corners is not None:
         return homography_from_corners(calibration.corners, profile), {}
     found = tracker.find(gray) if tracker is not None else detect_markers(gray)
-    return homography_from_markers(found, profile), found
+    return homography_from_markers(found, profile, calibration.markers), found
 
 
 class BoardReader:
@@ -177,7 +177,7 @@ class BoardReader:
         self._cutter = PatchCutter(calibration)
         self._heap_cutter = PatchCutter(calibration, kinds=("heap",))
         self._counter = counter
-        self._tracker = MarkerTracker(self.profile)
+        self._tracker = MarkerTracker(self.profile, calibration.markers)
         self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (round(DARK_PATCH_MM * calibration.px_per_mm) | 1,) * 2)
         self._glare = GlareFinder(self.profile, calibration.px_per_mm, shape, surface, calibration.whitest_seed,
                                   calibration.seed_area_mm2)

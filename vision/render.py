@@ -78,6 +78,8 @@ class Scene:
     # what a real camera sees (docs/vision.md, section 7, *Boards seen in depth*)
     markers: tuple[tuple[int, int], ...] = STUCK_AS_PRINTED  # how the players stuck the markers: per corner
     # (near-left, near-right, far-right, far-left) the id stuck there and its quarter turns clockwise from upright
+    marker_shifts: tuple[tuple[float, float], ...] = ((0.0, 0.0),) * 4  # per corner, how far off the profile's place
+    # its marker was stuck (mm along the board's x and y): by hand, a few millimetres; up to 4 keeps it on the board
 
     @property
     def px_scale(self) -> float:
@@ -88,6 +90,12 @@ class Scene:
     @property
     def profile(self) -> BoardProfile:
         return board_profile(self.board)
+
+    def sticker_centre(self, place: int) -> tuple[float, float]:
+        """The centre (board mm) of the marker stuck at corner ``place`` (0 near-left, ...)."""
+        x, y = self.profile.marker_centre(place)
+        dx, dy = self.marker_shifts[place]
+        return x + dx, y + dy
 
 
 @dataclass(frozen=True)
@@ -104,6 +112,7 @@ class Shot:
     noise: float = 0.0  # sensor noise sigma (0..255 scale)
     jpeg: int = 0  # JPEG quality; 0 = no compression
     hand: bool = False
+    cup: int | None = None  # a mug stood over the marker at this corner (0 near-left, 1 near-right, ...), hiding it
     skin: tuple[float, float, float] | None = None  # the hand's colour (BGR albedo, 0..1); None: one of SKINS
     shadow: float = 0.0  # darkness (0..1) of a soft shadow over part of the board: someone leaning over it
     glare: float = 0.0  # a lamp's reflection in the varnish, added to the wood's albedo (0..1) under the seeds: above 1 it clips
@@ -239,7 +248,7 @@ def _empty_board(scene: Scene) -> np.ndarray:
     side = int(round((MARKER_MM + 2 * MARKER_QUIET_MM) * s))
     inner = int(round(MARKER_MM * s))
     for place, (marker_id, quarter_turns) in enumerate(scene.markers):
-        cx, cy = profile.marker_centre(place)
+        cx, cy = scene.sticker_centre(place)
         x0, y0 = int(round(cx * s - side / 2)), int(round(cy * s - side / 2))
         sticker = np.full((side, side), paper, np.float32)
         off = (side - inner) // 2
@@ -462,7 +471,7 @@ def _draw_strays(board: np.ndarray, scene: Scene, shot: Shot, heights: np.ndarra
     profile = scene.profile
     seed_r = max(SEED_AXES_MM[scene.seed_kind])
     width, height = profile.size
-    stickers = [profile.marker_centre(marker_id) for marker_id in range(4)]
+    stickers = [scene.sticker_centre(place) for place in range(4)]
     sticker_reach = MARKER_MM / 2 + MARKER_QUIET_MM + seed_r + 2
 
     def clear(x: float, y: float) -> bool:
@@ -649,6 +658,16 @@ def _glare(board: np.ndarray, scene: Scene, shot: Shot) -> frozenset[str]:
     return frozenset(glared)
 
 
+def _cup(frame: np.ndarray, scene: Scene, shot: Shot) -> None:
+    """A mug stood over the marker at corner ``shot.cup``, seen from above: a white rim twice the
+    marker across, round its coffee."""
+    centre = project(scene, np.array([scene.sticker_centre(shot.cup)]), shot)[0]
+    radius = float(np.ptp(project(scene, np.array(scene.profile.marker_corners(shot.cup)), shot)[:, 0]))
+    middle = (round(centre[0]), round(centre[1]))
+    cv2.circle(frame, middle, round(radius), (0.82, 0.84, 0.85), -1, cv2.LINE_AA)
+    cv2.circle(frame, middle, round(0.8 * radius), (0.05, 0.10, 0.16), -1, cv2.LINE_AA)
+
+
 def _shadow(frame: np.ndarray, shot: Shot, px_scale: float) -> None:
     """Darken a soft-edged patch of the frame (its own random stream: every other draw stays the
     same); ``px_scale`` as for :func:`_hand`."""
@@ -775,6 +794,8 @@ def render(scene: Scene, counts: Mapping[str, int], white: Mapping[str, int] | N
         mask = _hand(frame, target, rng, shot.skin, scene.px_scale)
         covered = _covered_pits(scene, shot, mask)
 
+    if shot.cup is not None:
+        _cup(frame, scene, shot)
     if shot.shadow > 0:
         _shadow(frame, shot, scene.px_scale)
     _light(frame, shot)

@@ -23,6 +23,8 @@ def test_round_trip_keeps_everything(saved, kalah_setup):
     assert loaded.whitest_seed == pytest.approx(original.whitest_seed, abs=0.05) and original.whitest_seed > 0
     assert loaded.seed_area_mm2 == pytest.approx(original.seed_area_mm2, abs=0.05) and original.seed_area_mm2 > 0
     assert (loaded.empty == original.empty).all()
+    assert loaded.markers.keys() == original.markers.keys() == {0, 1, 2, 3}
+    assert all(abs(loaded.markers[i] - original.markers[i]).max() <= 0.005 for i in original.markers)
 
 
 def _broken(saved, change):
@@ -57,6 +59,13 @@ def _broken(saved, change):
     (lambda d: d.update(corners_picture=[1280.5, 720]), "corners_picture"),
     (lambda d: d.update(corners_picture="1280x720"), "corners_picture"),
     (lambda d: d.update(board="2x8+stores"), "hollows: no ellipse for pit(s) G, H"),  # file of another board
+    (lambda d: d.update(markers=[1, 2]), "markers: expected null or an object mapping marker ids 0 to 3"),
+    (lambda d: d["markers"].update({"4": d["markers"]["0"]}), "markers: expected null or an object mapping marker ids"),
+    (lambda d: d["markers"].update({"1": d["markers"]["1"][:3]}), "markers.1: expected four corners"),
+    (lambda d: d["markers"]["2"][3].append(0), "markers.2[3]: expected two numbers"),
+    (lambda d: d["markers"]["2"][0].__setitem__(0, "left"), "markers.2[0][0]: expected a number"),
+    (lambda d: d["markers"].update({"3": [[x + 900, y] for x, y in d["markers"]["3"]]}), "markers.3: its corners [[9"),
+    (lambda d: d["markers"].update({"0": [[x * 3, y] for x, y in d["markers"]["0"]]}), "markers.0: its corners are"),
 ])
 def test_malformed_file_names_the_field(saved, change, field):
     message = _broken(saved, change)
@@ -95,6 +104,14 @@ def test_a_version_1_file_is_still_read(saved, kalah_setup):
     loaded = load_calibration(saved)
     assert (loaded.temperature, loaded.start_exact) == (1.0, 1.0)
     assert loaded.hollows == kalah_setup[1].hollows
+
+
+def test_a_file_from_before_markers_were_placed_reads_them_where_the_profile_puts_them(saved):
+    """Files before 2026-12-05 kept no marker places: every marker is taken at the profile's."""
+    data = json.loads(saved.read_text())
+    del data["markers"]
+    saved.write_text(json.dumps(data))
+    assert load_calibration(saved).markers is None
 
 
 @pytest.mark.parametrize("measure", ["whitest_seed", "seed_area_mm2"])
