@@ -20,6 +20,8 @@ from calibration.calibfile import CalibrationError, HollowFit
 from calibration.profiles import BoardProfile
 
 SEARCH = 1.7  # search window, in nominal semi-axes
+NEAR_REACH = 0.45  # a hollow's rim is taken this far (in its shorter semi-axis) from where it is looked for...
+FAR_REACH = 0.8  # ...and, to tell where the board puts its hollows, this far from the profile's place
 
 
 def hollow_mask(shape: tuple[int, int], fit: HollowFit, scale: float = 1.0) -> np.ndarray:
@@ -60,24 +62,52 @@ def nominal_hollows(profile: BoardProfile, px_per_mm: float) -> dict[str, Hollow
 def find_hollows(empty: np.ndarray, profile: BoardProfile, px_per_mm: float) -> dict[str, HollowFit]:
     """Measure every hollow of ``profile`` on the rectified empty board (BGR uint8 or float).
 
-    Raises :class:`CalibrationError` naming the pits that cannot be found.
+    Each hollow is looked for where the others say the board puts it: markers stuck a few
+    millimetres off their places make the markers' homography see perspective that is not there,
+    and move the middle of the board by up to 11 mm, all its hollows alike (a rendered board
+    whose markers were each 1-4 mm off: 7-11 mm). The rims found near the profile's places,
+    up to ``FAR_REACH`` off, give the homography that moves the profile's hollows onto the
+    board (RANSAC: a rim found in the wrong place does not move the others), and each hollow is
+    measured round where it puts it. Raises :class:`CalibrationError` naming the pits that
+    cannot be found.
     """
     gray = cv2.cvtColor(np.asarray(empty, np.float32), cv2.COLOR_BGR2GRAY)
     gray = cv2.GaussianBlur(gray, (0, 0), 1.5)
+    nominal = nominal_hollows(profile, px_per_mm)
+    found = {label: _measure(gray, fit, FAR_REACH) for label, fit in nominal.items()}
+    expected = _where_the_board_puts(nominal, found)
     fits: dict[str, HollowFit] = {}
     problems: list[str] = []
-    for label, nominal in nominal_hollows(profile, px_per_mm).items():
-        fit = _measure(gray, nominal)
-        if fit is None:
+    for label, fit in expected.items():
+        near = found[label]
+        if near is None or np.hypot(near.centre[0] - fit.centre[0], near.centre[1] - fit.centre[1]) > NEAR_REACH * min(fit.axes):
+            near = _measure(gray, fit, NEAR_REACH)
+        if near is None:
             problems.append(label)
         else:
-            fits[label] = fit
+            fits[label] = near
     if problems:
         raise CalibrationError(
             f"empty board: no hollow found for pit(s) {', '.join(problems)} where a {profile.name} board has them; "
             "check the variant, the markers' placement and that the board is empty and fully in view"
         )
     return fits
+
+
+def _where_the_board_puts(nominal: dict[str, HollowFit], found: dict[str, HollowFit | None]) -> dict[str, HollowFit]:
+    """The ``nominal`` hollows moved by the homography that best takes them onto the rims
+    ``found`` (None: not found); as they are when fewer than four were found or no homography
+    fits."""
+    pairs = [(nominal[label].centre, fit.centre) for label, fit in found.items() if fit is not None]
+    if len(pairs) < 4:
+        return nominal
+    least = min(min(fit.axes) for fit in nominal.values())
+    homography, _ = cv2.findHomography(np.float32([p for p, _ in pairs]), np.float32([q for _, q in pairs]), cv2.RANSAC,
+                                       NEAR_REACH * least / 2)
+    if homography is None:
+        return nominal
+    moved = cv2.perspectiveTransform(np.float64([[fit.centre for fit in nominal.values()]]), homography)[0]
+    return {label: HollowFit((float(x), float(y)), fit.axes, fit.angle) for (label, fit), (x, y) in zip(nominal.items(), moved)}
 
 
 def _rim_template(a: float, b: float) -> np.ndarray:
@@ -91,10 +121,11 @@ def _rim_template(a: float, b: float) -> np.ndarray:
     return template - template.mean()
 
 
-def _measure(gray: np.ndarray, nominal: HollowFit) -> HollowFit | None:
-    """The bowl near ``nominal``: where an ellipse of the profile's size best lies along
-    a rim. Inside a bowl the light varies (its lit side can match the wood), but its rim
-    is a sharp change of slope all round, so the outline is matched whole."""
+def _measure(gray: np.ndarray, nominal: HollowFit, reach: float) -> HollowFit | None:
+    """The bowl near ``nominal``, no farther than ``reach`` of its shorter semi-axis: where an
+    ellipse of the profile's size best lies along a rim. Inside a bowl the light varies (its lit
+    side can match the wood), but its rim is a sharp change of slope all round, so the outline is
+    matched whole."""
     (cx, cy), (a, b) = nominal.centre, nominal.axes
     h, w = gray.shape
     x0, x1 = max(0, int(cx - a * SEARCH)), min(w, int(cx + a * SEARCH) + 1)
@@ -111,6 +142,6 @@ def _measure(gray: np.ndarray, nominal: HollowFit) -> HollowFit | None:
     _, best, _, (bx, by) = cv2.minMaxLoc(score)
     centre = (x0 + bx + template.shape[1] // 2, y0 + by + template.shape[0] // 2)
     rim = float(best) / float((template > 0).sum())  # how much stronger the edges are on the rim
-    if rim < 0.8 or np.hypot(centre[0] - cx, centre[1] - cy) > 0.45 * min(a, b):
+    if rim < 0.8 or np.hypot(centre[0] - cx, centre[1] - cy) > reach * min(a, b):
         return None  # no rim of the right size here
     return HollowFit((float(centre[0]), float(centre[1])), (a, b), 0.0)
