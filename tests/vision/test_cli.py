@@ -170,6 +170,28 @@ def test_read_reads_every_picture_then_fails_for_those_it_could_not_read(picture
     assert "c-lens-covered.png (black frame" in said.err
 
 
+def test_each_picture_is_read_on_its_own_whatever_came_before(pictures, tmp_path, capsys):
+    """A picture with a marker stuck back turned, read after a right one: read on its own, it says
+    which marker and how. One reader for both had kept the first picture's board and said a hand
+    was over it."""
+    from dataclasses import replace
+
+    from vision.render import render
+
+    folder, game, game_white = pictures
+    board = tmp_path / "board.json"
+    run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board)
+    camera = SyntheticCamera("2x5+outboxes", lambda: ({}, None), rng_seed=5)
+    turned = replace(camera.scene, markers=((0, 0), (1, 1), (2, 0), (3, 0)))
+    cv2.imwrite(str(tmp_path / "turned.png"), render(turned, game, game_white).image)
+    capsys.readouterr()
+    assert run("read", "--calibration", board, folder / "game.jpg", tmp_path / "turned.png", "--json") == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert records[0]["status"]["message"] == "ok"
+    assert records[1]["status"]["message"].startswith("markers stuck wrong: marker 1 (near-right) is stuck a quarter "
+                                                      "turn clockwise")
+
+
 def test_markers_png_and_pdf(tmp_path, capsys):
     assert run("markers", "-o", tmp_path / "sheet.png") == 0
     png = (tmp_path / "sheet.png").read_bytes()
