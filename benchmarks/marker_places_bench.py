@@ -88,14 +88,18 @@ def run(scenes: int, frames: int, seed: int, off_mm: float) -> tuple[dict, dict,
                         placed = pits_on_board(result, seen)
                         if cup is not None and four is not None and placed is not None:
                             apart[way].extend(np.linalg.norm(placed - four, axis=1).tolist())
-                        tally = exact[(way, 4 if cup is None else 3)]
-                        for label, truth in counts.items():
-                            if truth <= 9:
-                                pit = result.reading.pits[label]
-                                tally[2] += pit is None
-                                tally[1] += pit is not None
-                                tally[0] += pit is not None and pit.most_likely == truth
+                        score(result, counts, exact[(way, 4 if cup is None else 3)])
     return apart, exact, failures
+
+
+def score(result: FrameResult, counts: dict[str, int], tally: list[int]) -> None:
+    """Adds ``result``'s pits of 0-9 seeds to ``tally``: [read exactly, read, unseen]."""
+    for label, truth in counts.items():
+        if truth <= 9:
+            pit = result.reading.pits[label]
+            tally[0] += pit is not None and pit.most_likely == truth
+            tally[1] += pit is not None
+            tally[2] += pit is None
 
 
 def main() -> None:
