@@ -8,7 +8,9 @@ angle: 15-40 degrees from overhead, as the benchmark's cameras, or at most ``ste
 fixed by the seed, and the board is seen in depth (``Scene.relief``:
 the near rims hide part of each floor, heaps lean away), as a real camera sees
 it; light drifts a little from frame to frame and
-the seeds only move when the counts change, as on a real table. A hand can
+the seeds only move when the counts change, as on a real table (a board that
+has not changed is rendered once and exposed anew each frame: rendering costs
+183 ms). A hand can
 be put over the board (``hand = True``) to show the reader's "hand over
 board" status, seeds on the wood beside the hollows (``strays = 1``) its
 "seed on the wood by ..." one, and a mains lamp's flicker (``flicker = 0.1``:
@@ -24,6 +26,7 @@ import zlib
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
+import cv2
 import numpy as np
 
 from calibration.calibfile import Calibration
@@ -34,6 +37,7 @@ from .camera import Frame, FrameSource, SourceError
 from .render import Scene, Shot, Stack, random_scene, render, restacked, stack_of
 
 Counts = tuple[dict[str, int], dict[str, int] | None]
+STILL_NOISE = 2.0  # sensor noise (grey levels) added to a still board's last rendering for its next exposure
 
 
 def parse_synthetic_spec(text: str) -> tuple[str, Callable[[], Any], int]:
@@ -76,6 +80,8 @@ class SyntheticCamera(FrameSource):
         self._closed = False
         self._stacks: dict[str, Stack] = {}  # per hollow, which of its pile's seeds lie there
         self._lifts: dict[str, int] = {}  # per hollow, how often it was lifted: its pile's generation
+        self._still_key: tuple[str, str, int] | None = None  # the board the last rendering showed, while it is still
+        self._still: np.ndarray | None = None  # ...and that rendering (float32), to expose anew
 
     def _counts(self) -> Counts:
         value = self.counts_fn()
@@ -124,7 +130,24 @@ class SyntheticCamera(FrameSource):
             counts, white = self._counts()
         except Exception as error:  # the game's callable must not break the camera loop
             return Frame(None, f"synthetic camera: counts unavailable ({error})", now, self._index)
-        return Frame(self.frame_of(counts, white, self.hand), "ok", now, self._index)
+        return Frame(self._exposed(counts, white), "ok", now, self._index)
+
+    def _exposed(self, counts: dict[str, int], white: dict[str, int] | None) -> np.ndarray:
+        """The frame showing ``counts`` now. A board that has not changed since the last frame is not
+        rendered again (183 ms a frame): its last rendering is exposed anew, with the light's drift
+        and fresh sensor noise. Rendered every frame, on a busy machine the demo's camera could not
+        give the stillness gate five still frames before the fusion's 2 s ran out, and the
+        dashboard showed it in red as never still while the sensors refereed alone (2026-12-05).
+        A hand moves and a flickering lamp's bands move on, so those are rendered every frame."""
+        still = (repr(sorted(counts.items())), repr(white), self.strays)
+        if self.hand or self.flicker or still != self._still_key or self._still is None:
+            image = self.frame_of(counts, white, self.hand)
+            moving = self.hand or self.flicker
+            self._still_key, self._still = (None, None) if moving else (still, image.astype(np.float32))
+            return image
+        noise = np.empty(self._still.shape, np.float32)
+        cv2.randn(noise, 0.0, STILL_NOISE)
+        return np.clip(self._still * float(self._rng.uniform(0.97, 1.03)) + noise, 0, 255).astype(np.uint8)
 
     def calibration(self) -> Calibration:
         """A calibration of this virtual set-up, made from its own empty and start frames."""
