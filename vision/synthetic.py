@@ -81,7 +81,7 @@ class SyntheticCamera(FrameSource):
         self._stacks: dict[str, Stack] = {}  # per hollow, which of its pile's seeds lie there
         self._lifts: dict[str, int] = {}  # per hollow, how often it was lifted: its pile's generation
         self._still_key: tuple[str, str, int] | None = None  # the board the last rendering showed, while it is still
-        self._still: np.ndarray | None = None  # ...and that rendering (float32), to expose anew
+        self._still: np.ndarray | None = None  # ...and that rendering, to expose anew
 
     def _counts(self) -> Counts:
         value = self.counts_fn()
@@ -143,11 +143,11 @@ class SyntheticCamera(FrameSource):
         if self.hand or self.flicker or still != self._still_key or self._still is None:
             image = self.frame_of(counts, white, self.hand)
             moving = self.hand or self.flicker
-            self._still_key, self._still = (None, None) if moving else (still, image.astype(np.float32))
+            self._still_key, self._still = (None, None) if moving else (still, image)
             return image
-        noise = np.empty(self._still.shape, np.float32)
+        noise = np.empty(self._still.shape, np.int16)
         cv2.randn(noise, 0.0, STILL_NOISE)
-        return np.clip(self._still * float(self._rng.uniform(0.97, 1.03)) + noise, 0, 255).astype(np.uint8)
+        return cv2.add(cv2.convertScaleAbs(self._still, alpha=float(self._rng.uniform(0.97, 1.03))), noise, dtype=cv2.CV_8U)
 
     def calibration(self) -> Calibration:
         """A calibration of this virtual set-up, made from its own empty and start frames."""
