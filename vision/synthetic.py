@@ -37,7 +37,8 @@ from .camera import Frame, FrameSource, SourceError
 from .render import Scene, Shot, Stack, random_scene, render, restacked, stack_of
 
 Counts = tuple[dict[str, int], dict[str, int] | None]
-STILL_NOISE = 2.0  # sensor noise (grey levels) added to a still board's last rendering for its next exposure
+LIGHT_DRIFT = (0.95, 1.03)  # the lamp's level from frame to frame (Shot.gain)
+SENSOR_NOISE = 2.0  # grey levels (Shot.noise), and what a still board's next exposure adds to its last rendering
 
 
 def parse_synthetic_spec(text: str) -> tuple[str, Callable[[], Any], int]:
@@ -80,8 +81,8 @@ class SyntheticCamera(FrameSource):
         self._closed = False
         self._stacks: dict[str, Stack] = {}  # per hollow, which of its pile's seeds lie there
         self._lifts: dict[str, int] = {}  # per hollow, how often it was lifted: its pile's generation
-        self._still_key: tuple[str, str, int] | None = None  # the board the last rendering showed, while it is still
-        self._still: np.ndarray | None = None  # ...and that rendering, to expose anew
+        self._still: tuple[tuple[int, int], np.ndarray] | None = None  # while the board is still: what the last
+        # rendering showed (_placement, seeds on the wood) and that rendering, to expose anew
 
     def _counts(self) -> Counts:
         value = self.counts_fn()
@@ -95,10 +96,10 @@ class SyntheticCamera(FrameSource):
 
     def _shot(self, counts: Counts, hand: bool) -> Shot:
         # seeds lie still while the counts do not change (the strays and the hand follow the counts)
-        placement = zlib.crc32(repr(sorted(counts[0].items())).encode() + repr(counts[1]).encode())
+        placement = _placement(*counts)
         drift = self._rng
         self._restack(*counts)
-        return Shot(gain=float(drift.uniform(0.95, 1.03)), tint=(1.0, 1.0, 1.0), noise=2.0, jpeg=85, hand=hand,
+        return Shot(gain=float(drift.uniform(*LIGHT_DRIFT)), tint=(1.0, 1.0, 1.0), noise=SENSOR_NOISE, jpeg=85, hand=hand,
                     strays=self.strays, seed=placement if not hand else placement ^ int(drift.integers(1 << 20)),
                     piles={label: zlib.crc32(f"{self.name}:{label}:{self._lifts.get(label, 0)}".encode())
                            for label in self.profile.layout.labels},
@@ -139,15 +140,16 @@ class SyntheticCamera(FrameSource):
         give the stillness gate five still frames before the fusion's 2 s ran out, and the
         dashboard showed it in red as never still while the sensors refereed alone (2026-12-05).
         A hand moves and a flickering lamp's bands move on, so those are rendered every frame."""
-        still = (repr(sorted(counts.items())), repr(white), self.strays)
-        if self.hand or self.flicker or still != self._still_key or self._still is None:
+        board = (_placement(counts, white), self.strays)
+        if self.hand or self.flicker or self._still is None or self._still[0] != board:
             image = self.frame_of(counts, white, self.hand)
-            moving = self.hand or self.flicker
-            self._still_key, self._still = (None, None) if moving else (still, image)
+            self._still = None if self.hand or self.flicker else (board, image)
             return image
-        noise = np.empty(self._still.shape, np.int16)
-        cv2.randn(noise, 0.0, STILL_NOISE)
-        return cv2.add(cv2.convertScaleAbs(self._still, alpha=float(self._rng.uniform(0.97, 1.03))), noise, dtype=cv2.CV_8U)
+        image = self._still[1]
+        noise = np.empty(image.shape, np.int16)
+        cv2.randn(noise, 0.0, SENSOR_NOISE)
+        # the lamp's drift on the rendering's: from one frame to the next as much as between two renderings
+        return cv2.add(cv2.convertScaleAbs(image, alpha=float(self._rng.uniform(*LIGHT_DRIFT))), noise, dtype=cv2.CV_8U)
 
     def calibration(self) -> Calibration:
         """A calibration of this virtual set-up, made from its own empty and start frames."""
@@ -158,3 +160,8 @@ class SyntheticCamera(FrameSource):
     def close(self) -> None:
         self._closed = True
         self.ended = True
+
+
+def _placement(counts: Mapping[str, int], white: Mapping[str, int] | None) -> int:
+    """A number for the seeds' lie: the same while the counts (and white chips) are."""
+    return zlib.crc32(repr(sorted(counts.items())).encode() + repr(white).encode())
