@@ -181,9 +181,15 @@ class Runtime:
         self.live_lock.release()
 
     def wait(self) -> None:
-        """Block until Ctrl-C or SIGTERM (both stop cleanly: every accepted move is already on disk)."""
-        signal.signal(signal.SIGTERM, lambda *_: self._stop.set())
-        try:
+        """Block until Ctrl-C or SIGTERM (both stop cleanly: every accepted move is already on disk).
+
+        SIGTERM raises the KeyboardInterrupt Ctrl-C raises. Its handler must not set ``_stop``
+        itself: Python runs it on this thread between two bytecodes, which may be inside
+        ``_stop.wait`` while this thread holds the Event's own lock, and ``Event.set`` then waits
+        for that lock for ever (the demo hung so about once in 500 stops).
+        """
+        try:  # installed inside the try: a SIGTERM may be handled before signal.signal() returns
+            signal.signal(signal.SIGTERM, signal.default_int_handler)
             while not self._stop.wait(0.5):
                 pass
         except KeyboardInterrupt:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tomllib
 import urllib.request
+from contextlib import closing
 from dataclasses import replace
 from typing import Callable
 
@@ -16,6 +18,7 @@ import pytest
 
 from apphelpers import sensor_calibration_for
 from network_camera import NumberedCamera
+from processes import start_pitwatch, stop
 from transcript import Transcript
 from calibration.calibfile import save_sensor_file
 from firmware_bridge.emulator import EmulatedBoard
@@ -389,11 +392,10 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
     save_sensor_file(tmp_path / "sensors.json", calibration)
     with EmulatedBoard() as board:
         board.set_counts(game.position.pits)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pitwatch.cli", "run", "--serial", board.port, "--port", "0",
-             "--db", str(tmp_path / "g.sqlite"), "--set", f"sensors.calibration={tmp_path / 'sensors.json'}",
-             "--set", "session.settle_seconds=0.1"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ})
+        proc = start_pitwatch(
+            "run", "--serial", board.port, "--port", "0", "--db", str(tmp_path / "g.sqlite"),
+            "--set", f"sensors.calibration={tmp_path / 'sensors.json'}", "--set", "session.settle_seconds=0.1",
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
             url = None
             for line in proc.stdout:
@@ -420,8 +422,7 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
             assert [m["text"] for m in state["game"]["moves"]] == ["C", "F"]
             assert state["verdict"]["kind"] == "unchanged"
         finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+            stop(proc)
 
 
 def test_output_read_no_further_stops_the_command_quietly(tmp_path):
@@ -443,14 +444,13 @@ def kalah_game_in_progress(db) -> None:
     recorder.close()
 
 
-def first_line_of(argv: list[str]) -> tuple[str, str]:
-    """The first line a long-running ``pitwatch`` command prints, and what it printed on stderr by then."""
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def first_line_of(args: list[str]) -> tuple[str, str]:
+    """The first line the long-running ``pitwatch *args`` prints, and what it printed on stderr by then."""
+    proc = start_pitwatch(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         first = proc.stdout.readline()
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)
     return first, proc.stderr.read()
 
 
@@ -459,8 +459,7 @@ def test_the_demo_plays_the_variant_asked_for_and_names_a_misspelt_one(tmp_path,
     an Oware game starts (the Kalah game kept on record). A misspelt variant is named, and nothing starts."""
     db = tmp_path / "demo.sqlite"
     kalah_game_in_progress(db)
-    first, errors = first_line_of([sys.executable, "-m", "pitwatch.cli", "demo", "--variant", "oware", "--no-camera",
-                                   "--port", "0", "--db", str(db)])
+    first, errors = first_line_of(["demo", "--variant", "oware", "--no-camera", "--port", "0", "--db", str(db)])
     assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + errors
     assert main(["demo", "--variant", "owere", "--port", "0", "--db", str(db)]) == 2
     assert "pitwatch demo: unknown variant 'owere'; variants are kalah" in capsys.readouterr().err
@@ -470,20 +469,41 @@ def test_a_second_demo_on_the_same_database_is_refused_naming_the_first(tmp_path
     """Both would play the game in progress, and the second's moves were lost to SQLite's refusals.
     Once the first has stopped, its game is resumed."""
     db = tmp_path / "demo.sqlite"
-    argv = [sys.executable, "-m", "pitwatch.cli", "demo", "--no-camera", "--port", "0", "--db", str(db)]
-    first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = ["demo", "--no-camera", "--port", "0", "--db", str(db)]
+    first = start_pitwatch(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         started = first.stdout.readline()
         assert started.startswith("pitwatch: new kalah game 1"), started + first.stderr.read()
-        second = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        second = subprocess.run([sys.executable, "-m", "pitwatch.cli", *args], capture_output=True, text=True,
+                                timeout=60)
     finally:
-        first.terminate()
-        first.wait(timeout=10)
+        stop(first)
     assert second.returncode == 2, second
     assert second.stderr == (f"pitwatch demo: {db} is in use by another pitwatch run or demo (pid {first.pid}): "
                              "stop it, or give this one another database (--db)\n")
-    again, errors = first_line_of(argv)
+    again, errors = first_line_of(args)
     assert again.startswith("pitwatch: resumed kalah game 1"), again + errors
+
+
+def test_sigterm_mid_game_stops_the_demo_cleanly_with_every_shown_move_on_disk(tmp_path):
+    """What a service manager (or `kill`) sends: the demo stops as Ctrl-C stops it, with exit code 0
+    and nothing on stderr, every move the dashboard showed recorded, and the database closed (SQLite
+    folds its write-ahead log back in and removes it only when the last connection closes)."""
+    db = tmp_path / "demo.sqlite"
+    proc = start_pitwatch("demo", "--no-camera", "--port", "0", "--db", str(db), "--move-seconds", "0.25",
+                          "--set", "session.settle_seconds=0.1", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        url = next((m.group(1) for line in proc.stdout if (m := re.search(r"dashboard at (http://\S+)", line))), None)
+        assert url, proc.stderr.read()
+        shown = state_when(url, lambda now: len(now["game"]["moves"]) >= 3, 60)["game"]
+    finally:
+        exit_code = stop(proc)
+    assert (exit_code, proc.stderr.read()) == (0, "")
+    assert not db.with_name(db.name + "-wal").exists()  # looked at before this test opens the database
+    with closing(sqlite3.connect(db)) as database:
+        recorded = [row[0] for row in database.execute(
+            "SELECT text FROM moves WHERE game_id=? ORDER BY ply", (shown["id"],))]
+    assert len(shown["moves"]) >= 3 and recorded[: len(shown["moves"])] == [m["text"] for m in shown["moves"]]
 
 
 def test_a_board_calibrated_for_another_variant_names_the_variants_it_plays_and_plays_the_one_asked(tmp_path):
@@ -494,22 +514,22 @@ def test_a_board_calibrated_for_another_variant_names_the_variants_it_plays_and_
 
     save_calibration(SyntheticCamera("oware", lambda: Game("oware").position, 3).calibration(), tmp_path / "oware.json")
     kalah_game_in_progress(tmp_path / "g.sqlite")
-    argv = [sys.executable, "-m", "pitwatch.cli", "run", "--camera", "synthetic:oware:3", "--serial", "",
-            "--calibration", str(tmp_path / "oware.json"), "--port", "0", "--db", str(tmp_path / "g.sqlite")]
-    refused = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    args = ["run", "--camera", "synthetic:oware:3", "--serial", "", "--calibration", str(tmp_path / "oware.json"),
+            "--port", "0", "--db", str(tmp_path / "g.sqlite")]
+    refused = subprocess.run([sys.executable, "-m", "pitwatch.cli", *args], capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2, refused
     assert ("oware.json calibrates a 2x6 board, but kalah is played on a 2x6+stores board: calibrate this board, or "
             "play a variant of that one (--variant: nam-nam, oware)") in refused.stderr
-    first, errors = first_line_of([*argv, "--variant", "oware"])
+    first, errors = first_line_of([*args, "--variant", "oware"])
     assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + errors
 
 
 def run_with_sensors_to_learn(tmp_path, port: str, stdin) -> subprocess.Popen:
     """``pitwatch run`` with a microcontroller on ``port`` and no sensor calibration yet."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "pitwatch.cli", "run", "--serial", port, "--port", "0", "--db", str(tmp_path / "g.sqlite"),
-         "--set", f"sensors.calibration={tmp_path / 'sensors.json'}", "--set", "session.settle_seconds=0.1"],
-        stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return start_pitwatch(
+        "run", "--serial", port, "--port", "0", "--db", str(tmp_path / "g.sqlite"),
+        "--set", f"sensors.calibration={tmp_path / 'sensors.json'}", "--set", "session.settle_seconds=0.1",
+        stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def test_the_first_run_learns_the_sensors_from_the_players_and_keeps_them(tmp_path):
@@ -538,8 +558,7 @@ def test_the_first_run_learns_the_sensors_from_the_players_and_keeps_them(tmp_pa
             state = state_when(url, lambda now: len(now["game"]["moves"]) == 1)
             assert [m["text"] for m in state["game"]["moves"]] == ["C"]
         finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+            stop(proc)
     assert len(json.loads((tmp_path / "sensors.json").read_text())["pits"]) == 14
 
 
@@ -573,11 +592,10 @@ def test_a_webcam_left_with_the_default_auto_port_is_refereed_by_the_camera_alon
     from vision.synthetic import SyntheticCamera
 
     save_calibration(SyntheticCamera("kalah", lambda: Game("kalah").position, 3).calibration(), tmp_path / "board.json")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pitwatch.cli", "run", "--camera", "synthetic:kalah:3", "--calibration",
-         str(tmp_path / "board.json"), "--port", "0", "--db", str(tmp_path / "g.sqlite"),
-         "--set", f"sensors.calibration={tmp_path / 'sensors.json'}"],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_pitwatch(
+        "run", "--camera", "synthetic:kalah:3", "--calibration", str(tmp_path / "board.json"), "--port", "0",
+        "--db", str(tmp_path / "g.sqlite"), "--set", f"sensors.calibration={tmp_path / 'sensors.json'}",
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     said = Transcript(proc.stdout)
     try:
         assert said.shows("dashboard at http", 60), said.text
@@ -586,8 +604,7 @@ def test_a_webcam_left_with_the_default_auto_port_is_refereed_by_the_camera_alon
         url = re.search(r"dashboard at (http://\S+)", said.text).group(1)
         assert state_when(url, lambda now: now["sources"].get("camera") == "ok")["sources"] == {"camera": "ok"}
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)
     main(["doctor", "--set", "camera.source=synthetic:kalah:3", "--set", f"camera.calibration={tmp_path / 'board.json'}",
           "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"sensors.calibration={tmp_path / 'sensors.json'}",
           "--set", "web.port=0"])
@@ -601,11 +618,10 @@ def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
 
     start = Game("kalah").position
     save_calibration(SyntheticCamera("kalah", lambda: start, 3).calibration(), tmp_path / "board.json")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pitwatch.cli", "run", "--camera", "synthetic:kalah:3", "--serial", "",
-         "--calibration", str(tmp_path / "board.json"), "--port", "0", "--db", str(tmp_path / "g.sqlite"),
-         "--set", "camera.still_frames=2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start_pitwatch(
+        "run", "--camera", "synthetic:kalah:3", "--serial", "", "--calibration", str(tmp_path / "board.json"),
+        "--port", "0", "--db", str(tmp_path / "g.sqlite"), "--set", "camera.still_frames=2",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         url = next((m.group(1) for line in proc.stdout if (m := re.search(r"dashboard at (http://\S+)", line))), None)
         assert url, proc.stderr.read()
@@ -618,8 +634,7 @@ def test_run_with_a_camera_only_reads_the_board_and_streams_the_view(tmp_path):
         with urllib.request.urlopen(url + "camera.jpg", timeout=5) as response:
             assert response.headers["Content-Type"] == "image/jpeg" and response.read(2) == b"\xff\xd8"
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop(proc)
 
 
 @pytest.fixture()

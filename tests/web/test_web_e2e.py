@@ -14,7 +14,6 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from selenium.common.exceptions import NoSuchElementException, StaleElementRefer
 from selenium.webdriver.common.by import By
 
 from apphelpers import fill_the_disk
+from processes import start_pitwatch, stop
 from pitwatch_browser import chromium, wait_for
 from selenium.webdriver.common.keys import Keys
 
@@ -308,10 +308,10 @@ def free_port() -> int:
 def start_demo(db: Path, port: int, *extra: str) -> tuple[subprocess.Popen, str]:
     """`pitwatch demo` as a user starts it (sensors only, fast moves); its stderr goes to a file."""
     with open(db.with_suffix(".stderr"), "a") as errors:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pitwatch.cli", "demo", "--db", str(db), "--port", str(port), "--no-camera",
-             "--move-seconds", "0.25", "--set", "session.settle_seconds=0.1", *extra],
-            stdout=subprocess.PIPE, stderr=errors, text=True, env={**os.environ, "PITWATCH_CONFIG": "/nonexistent"})
+        proc = start_pitwatch(
+            "demo", "--db", str(db), "--port", str(port), "--no-camera", "--move-seconds", "0.25",
+            "--set", "session.settle_seconds=0.1", *extra,
+            stdout=subprocess.PIPE, stderr=errors, env={**os.environ, "PITWATCH_CONFIG": "/nonexistent"})
     for line in proc.stdout:
         found = re.search(r"dashboard at (http://\S+)", line)
         if found:
@@ -358,11 +358,7 @@ def test_kill_9_loses_no_shown_move_and_a_restart_resumes_the_game_and_the_page(
         browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
         wait_for(lambda: state(url)["demo"]["player"] == "clicks", what="a control accepted after the restart")
     finally:
-        again.send_signal(signal.SIGINT)
-        try:
-            again.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            again.kill()
+        stop(again, signal.SIGINT)
 
 
 def test_the_full_demo_reads_the_board_with_camera_and_sensors_and_shows_the_camera(tmp_path, browser):
