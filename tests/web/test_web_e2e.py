@@ -358,7 +358,7 @@ def test_kill_9_loses_no_shown_move_and_a_restart_resumes_the_game_and_the_page(
         browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
         wait_for(lambda: state(url)["demo"]["player"] == "clicks", what="a control accepted after the restart")
     finally:
-        stop(again, signal.SIGINT)
+        stop(again)
 
 
 def test_the_full_demo_reads_the_board_with_camera_and_sensors_and_shows_the_camera(tmp_path, browser):
