@@ -186,7 +186,7 @@ class Runtime:
         SIGTERM raises the KeyboardInterrupt Ctrl-C raises. Its handler must not set ``_stop``
         itself: Python runs it on this thread between two bytecodes, which may be inside
         ``_stop.wait`` while this thread holds the Event's own lock, and ``Event.set`` then waits
-        for that lock for ever (the demo hung so about once in 500 stops).
+        for that lock for ever (the demo hung so once in 1,000 stops here).
         """
         try:  # installed inside the try: a SIGTERM may be handled before signal.signal() returns
             signal.signal(signal.SIGTERM, signal.default_int_handler)

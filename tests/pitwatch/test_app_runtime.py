@@ -132,7 +132,7 @@ SIGTERM_AT_THE_WORST_INSTANT = textwrap.dedent("""
 
 
 def test_sigterm_stops_the_runtime_even_while_its_own_thread_holds_the_stop_event_s_lock(tmp_path):
-    """A real race made certain: the demo hung about once in 500 SIGTERMs (and once in CI) when the
+    """A real race made certain: the demo hung once in 1,000 SIGTERMs here (and once in CI) when the
     signal's handler ran there. Run in a child, so that a hang fails this test instead of the suite."""
     child = subprocess.run([sys.executable, "-c", SIGTERM_AT_THE_WORST_INSTANT, str(tmp_path / "none.toml"),
                             str(tmp_path / "g.sqlite")], capture_output=True, text=True, timeout=60)
