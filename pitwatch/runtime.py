@@ -183,15 +183,16 @@ class Runtime:
     def wait(self) -> None:
         """Block until Ctrl-C or SIGTERM (both stop cleanly: every accepted move is already on disk).
 
-        SIGTERM raises the KeyboardInterrupt Ctrl-C raises. Its handler must not set ``_stop``
-        itself: Python runs it on this thread between two bytecodes, which may be inside
-        ``_stop.wait`` while this thread holds the Event's own lock, and ``Event.set`` then waits
-        for that lock for ever (the demo hung so once in 1,000 stops here).
+        SIGTERM raises the KeyboardInterrupt Ctrl-C raises, which Python delivers on this thread
+        between any two bytecodes. So this thread polls with ``time.sleep`` and holds no lock while
+        it waits: inside ``Event.wait`` the interrupt could land while the Event's own lock is held,
+        and the demo then hung once in 1,000 stops. A SIGTERM before the handler is installed ends
+        the process the default way, with nothing lost either.
         """
         try:  # installed inside the try: a SIGTERM may be handled before signal.signal() returns
             signal.signal(signal.SIGTERM, signal.default_int_handler)
-            while not self._stop.wait(0.5):
-                pass
+            while not self._stop.is_set():
+                time.sleep(0.5)
         except KeyboardInterrupt:
             pass
 

@@ -111,29 +111,59 @@ def test_a_misspelt_variant_is_named_at_start_even_with_a_game_in_progress(tmp_p
         runtime_of(tmp_path, override).start_session()
 
 
-SIGTERM_AT_THE_WORST_INSTANT = textwrap.dedent("""
-    import signal, sys, threading
+SIGTERM_AT_EVERY_STEP_OF_WAIT = textwrap.dedent("""
+    import _signal, signal, sys, time
     from pitwatch import config as cfg
     from pitwatch.runtime import Runtime
 
-    class StopAskedWhileItsLockIsHeld(threading.Event):
-        \"\"\"The Runtime's stop Event, with SIGTERM arriving inside wait() while this thread holds the
-        Event's lock: there Python may run the handler, and there a handler that sets the Event hung.\"\"\"
-        def wait(self, timeout=None):
-            with self._cond:
-                signal.raise_signal(signal.SIGTERM)
-            return super().wait(timeout)
-
     runtime = Runtime(cfg.load(sys.argv[1], [f"recorder.database={sys.argv[2]}"]))
-    runtime._stop = StopAskedWhileItsLockIsHeld()
-    runtime.wait()
-    print("stopped", flush=True)
+    steps = installed_at = 0
+
+    def tracer(frame, event, arg):
+        \"\"\"Counts every line and bytecode that wait() runs, raising SIGTERM at the step asked.\"\"\"
+        global steps
+        frame.f_trace_opcodes = True
+        steps += 1
+        if steps == sigterm_at:
+            signal.raise_signal(signal.SIGTERM)
+        return tracer
+
+    def watch_the_first_wait(frame, event, arg):
+        \"\"\"Notes the step where the handler is in place, and stops the wait at its first sleep.\"\"\"
+        global installed_at
+        if event == "c_return" and arg is _signal.signal:
+            installed_at = steps
+        if event == "c_call" and arg is time.sleep:
+            signal.raise_signal(signal.SIGTERM)
+
+    def wait_traced(at):
+        global steps, sigterm_at
+        steps, sigterm_at = 0, at
+        sys.settrace(tracer)
+        runtime.wait()
+        sys.settrace(None)
+        sys.setprofile(None)
+
+    sys.setprofile(watch_the_first_wait)
+    wait_traced(at=0)
+    print(f"handler in place after step {installed_at}, first sleep after step {steps}", flush=True)
+    for at in range(installed_at + 1, steps + 1):
+        wait_traced(at)
+        print("stopped at step", at, flush=True)
 """)
 
 
-def test_sigterm_stops_the_runtime_even_while_its_own_thread_holds_the_stop_event_s_lock(tmp_path):
-    """A real race made certain: the demo hung once in 1,000 SIGTERMs here (and once in CI) when the
-    signal's handler ran there. Run in a child, so that a hang fails this test instead of the suite."""
-    child = subprocess.run([sys.executable, "-c", SIGTERM_AT_THE_WORST_INSTANT, str(tmp_path / "none.toml"),
+def test_sigterm_stops_the_runtime_at_every_step_of_its_wait(tmp_path):
+    """A real race, made certain: the demo hung once in 1,000 SIGTERMs (and once in CI) when the
+    interrupt landed inside ``Event.wait`` while its lock was held. Here SIGTERM arrives at each
+    line and bytecode of ``wait`` in turn, from the instant its handler is in place up to its
+    first sleep (the steps after that repeat these); before that instant SIGTERM ends the process
+    the default way, with nothing to lose. Run in a child, so that a hang fails this test."""
+    child = subprocess.run([sys.executable, "-c", SIGTERM_AT_EVERY_STEP_OF_WAIT, str(tmp_path / "none.toml"),
                             str(tmp_path / "g.sqlite")], capture_output=True, text=True, timeout=60)
-    assert (child.returncode, child.stdout, child.stderr) == (0, "stopped\n", "")
+    assert (child.returncode, child.stderr) == (0, "")
+    first, *stops = child.stdout.splitlines()
+    installed_at, steps = map(int, re.fullmatch(r"handler in place after step (\d+), first sleep after step (\d+)",
+                                                first).groups())
+    assert steps - installed_at >= 10, child.stdout  # the rest of signal.signal() and the loop's test
+    assert stops == [f"stopped at step {at}" for at in range(installed_at + 1, steps + 1)]
