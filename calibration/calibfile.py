@@ -335,16 +335,7 @@ def save_sensor_file(path: str | Path, sensors: SensorCalibration) -> None:
 def load_sensor_file(path: str | Path) -> SensorCalibration:
     """Read the file :func:`save_sensor_file` writes; :class:`SensorCalibrationError` names the
     file, and the field where one is wrong."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise SensorCalibrationError(f"{path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SensorCalibrationError(f"{path}: not valid JSON at line {error.lineno}, column {error.colno}: "
-                                     f"{error.msg}") from None
-    return SensorCalibration.from_json(data, str(path))
+    return SensorCalibration.from_json(_read_json(path, "sensor calibration file", SensorCalibrationError), str(path))
 
 
 _updating = threading.Lock()  # the dashboard sets corners while the sensors learn: one update at a time
@@ -381,17 +372,19 @@ def load_calibration(path: str | Path) -> Calibration:
     return _parse(_read_json(path), path)
 
 
-def _read_json(path: str | Path) -> Any:
+def _read_json(path: str | Path, what: str = "calibration file",
+               error: type[Exception] = CalibrationError) -> Any:
+    """The JSON in the file at ``path``; ``error`` names the file, and the line where the JSON breaks."""
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise CalibrationError(f"{path}: cannot read calibration file ({error.strerror or error})") from None
+    except OSError as failure:
+        raise error(f"{path}: cannot read {what} ({failure.strerror or failure})") from None
     except UnicodeDecodeError:
-        raise CalibrationError(f"{path}: not a calibration file (not JSON text)") from None
+        raise error(f"{path}: not a {what} (not JSON text)") from None
     try:
         return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CalibrationError(f"{path}: not JSON (line {error.lineno}, column {error.colno}: {error.msg})") from None
+    except json.JSONDecodeError as failure:
+        raise error(f"{path}: not JSON (line {failure.lineno}, column {failure.colno}: {failure.msg})") from None
 
 
 def _parse(data: Any, path: str | Path) -> Calibration:

@@ -60,7 +60,7 @@ def test_a_broken_sensor_reads_unseen_not_wrong():
 
 
 @pytest.mark.parametrize("content, message", [
-    ("{not json", "not valid JSON at line 1"),
+    ("{not json", "not JSON (line 1, column 2"),
     ('{"format": "something else"}', "not a Pitwatch sensor calibration"),
     ('{"format": "pitwatch-sensor-calibration", "version": 1, "max_count": 48, "spread": 0.05, '
      '"pits": [{"label": "A", "offset": 100, "gain": "heavy", "noise": 1}]}', "pit A: 'gain' must be a number"),
