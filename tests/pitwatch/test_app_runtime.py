@@ -142,10 +142,10 @@ SIGTERM_AT_EVERY_STEP_OF_WAIT = textwrap.dedent("""
         sys.settrace(tracer)
         runtime.wait()
         sys.settrace(None)
-        sys.setprofile(None)
 
     sys.setprofile(watch_the_first_wait)
     wait_traced(at=0)
+    sys.setprofile(None)
     print(f"handler in place after step {installed_at}, first sleep after step {steps}", flush=True)
     for at in range(installed_at + 1, steps + 1):
         wait_traced(at)
