@@ -75,6 +75,14 @@ def test_a_malformed_calibration_file_gets_a_clear_error(tmp_path, content, mess
     assert message in str(caught.value) and str(path) in str(caught.value)
 
 
+def test_a_sensor_file_that_is_not_text_is_named(tmp_path):
+    path = tmp_path / "sensors.json"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")  # an image saved under the sensor file's name
+    with pytest.raises(CalibrationError) as caught:
+        load_sensor_file(path)
+    assert str(caught.value) == f"{path}: not a sensor calibration file (not JSON text)"
+
+
 def test_missing_calibration_file(tmp_path):
     with pytest.raises(CalibrationError, match="cannot read"):
         load_sensor_file(tmp_path / "nope.json")
