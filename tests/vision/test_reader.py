@@ -75,13 +75,16 @@ def test_a_marker_stuck_back_wrong_during_play_is_named_until_it_is_put_right(ka
                                                 "the camera's side")
 
 
-def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(kalah_setup):
+@pytest.mark.parametrize("far", [1.0, 2.0])
+def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(kalah_setup, far):
     """A sticker pushed along by a sleeve, or peeled off and stuck back elsewhere: its corners pulled
     the board askew, and frame after frame read as a hand over the board (2026-12-06: 45 of 48 hard
     frames with a marker moved 10 mm). While the board stands still, the marker that alone moved is
-    named, with how far and which way; it is judged by the other three once the board moves too,
-    until it is back."""
-    scene, calibration = kalah_setup
+    named, with how far and which way, and followed when the board moves too, until it is back.
+    Also with the camera twice as far, where the placement the other three markers give puts the
+    fourth up to 9.55 mm off its place: the marker is followed by how the board moved in the
+    picture, not placed anew, or one put back would still be called moved."""
+    scene, calibration = kalah_setup if far == 1.0 else far_setup("2x6+stores", 9, far)
     counts, white = start_counts("kalah")
     reader = BoardReader(calibration)
     far_right_on = replace(scene, marker_shifts=tuple((dx, dy + 8.0) if corner == 2 else (dx, dy)
@@ -94,7 +97,7 @@ def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(k
 
     said = ("marker moved on the board: marker 2 (far-right) lies 8 mm towards South of where calibration found it "
             "stuck: stick it back where it was, or calibrate again (pitwatch calibrate)")
-    assert read(scene, 0).status.message == "ok"
+    assert read(scene, 0).status.message.startswith("ok")  # twice as far, one marker is missed
     pushed = read(far_right_on, 1)  # pushed along in view, the board still
     assert pushed.status.message == said
     assert not pushed.status.board_found and all(pit is None for pit in pushed.reading.pits.values())
@@ -108,14 +111,31 @@ def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(k
     put_back = read(scene, 7, nudge=nudged)
     assert put_back.status.message == "ok"
     assert {label: pit.most_likely for label, pit in put_back.reading.pits.items()} == counts
+    with_a_mug = read(far_right_on, 8, cup=0, nudge=nudged)  # pushed again, a mug over near-left
+    assert with_a_mug.status.message.startswith("marker moved on the board: marker 2 (far-right) lies ")
+    assert read(scene, 9, nudge=nudged).status.message == "ok"  # put back by the two it was named beside
 
 
-@pytest.mark.parametrize("board", sorted(PROFILE_LAYOUTS))
-def test_markers_hidden_and_found_again_are_never_called_moved(setup_of, board):
-    """Three markers put the fourth within 1.46 mm of its place (hard shots, a nudged board), a
-    marker at the edge of being seen is measured a few pixels apart, a still board's next exposure
-    moves them by tenths of a pixel: none of it is a marker moved on the board."""
-    scene, calibration = setup_of(board, relief=True)
+def far_setup(board: str, seed: int, far: float):
+    """A set-up of ``board`` seen in depth by a camera ``far`` times farther off (the same lens),
+    calibrated from an easy empty and start frame."""
+    rng = np.random.default_rng([seed, len(board), 99])
+    scene = replace(random_scene(board, rng), relief=True)
+    scene = replace(scene, fill=scene.fill / far)
+    empty, start = (render(scene, c, w, random_shot(rng, hard=False, hand=False)).image
+                    for c, w in (({}, None), start_counts(board)))
+    return scene, calibrate(board, empty, start)
+
+
+@pytest.mark.parametrize("board, far", [(board, 1.0) for board in sorted(PROFILE_LAYOUTS)] + [("2x8+stores", 2.0), ("4x8", 2.0)])
+def test_markers_hidden_and_found_again_are_never_called_moved(setup_of, board, far):
+    """A marker is judged only by a placement of the board found with it in view: that puts an
+    unmoved one within 0.65 mm of its place, where the placement the other three find on a board
+    nudged while it was hidden puts it up to 2.46 mm off, and 9.55 mm with the camera twice as far
+    (hard shots; a first version of the check, judging by those too, called such markers moved).
+    A marker at the edge of being seen is measured a few pixels apart, a still board's next
+    exposure moves them by tenths of a pixel: none of it is a marker moved on the board."""
+    scene, calibration = setup_of(board, relief=True) if far == 1.0 else far_setup(board, 9, far)
     rng = np.random.default_rng([5, len(board)])
     counts, white = random_counts(scene.profile, rng)
     reader = BoardReader(calibration)
