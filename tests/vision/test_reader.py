@@ -22,6 +22,7 @@ from vision.counter import MODELS, SeedCounter, model_paths
 from vision.glare import DOUBT, hedged, seed_top_mm2
 from vision.hand import HandFinder
 from vision.markers import homography_from_corners
+from vision.moved_markers import MovedMarker
 from vision.nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from vision.pits import hollow_mask, nominal_hollows, rim_gap
 from vision.reader import BoardReader, BoardView, _bare_wood
@@ -104,7 +105,7 @@ def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(k
     assert read(scene, 2).status.message == "ok"  # pushed back
     assert read(scene, 3, cup=2).status.markers_seen == (0, 1, 3)  # peeled off...
     assert read(far_right_on, 4).status.message == said  # ...and stuck back 8 mm off
-    for exposure in (5, 6):  # the board moved as well: the other three judge it
+    for exposure in (5, 6):  # the board moved as well: followed by how the other three moved
         moved_too = read(far_right_on, exposure, nudge=nudged)
         assert moved_too.status.message.startswith("marker moved on the board: marker 2 (far-right) lies ")
         assert moved_too.status.markers_seen == (0, 1, 2, 3)
@@ -113,7 +114,7 @@ def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(k
     assert {label: pit.most_likely for label, pit in put_back.reading.pits.items()} == counts
     with_a_mug = read(far_right_on, 8, cup=0, nudge=nudged)  # pushed again, a mug over near-left
     assert with_a_mug.status.message.startswith("marker moved on the board: marker 2 (far-right) lies ")
-    assert read(scene, 9, nudge=nudged).status.message == "ok"  # put back by the two it was named beside
+    assert read(scene, 9, nudge=nudged).status.message == "ok"  # put back beside the two others in view, still
 
 
 def far_setup(board: str, seed: int, far: float):
@@ -153,8 +154,6 @@ def test_markers_hidden_and_found_again_are_never_called_moved(setup_of, board, 
 
 
 def test_which_way_a_marker_moved_is_said_as_seen_from_souths_seat():
-    from vision.moved_markers import MovedMarker
-
     assert " lies 5 mm to the left and towards North of " in MovedMarker(0, (-3.0, -4.0)).message
     assert " lies 6 mm to the right of " in MovedMarker(3, (6.0, 0.5)).message
 
