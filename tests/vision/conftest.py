@@ -19,11 +19,13 @@ from vision.render import FRAME_SIZE, Scene, random_scene, random_shot, render
 
 
 def calibrated_from(board: str, rng: np.random.Generator, kind: str | None = None,
-                    frame: tuple[int, int] = FRAME_SIZE, relief: bool = False) -> tuple[Scene, Calibration]:
+                    frame: tuple[int, int] = FRAME_SIZE, relief: bool = False, far: float = 1.0) -> tuple[Scene, Calibration]:
     """A set-up of ``board`` drawn from ``rng`` (a camera picture of ``frame`` px, the board seen
-    in ``relief`` or painted flat) and its calibration from an easy empty and start frame, as
-    ``benchmarks/vision_bench.py`` calibrates its set-ups (``rng`` goes on from there)."""
+    in ``relief`` or painted flat, the camera ``far`` times as far with the same lens) and its
+    calibration from an easy empty and start frame, as ``benchmarks/vision_bench.py`` calibrates
+    its set-ups (``rng`` goes on from there)."""
     scene = replace(random_scene(board, rng, kind, frame), relief=relief)
+    scene = replace(scene, fill=scene.fill / far)
     empty = render(scene, {h.label: 0 for h in board_profile(board).hollows}, None, random_shot(rng, hard=False, hand=False))
     counts, white = start_counts(board)
     start = render(scene, counts, white, random_shot(rng, hard=False, hand=False))

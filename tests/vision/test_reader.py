@@ -77,7 +77,7 @@ def test_a_marker_stuck_back_wrong_during_play_is_named_until_it_is_put_right(ka
 
 
 @pytest.mark.parametrize("far", [1.0, 2.0])
-def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(kalah_setup, far):
+def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(kalah_setup, setup_from, far):
     """A sticker pushed along by a sleeve, or peeled off and stuck back elsewhere: its corners pulled
     the board askew, and frame after frame read as a hand over the board (2026-12-06: 45 of 48 hard
     frames with a marker moved 10 mm). While the board stands still, the marker that alone moved is
@@ -85,7 +85,7 @@ def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(k
     Also with the camera twice as far, where the placement the other three markers give puts the
     fourth up to 9.55 mm off its place: the marker is followed by how the board moved in the
     picture, not placed anew, or one put back would still be called moved."""
-    scene, calibration = kalah_setup if far == 1.0 else far_setup("2x6+stores", 9, far)
+    scene, calibration = kalah_setup if far == 1.0 else far_set_up(setup_from, "2x6+stores", far)
     counts, white = start_counts("kalah")
     reader = BoardReader(calibration)
     far_right_on = replace(scene, marker_shifts=tuple((dx, dy + 8.0) if corner == 2 else (dx, dy)
@@ -117,26 +117,20 @@ def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(k
     assert read(scene, 9, nudge=nudged).status.message == "ok"  # put back beside the two others in view, still
 
 
-def far_setup(board: str, seed: int, far: float):
-    """A set-up of ``board`` seen in depth by a camera ``far`` times farther off (the same lens),
-    calibrated from an easy empty and start frame."""
-    rng = np.random.default_rng([seed, len(board), 99])
-    scene = replace(random_scene(board, rng), relief=True)
-    scene = replace(scene, fill=scene.fill / far)
-    empty, start = (render(scene, c, w, random_shot(rng, hard=False, hand=False)).image
-                    for c, w in (({}, None), start_counts(board)))
-    return scene, calibrate(board, empty, start)
+def far_set_up(setup_from, board: str, far: float):
+    """A set-up of ``board`` seen in depth by a camera ``far`` times as far (the same lens)."""
+    return setup_from(board, np.random.default_rng([9, len(board), 99]), relief=True, far=far)
 
 
 @pytest.mark.parametrize("board, far", [(board, 1.0) for board in sorted(PROFILE_LAYOUTS)] + [("2x8+stores", 2.0), ("4x8", 2.0)])
-def test_markers_hidden_and_found_again_are_never_called_moved(setup_of, board, far):
+def test_markers_hidden_and_found_again_are_never_called_moved(setup_of, setup_from, board, far):
     """A marker is judged only by a placement of the board found with it in view: that puts an
     unmoved one within 0.65 mm of its place, where the placement the other three find on a board
     nudged while it was hidden puts it up to 2.46 mm off, and 9.55 mm with the camera twice as far
     (hard shots; a first version of the check, judging by those too, called such markers moved).
     A marker at the edge of being seen is measured a few pixels apart, a still board's next
     exposure moves them by tenths of a pixel: none of it is a marker moved on the board."""
-    scene, calibration = setup_of(board, relief=True) if far == 1.0 else far_setup(board, 9, far)
+    scene, calibration = setup_of(board, relief=True) if far == 1.0 else far_set_up(setup_from, board, far)
     rng = np.random.default_rng([5, len(board)])
     counts, white = random_counts(scene.profile, rng)
     reader = BoardReader(calibration)
