@@ -32,7 +32,7 @@ from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES, placement_fault, places_found
 from vision.pits import find_hollows, hollow_mask, in_hollows
 from vision.reader import BoardReader, BoardView, locate_board
-from vision.rectify import warp_to_board
+from vision.rectify import rectified_size, warp_to_board
 from vision.seed_size import seed_area_mm2
 
 from .calibfile import Calibration, CalibrationError
@@ -177,8 +177,8 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
     (the counter taken as it comes). Training pictures are cut with it: they cannot wait for a
     trained counter to check a start position."""
     profile = board_profile(name)
-    shape = (int(round(profile.size[1] * px_per_mm)), int(round(profile.size[0] * px_per_mm)), 3)
-    probe = Calibration(profile.name, None, px_per_mm, {}, np.zeros(shape, np.uint8),
+    width, height = rectified_size(profile.size, px_per_mm)
+    probe = Calibration(profile.name, None, px_per_mm, {}, np.zeros((height, width, 3), np.uint8),
                         None if corners is None else tuple(float(c) for c in corners),
                         corners_picture=None if corners is None else _picture_size(empty, "empty image"))
     empty_board, markers = _rectified(empty, profile.name, probe, "empty image")

@@ -34,7 +34,7 @@ from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .patches import PatchCutter
 from .picture_size import DEVICE_SIZE
 from .pits import hollow_mask, in_hollows, rim_gap
-from .rectify import GAIN_CELL_PX, LightModel, visible_mask, warp_to_board
+from .rectify import GAIN_CELL_PX, BoardWarp, LightModel, visible_mask
 
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
 STRAY_GLARE_MM = 10.0  # a seed on the wood this close to a lamp's reflection is its halo
@@ -173,6 +173,7 @@ class BoardReader:
                      for label in self.labels}
         surface = _bare_wood(shape, calibration)
         self._off_hollows = ~in_hollows(shape, calibration.hollows.values())
+        self._warp = BoardWarp(self.profile.size, calibration.px_per_mm)
         self._light = LightModel(empty, surface)
         self._hands = HandFinder(empty, surface, calibration.px_per_mm, calibration.hollows.values())
         self._cutter = PatchCutter(calibration)
@@ -243,7 +244,7 @@ class BoardReader:
                     raise FrameUnreadable(BOARD_MOVED)
                 homography = moved_back(homography, move.motion_mm)  # a board without markers, nudged: follow it
                 lined_up = move.sure
-            board = warp_to_board(frame, homography, self.profile.size, self.calibration.px_per_mm)
+            board = self._warp(frame, homography)
             seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
             rows = self._cell_rows(homography)
             log_gain = self._light.log_gain(board, seen, rows)
