@@ -31,9 +31,13 @@ SETTLED = 0.005  # ...until they change by less than this (log)
 
 def warp_to_board(frame: np.ndarray, image_to_mm: np.ndarray, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
     """The top-down view of the board (uint8 BGR, like the frame); outside the frame is black."""
-    scale = np.diag([px_per_mm, px_per_mm, 1.0])
-    return cv2.warpPerspective(frame, scale @ image_to_mm, rectified_size(size_mm, px_per_mm), flags=cv2.INTER_LINEAR,
+    return cv2.warpPerspective(frame, to_rectified(image_to_mm, px_per_mm), rectified_size(size_mm, px_per_mm), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT)
+
+
+def to_rectified(image_to_mm: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """The homography from picture px to rectified px, from one to board mm."""
+    return np.diag([px_per_mm, px_per_mm, 1.0]) @ image_to_mm
 
 
 def rectified_size(size_mm: tuple[float, float], px_per_mm: float) -> tuple[int, int]:
@@ -74,7 +78,7 @@ class BoardWarp:
         """Where in the picture each rectified pixel lies, in ``cv2.remap``'s fixed-point form.
         Worked out row by column (0.5 ms; ``cv2.perspectiveTransform`` of every pixel took 3.9)."""
         width, height = rectified_size(self.size_mm, self.px_per_mm)
-        to_picture = np.linalg.inv(np.diag([self.px_per_mm, self.px_per_mm, 1.0]) @ image_to_mm).astype(np.float32)
+        to_picture = np.linalg.inv(to_rectified(image_to_mm, self.px_per_mm)).astype(np.float32)
         x, y = np.arange(width, dtype=np.float32)[None, :], np.arange(height, dtype=np.float32)[:, None]
 
         def row(k: int) -> np.ndarray:  # row k of the homography, at every rectified pixel
@@ -87,8 +91,7 @@ class BoardWarp:
 def visible_mask(frame_shape: tuple[int, ...], image_to_mm: np.ndarray, size_mm: tuple[float, float], px_per_mm: float) -> np.ndarray:
     """Which rectified pixels the camera actually sees (the rest of the board is out of frame)."""
     ones = np.full(frame_shape[:2], 255, np.uint8)
-    scale = np.diag([px_per_mm, px_per_mm, 1.0])
-    return cv2.warpPerspective(ones, scale @ image_to_mm, rectified_size(size_mm, px_per_mm), flags=cv2.INTER_NEAREST) > 0
+    return cv2.warpPerspective(ones, to_rectified(image_to_mm, px_per_mm), rectified_size(size_mm, px_per_mm), flags=cv2.INTER_NEAREST) > 0
 
 
 def _robust_fit(basis: np.ndarray, target: np.ndarray) -> np.ndarray:
