@@ -70,6 +70,7 @@ import numpy as np
 
 from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
+from vision.rectify import rectified_size
 
 from .profiles import MARKER_MM, BoardProfile, UnknownBoard, board_profile
 
@@ -281,9 +282,9 @@ def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:
     image = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
     if image is None:
         raise CalibrationError("empty: not a PNG image")
-    expected = (int(round(profile.size[1] * px_per_mm)), int(round(profile.size[0] * px_per_mm)))
-    if image.shape[:2] != expected:
-        raise CalibrationError(f"empty: image is {image.shape[1]}x{image.shape[0]} px, a {profile.name} board at {px_per_mm} px/mm needs {expected[1]}x{expected[0]}")
+    width, height = rectified_size(profile.size, px_per_mm)
+    if image.shape[:2] != (height, width):
+        raise CalibrationError(f"empty: image is {image.shape[1]}x{image.shape[0]} px, a {profile.name} board at {px_per_mm} px/mm needs {width}x{height}")
     return image
 
 

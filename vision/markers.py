@@ -321,6 +321,13 @@ def marker_place(marker_id: int, profile: BoardProfile, placed: MarkerPlaces | N
     return np.array(profile.marker_corners(marker_id), np.float32)
 
 
+def stayed(corners: np.ndarray, before: np.ndarray, reach_px: float) -> bool:
+    """Whether a marker seen at ``corners`` is where it was ``before`` (image px): no corner more
+    than ``reach_px`` away in x or y. How the reader tells a board that stood still from one that
+    moved, and a marker that stayed from one that was pushed."""
+    return float(np.abs(corners - before).max()) <= reach_px
+
+
 def places_found(found: dict[int, np.ndarray], homography: np.ndarray) -> dict[int, np.ndarray]:
     """Where the markers ``found`` (image px) lie on the board, by ``homography`` (image px to
     board mm): calibration keeps them, so that any three markers put the board where all four

@@ -48,7 +48,7 @@ import numpy as np
 
 from calibration.profiles import BoardProfile
 
-from .markers import MARKER_NAMES, MarkerPlaces, marker_place
+from .markers import MARKER_NAMES, MarkerPlaces, marker_place, stayed
 
 MOVED_MM = 4.0  # a marker this far from its calibrated place has moved: 4 mm still reads (the probe), 6 mm no longer
 MARKER_MOVED = "marker moved on the board"  # how the status of a frame refused for it begins
@@ -108,7 +108,7 @@ class MovedMarkerWatch:
         if self._followed is not None and self._followed.moved.marker_id in found:
             return self._follow(self._followed, found)
         placed_with = [marker_id for marker_id in found if marker_id in held_markers]  # markers the board was placed by
-        moving = [marker_id for marker_id in placed_with if not self._stayed(found[marker_id], held_markers[marker_id])]
+        moving = [marker_id for marker_id in placed_with if not stayed(found[marker_id], held_markers[marker_id], self.still_px)]
         if held is None or len(moving) != 1 or len(placed_with) < 3:
             return None  # judged only where the board stood still (two of those markers, at least, where they were)
         moved = self._judged(moving[0], found[moving[0]], held)
@@ -124,7 +124,7 @@ class MovedMarkerWatch:
         it moved on the board since."""
         marker_id = followed.moved.marker_id
         others = [i for i in found if i != marker_id and i in followed.corners]
-        if len(others) >= 2 and all(self._stayed(found[i], followed.corners[i]) for i in others):
+        if len(others) >= 2 and all(stayed(found[i], followed.corners[i], self.still_px) for i in others):
             board_moved = np.eye(3)
         elif len(others) >= 3:
             now = np.concatenate([found[i] for i in others]).astype(np.float64)
@@ -141,10 +141,6 @@ class MovedMarkerWatch:
             self._followed = None
             return None
         return moved
-
-    def _stayed(self, corners: np.ndarray, before: np.ndarray) -> bool:
-        """Whether a marker seen at ``corners`` is where it was ``before`` (image px)."""
-        return float(np.abs(corners - before).max()) <= self.still_px
 
     def _judged(self, marker_id: int, corners: np.ndarray, board: np.ndarray) -> MovedMarker:
         """How far from its calibrated place the placement ``board`` puts the marker seen at ``corners``."""

@@ -28,13 +28,13 @@ from .flicker import picture_rows
 from .glare import CoveredReflections, GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import (MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers,
-                      placement_fault)
+                      placement_fault, stayed)
 from .moved_markers import MovedMarkerWatch
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .patches import PatchCutter
 from .picture_size import DEVICE_SIZE
 from .pits import hollow_mask, in_hollows, rim_gap
-from .rectify import GAIN_CELL_PX, BoardWarp, LightModel, visible_mask
+from .rectify import GAIN_CELL_PX, BoardWarp, LightModel, to_rectified, visible_mask
 
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
 STRAY_GLARE_MM = 10.0  # a seed on the wood this close to a lamp's reflection is its halo
@@ -286,7 +286,7 @@ class BoardReader:
         refined = False
         if self._last_homography is not None and found:
             reach = HOLD_PX if homography is not None else HELD_FEW_PX
-            still = sum(marker_id in self._last_markers and float(np.abs(self._last_markers[marker_id] - corners).max()) <= reach
+            still = sum(marker_id in self._last_markers and stayed(corners, self._last_markers[marker_id], reach)
                         for marker_id, corners in found.items())
             if homography is None or len(found) <= len(self._last_markers):
                 if (still == len(found)) if homography is None else (still >= max(2, len(found) - 1)):
@@ -467,7 +467,8 @@ class BoardReader:
         return [(float(x), float(y)) for x, y in image.reshape(-1, 2)]
 
     def _board_to_image(self, homography: np.ndarray) -> np.ndarray:
-        return np.linalg.inv(homography) @ np.diag([1 / self.calibration.px_per_mm, 1 / self.calibration.px_per_mm, 1.0])
+        """From rectified px back to picture px: where the overlay draws each pit."""
+        return np.linalg.inv(to_rectified(homography, self.calibration.px_per_mm))
 
     def _overlay(self, homography: np.ndarray, pits: dict[str, PitReading | None]) -> list[PitOverlay]:
         to_image = self._board_to_image(homography)

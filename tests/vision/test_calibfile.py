@@ -1,7 +1,10 @@
 """The calibration file: versioned, validated, and every error names its field."""
 
+import base64
 import json
 
+import cv2
+import numpy as np
 import pytest
 
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration
@@ -25,6 +28,10 @@ def test_round_trip_keeps_everything(saved, kalah_setup):
     assert (loaded.empty == original.empty).all()
     assert loaded.markers.keys() == original.markers.keys() == {0, 1, 2, 3}
     assert all(abs(loaded.markers[i] - original.markers[i]).max() <= 0.005 for i in original.markers)
+
+
+def _png(image):
+    return base64.b64encode(cv2.imencode(".png", image)[1].tobytes()).decode()
 
 
 def _broken(saved, change):
@@ -55,6 +62,7 @@ def _broken(saved, change):
     (lambda d: d["counter"].update(blur_limit_mm="sharp"), "counter.blur_limit_mm"),
     (lambda d: d.pop("counter"), "counter"),
     (lambda d: d.update(empty="not base64!"), "empty"),
+    (lambda d: d.update(empty=_png(np.zeros((40, 60, 3), np.uint8))), "empty: image is 60x40 px, a 2x6+stores board at 1.5 px/mm needs "),
     (lambda d: d.update(corners=[1, 2, 3]), "corners"),
     (lambda d: d.update(corners_picture=[1280.5, 720]), "corners_picture"),
     (lambda d: d.update(corners_picture="1280x720"), "corners_picture"),
