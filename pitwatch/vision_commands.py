@@ -24,6 +24,7 @@ import numpy as np
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration
 from calibration.calibrate import calibrate
 from calibration.markersheet import render_marker_sheet
+from calibration.profiles import board_profile
 from firmware_bridge.sensors import SensorCalibration
 from vision.camera import first_frame, open_source, picture_of
 from vision.counter import CounterError
@@ -81,17 +82,19 @@ def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callabl
 
 def _calibrate(args: argparse.Namespace) -> int:
     size = cfg.from_arguments(args).camera_size
+    # What can be told wrong without pictures is said before the players set the board up twice for nothing.
     folder = Path(args.output).parent
-    if not folder.is_dir():  # said before the players set the board up twice for nothing
+    if not folder.is_dir():
         raise FileNotFoundError(errno.ENOENT, f"cannot be written, there is no folder {folder}", args.output)
+    board_profile(args.variant)
+    values = parse_corners(args.corners) if args.corners else None
     empty = first_frame(args.empty, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: empty every pit, the whole board in the camera's view, then press Enter... ", NO_TERMINAL))
     start = first_frame(args.start, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: now lay out the start position, then press Enter... ", NO_TERMINAL))
     corners = None
-    if args.corners:
+    if values is not None:
         # The same checks as corners clicked on the dashboard: a mirrored or turned order is refused.
-        values = parse_corners(args.corners)
         outline = check_outline([values[i:i + 2] for i in range(0, 8, 2)], (empty.shape[1], empty.shape[0]))
         corners = [v for point in outline for v in point]
     calibration = calibrate(args.variant, empty, start, corners)

@@ -124,6 +124,17 @@ def test_a_calibration_file_that_could_not_be_written_is_named_before_any_pictur
                                        f"{output.parent}\n")
 
 
+@pytest.mark.parametrize("option, message", [
+    (("--variant", "chess"), "unknown variant or board 'chess'"),
+    (("--variant", "kalah", "--corners", "1,2,3"), "expected 8 numbers"),
+])
+def test_a_wrong_variant_or_corners_is_named_before_any_picture_is_taken(tmp_path, capsys, option, message):
+    """Camera 0 does not exist here: any picture asked for would fail on it first."""
+    assert run("calibrate", *option, "--empty", "0", "--start", "0", "-o", tmp_path / "board.json") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pitwatch calibrate: error: ") and message in err and err.count("\n") == 1
+
+
 def test_a_camera_calibration_with_no_terminal_says_to_give_pictures(pictures, tmp_path):
     folder, _, _ = pictures
     empty = cv2.imread(str(folder / "empty.png"))
@@ -207,7 +218,7 @@ def test_markers_png_and_pdf(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["markers", "-o", "sheet.svg"], "written as .png or .pdf"),
-    (["calibrate", "--variant", "chess", "--empty", "x.png", "--start", "y.png", "-o", "b.json"], "no such file"),
+    (["calibrate", "--variant", "kalah", "--empty", "x.png", "--start", "y.png", "-o", "b.json"], "no such file"),
     (["read", "--calibration", "missing.json", "x.png"], "cannot read calibration file"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(argv, message, tmp_path, capsys, monkeypatch):
