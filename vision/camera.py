@@ -29,6 +29,7 @@ from .picture_size import DEVICE_SIZE
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 BLACK_FRAME = "black frame: is the lens covered or the camera off?"
+CAMERA_LOST = "camera lost"  # how the status of a live camera that gives no frames begins
 REOPEN_EVERY_S = 2.0  # a lost live camera is retried at most this often
 FRAME_WAIT_S = 1.0  # a live camera with no new frame for this long is reported lost
 STREAM_TIMEOUT_MS = 5000  # a network stream that does not open or send for this long is lost
@@ -218,7 +219,7 @@ class LiveCamera(FrameSource):
             if newest is not None and newest.index > self._handed_out:
                 self._handed_out = newest.index
                 return newest
-            return Frame(None, self._lost or f"camera lost: {self.name} gave no frame for {wait:g} s", now, self._handed_out)
+            return Frame(None, self._lost or f"{CAMERA_LOST}: {self.name} gave no frame for {wait:g} s", now, self._handed_out)
 
     def _news(self) -> bool:
         return (self._closing.is_set() or self._lost is not None
@@ -229,7 +230,7 @@ class LiveCamera(FrameSource):
         while not self._closing.is_set():
             capture = _open_capture(self.target, self.size)
             if capture is None:
-                self._publish(None, f"camera lost: {self.name} does not answer")
+                self._publish(None, f"{CAMERA_LOST}: {self.name} does not answer")
             else:
                 index = self._take_frames(capture, index)
             self._closing.wait(REOPEN_EVERY_S)
@@ -241,7 +242,7 @@ class LiveCamera(FrameSource):
             while not self._closing.is_set():
                 frame = _captured(capture, index + 1)
                 if frame is None:
-                    self._publish(None, f"camera lost: {self.name} gave no frame")
+                    self._publish(None, f"{CAMERA_LOST}: {self.name} gave no frame")
                     break
                 index = frame.index
                 self._publish(frame, None)
@@ -377,10 +378,17 @@ def first_frame(spec: int | str, tries: int = 30, size: tuple[int, int] = DEVICE
     source = open_source(spec, size)
     try:
         if source.live and when_live is not None:
+            answer = source.read()  # waits while the camera opens; a missing one says so at once
+            if answer.status.startswith(CAMERA_LOST):
+                raise _no_picture(spec, answer)
             when_live()
         frame = picture_of(source, tries)
     finally:
         source.close()
     if not frame.ok:
-        raise SourceError(f"camera source {spec!r}: no usable picture ({frame.status})")
+        raise _no_picture(spec, frame)
     return frame.image  # type: ignore[return-value]
+
+
+def _no_picture(spec: int | str, frame: Frame) -> SourceError:
+    return SourceError(f"camera source {spec!r}: no usable picture ({frame.status})")

@@ -73,6 +73,19 @@ def test_missing_device_reports_camera_lost_without_raising():
     source.close()
 
 
+def test_a_missing_camera_is_named_before_the_players_are_asked_to_set_the_board_up():
+    asked = []
+    with pytest.raises(SourceError, match="camera source '97': no usable picture \\(camera lost: camera 97 does not answer\\)"):
+        first_frame("97", when_live=lambda: asked.append("set the board up"))
+    assert asked == []
+
+
+def test_a_camera_that_answers_asks_the_players_before_its_picture_is_taken(network_camera):
+    asked = []
+    assert first_frame(network_camera.url, when_live=lambda: asked.append("set the board up")).ndim == 3
+    assert asked == ["set the board up"]
+
+
 class _Webcam:
     """Stands in for OpenCV's capture of a USB webcam, which no machine running the tests has
     (a mock, then): opens, and notes what it is asked to set, in order."""
