@@ -244,14 +244,17 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
             print(text)
         return 0
     if args.games_command == "import":
+        source = "standard input" if args.file == "-" else args.file  # named in every error about the record
         try:
             text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
-            raise rules.RulesError(f"{args.file}: not a game record (not UTF-8 text, byte {exc.start})") from None
+            raise rules.RulesError(f"{source}: not a game record (not UTF-8 text, byte {exc.start})") from None
         try:
             game_id = records.import_record(recorder, text)
         except json.JSONDecodeError as exc:
-            raise rules.RulesError(f"{args.file}: not valid JSON: {exc}") from None
+            raise rules.RulesError(f"{source}: not valid JSON: {exc}") from None
+        except rules.RulesError as exc:
+            raise rules.RulesError(f"{source}: {exc}") from None
         print(f"imported as game {game_id}")
         return 0
     raise AssertionError(args.games_command)

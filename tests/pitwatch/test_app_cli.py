@@ -91,7 +91,11 @@ def test_bad_input_is_one_line_naming_the_problem(recorded, capsys, tmp_path):
     bad.write_text('[Variant "kalah"]\n\n1. C Q *\n')
     assert main(["games", "--db", str(db), "import", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "line 3" in err and "Traceback" not in err
+    assert err.startswith(f"pitwatch games: {bad}: line 3, column ") and "Traceback" not in err
+    missing = tmp_path / "missing.json"
+    missing.write_text('{"moves": ["A"]}')
+    assert main(["games", "--db", str(db), "import", str(missing)]) == 2
+    assert capsys.readouterr().err == f"pitwatch games: {missing}: a game record needs 'variant' (str)\n"
     broken = tmp_path / "broken.json"
     broken.write_text("{ nope")
     assert main(["games", "--db", str(db), "import", str(broken)]) == 2
