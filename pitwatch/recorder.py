@@ -81,6 +81,7 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+SQLITE_INTEGERS = range(-2**63, 2**63)  # what an SQLite INTEGER holds: a game id or ply beyond it names no row
 
 
 class RecorderError(Exception):
@@ -219,6 +220,8 @@ class Recorder:
         return _game(row) if row else None
 
     def game(self, game_id: int) -> GameRecord:
+        if game_id not in SQLITE_INTEGERS:  # sqlite3 raises OverflowError for it: no such game either
+            raise RecorderError(f"no recorded game with id {game_id}")
         with self._lock:
             row = self._db.execute(f"{_GAME_SELECT} WHERE g.id=? GROUP BY g.id", (game_id,)).fetchone()
         if row is None:
@@ -287,6 +290,8 @@ class Recorder:
         ]
 
     def snapshot(self, game_id: int, ply: int) -> bytes | None:
+        if game_id not in SQLITE_INTEGERS or ply not in SQLITE_INTEGERS:
+            return None
         with self._lock:
             row = self._db.execute("SELECT snapshot FROM moves WHERE game_id=? AND ply=?",
                                    (game_id, ply)).fetchone()

@@ -87,6 +87,8 @@ def test_bad_input_is_one_line_naming_the_problem(recorded, capsys, tmp_path):
     db, game_id, _ = recorded
     assert main(["games", "--db", str(db), "show", "999"]) == 2
     assert "no recorded game with id 999" in capsys.readouterr().err
+    assert main(["games", "--db", str(db), "export", str(2**64)]) == 2  # beyond an SQLite integer
+    assert capsys.readouterr().err == f"pitwatch games: no recorded game with id {2**64}\n"
     bad = tmp_path / "bad.txt"
     bad.write_text('[Variant "kalah"]\n\n1. C Q *\n')
     assert main(["games", "--db", str(db), "import", str(bad)]) == 2

@@ -34,6 +34,17 @@ def test_the_page_of_a_game_never_recorded_is_not_found(client):
     assert page.get_data(as_text=True) == "404 Not Found: no recorded game with id 999\n"
 
 
+def test_a_game_id_or_move_beyond_what_sqlite_holds_is_not_found_rather_than_an_error(client, session):
+    huge = 2**63  # Flask's int converter takes it; sqlite3 cannot bind it
+    page = client.get(f"/games/{huge}")
+    assert page.status_code == 404 and f"no recorded game with id {huge}" in page.get_data(as_text=True)
+    for url in (f"/api/games/{huge}", f"/api/games/{huge}/export"):
+        answer = client.get(url)
+        assert answer.status_code == 404 and answer.get_json()["error"] == f"no recorded game with id {huge}"
+    snap = client.get(f"/api/games/{session.game_id}/snapshot/{huge}")
+    assert snap.status_code == 404 and snap.get_json()["error"] == f"game {session.game_id} has no camera snapshot for move {huge}"
+
+
 def test_state_and_variants(client):
     state = client.get("/api/state").get_json()
     assert state["game"]["variant"] == "kalah" and state["game"]["names"] == {"south": "Ann", "north": "Bob"}
