@@ -18,7 +18,7 @@ Public API (stable; everything else is internal)::
                                                       #   pits_unseen (glared: a lamp's reflection), hand,
                                                       #   blur_mm (how blurred, at the markers), message;
                                                       #   .to_json()
-            overlay = result.draw(frame.image)        # pits outlined + counts, for the dashboard
+            overlay = result.draw(frame.image)        # pits outlined + counts, a hand outlined, for the dashboard
             stable = gate.update(result)              # a Reading once the board is still, else None
 
 - ``open_source(spec) -> FrameSource``: ``read() -> Frame`` (``image`` None when
@@ -31,7 +31,8 @@ Public API (stable; everything else is internal)::
   ``.calibration()`` calibrates it from its own frames (no pictures needed).
 - ``BoardReader(calibration).read(frame, when=None) -> FrameResult`` with
   ``.reading``, ``.status``, ``.overlay`` (PitOverlay: label, outline in image px,
-  count, probability, white), ``.draw(frame)``.
+  count, probability, white), ``.hand_outlines`` (what was taken for a hand, image px),
+  ``.draw(frame)``.
 - ``StillnessGate(still_frames=5, motion_threshold=0.002).update(result) -> Reading | None``
   and ``.state`` (GateState: "moving", "hand", "no board", "settling", "still"; the share
   of the board and the largest spot, in mm2, that changed since the previous frame).

@@ -42,6 +42,8 @@ EDGE_MM = 8.0  # the board's edge band is not bare wood: its bevel, bent by the 
 HOLD_PX = 1.0  # markers in view this close to where the last homography was found: the board has not moved
 HELD_FEW_PX = 3.0  # ...and with only one or two in view, this close (no homography can be found from them)
 DARK_PATCH_MM = 20.0  # dark counts as unlit in patches this wide: a covered lens, not a marker's black or a seed's shadow
+OUTLINE_MM = 1.5  # what was taken for a hand is outlined on the camera view to within this
+HAND_COLOUR = (255, 0, 255)  # BGR: magenta, a colour neither a pit's outline nor the wood takes
 
 
 @dataclass(frozen=True)
@@ -126,12 +128,15 @@ class FrameResult:
     # (uint8 BGR window, light divided out): which kept its look, :mod:`vision.unchanged`
     px_per_mm: float = 1.5  # the scale of ``board``: the calibration's (1.5 unless calibrated otherwise)
     refined: bool = False  # ``board`` is placed a little better than the frame before's, which did not move
+    hand_outlines: list[np.ndarray] = field(default_factory=list)  # what was taken for a hand over the board,
+    # each piece's outline (N x 2 image px, int32): shown, so that players see what keeps the board from being read
 
     def draw(self, frame: np.ndarray) -> np.ndarray:
-        """A copy of ``frame`` with every pit outlined (green: p >= 0.9, orange: less sure,
-        red: unseen) and labelled with its most likely count (and white chips), and every seed
-        lying on the wood ringed in red."""
+        """A copy of ``frame`` with what was taken for a hand outlined in magenta, every pit
+        outlined (green: p >= 0.9, orange: less sure, red: unseen) and labelled with its most
+        likely count (and white chips), and every seed lying on the wood ringed in red."""
         out = frame.copy()
+        cv2.polylines(out, self.hand_outlines, True, HAND_COLOUR, 2)
         for x, y in self.strays:
             cv2.circle(out, (int(round(x)), int(round(y))), 16, (0, 0, 255), 2)
         for pit in self.overlay:
@@ -380,7 +385,8 @@ class BoardReader:
         reading = Reading(pits, "vision", when, message)
         status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays), tuple(glared), view.blur_mm)
         return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography,
-                           self._to_image(view.homography, lying), views, self.calibration.px_per_mm, view.refined)
+                           self._to_image(view.homography, lying), views, self.calibration.px_per_mm, view.refined,
+                           [] if hand is None else self._outlines(view.homography, hand))
 
     def _beside(self, point: tuple[float, float]) -> str:
         """The pit (or store) a seed lying on the wood at ``point`` (rectified px) is beside."""
@@ -465,6 +471,15 @@ class BoardReader:
             return []
         image = cv2.perspectiveTransform(np.array(points, np.float64).reshape(-1, 1, 2), self._board_to_image(homography))
         return [(float(x), float(y)) for x, y in image.reshape(-1, 2)]
+
+    def _outlines(self, homography: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
+        """The outline of each piece of ``mask`` (bool, rectified board) in image px, simplified
+        to within ``OUTLINE_MM``: a few dozen points a piece rather than one a pixel."""
+        contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        to_image = self._board_to_image(homography)
+        tolerance = OUTLINE_MM * self.calibration.px_per_mm
+        return [np.round(cv2.perspectiveTransform(cv2.approxPolyDP(contour, tolerance, True).astype(np.float64), to_image)
+                         ).astype(np.int32).reshape(-1, 2) for contour in contours]
 
     def _board_to_image(self, homography: np.ndarray) -> np.ndarray:
         """From rectified px back to picture px: where the overlay draws each pit."""

@@ -272,6 +272,27 @@ def test_hand_over_board_marks_covered_pits_unseen(kalah_setup):
     assert seen_as_hidden >= 0.6 * hidden
 
 
+def test_what_was_taken_for_a_hand_is_outlined_where_the_hand_lies_in_the_picture(kalah_setup):
+    """The camera view outlines what keeps the board from being read. The hand's truth: where the
+    same frame rendered without it differs. Most of each outline lies on the hand (it is grown by
+    a margin, and ends at the board's edge, where the arm goes on)."""
+    scene, calibration = kalah_setup
+    for seed in range(100, 106):
+        shot = Shot(hand=True, seed=seed)
+        with_hand = render(scene, {"A": 3, "b": 2}, None, shot)
+        without = render(scene, {"A": 3, "b": 2}, None, replace(shot, hand=False))
+        hand = np.abs(with_hand.image.astype(np.int16) - without.image.astype(np.int16)).max(axis=2) > 10
+        result = BoardReader(calibration).read(with_hand.image)
+        assert result.status.hand and result.hand_outlines
+        outlined = np.zeros(hand.shape, np.uint8)
+        cv2.fillPoly(outlined, result.hand_outlines, 1)
+        assert (hand & (outlined > 0)).sum() >= 0.8 * outlined.sum() >= 0.8 * 5000, seed
+        drawn, plain = result.draw(with_hand.image), replace(result, hand_outlines=[]).draw(with_hand.image)
+        changed = (drawn != plain).any(axis=2)
+        assert changed.sum() >= 500 and (drawn[changed] == (255, 0, 255)).all()  # drawn in magenta
+        assert BoardReader(calibration).read(without.image).hand_outlines == []
+
+
 def test_an_arm_across_a_hollow_is_one_hand_though_the_wood_shows_it_in_two_pieces(kalah_setup):
     """A pale arm 18 mm wide across pit A shows on the bare wood above and below A as two pieces
     of about 160 mm2, each under HAND_MIN_MM2: both meet A's rim, so they are one hand. The same
