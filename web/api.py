@@ -8,6 +8,7 @@ take back, an illegal move text, ...) gets a 409 with the reason.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable, Iterator
 
 from flask import Blueprint, Response, abort, jsonify, request, stream_with_context
@@ -23,6 +24,7 @@ from . import DemoControls, board_corners, optional, services
 api = Blueprint("api", __name__)
 
 KEEPALIVE_SECONDS = 15.0
+WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")  # a query parameter's number, as a client writes it
 
 
 JSON_KINDS = {str: "a string", dict: "an object"}  # how the API's clients (JavaScript, curl) name a field's type
@@ -191,13 +193,13 @@ def _query_int(name: str, default: int, low: int, high: int) -> int:
     raw = request.args.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        abort(400, description=f"query parameter {name!r} must be a whole number, not {raw!r}")
-    if not low <= value <= high:
+    text = raw.strip()
+    if not WHOLE_NUMBER.fullmatch(text):
+        shown = raw if len(raw) <= 40 else f"{raw[:40]}..."
+        abort(400, description=f"query parameter {name!r} must be a whole number, not {shown!r}")
+    if len(text) > 20 or not low <= int(text) <= high:  # longer: far out of range (int() stops at 4,300 digits)
         abort(400, description=f"query parameter {name!r} must be between {low} and {high}")
-    return value
+    return int(text)
 
 
 @api.get("/games")

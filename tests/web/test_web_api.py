@@ -228,6 +228,13 @@ def test_recorded_games_list_replay_and_snapshots(client, session):
     assert "no recorded game with id 999" in client.get("/api/games/999").get_json()["error"]
     assert client.get("/api/games?limit=0").status_code == 400
     assert client.get("/api/games?limit=x").status_code == 400
+    digits = client.get(f"/api/games?limit={'9' * 5000}")  # past what Python's int() reads
+    assert digits.status_code == 400 and digits.get_json()["error"] == "query parameter 'limit' must be between 1 and 500"
+    words = client.get(f"/api/games?offset={'x' * 5000}")  # too long to say back whole
+    assert words.get_json()["error"] == f"query parameter 'offset' must be a whole number, not '{'x' * 40}...'"
+    for odd in ("%EF%BC%95", "%2B-5", "1e2", ""):  # a full-width 5, two signs, a float, nothing: no whole number
+        assert "must be a whole number" in client.get(f"/api/games?limit={odd}").get_json()["error"], odd
+    assert client.get("/api/games?limit=%2B7").status_code == 200
     assert client.get(f"/api/games/{session.game_id}/export?format=pgn").status_code == 400
     text = client.get(f"/api/games/{session.game_id}/export?format=text")
     assert text.status_code == 200 and "attachment" in text.headers["Content-Disposition"]
