@@ -105,6 +105,7 @@ def check_camera(config: Config) -> Iterator[Check]:
     from calibration.calibfile import CalibrationError, load_calibration
     from vision.camera import SourceError, first_good_frame, names_device, open_source, too_small
     from vision.focus import too_blurred_mm
+    from vision.moved_markers import MARKER_MOVED
     from vision.reader import STUCK_WRONG, BoardReader
 
     from .placement import judge_placement
@@ -151,7 +152,7 @@ def check_camera(config: Config) -> Iterator[Check]:
         status = result.status
         yield Check("board in view", status.board_found,
                     "the board is found in the camera picture" if status.board_found
-                    else status.message if status.message.startswith(STUCK_WRONG)
+                    else status.message if status.message.startswith((STUCK_WRONG, MARKER_MOVED))
                     else f"{status.message}: aim the camera at the board, all four markers in view")
         if status.board_found:
             picture = (image.shape[1], image.shape[0])

@@ -29,7 +29,7 @@ from .glare import CoveredReflections, GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import (MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers,
                       placement_fault, stayed)
-from .moved_markers import MovedMarkerWatch
+from .moved_markers import EmptyLikeness, MovedMarkerWatch
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .patches import PatchCutter
 from .picture_size import DEVICE_SIZE
@@ -185,7 +185,8 @@ class BoardReader:
         self._heap_cutter = PatchCutter(calibration, kinds=("heap",))
         self._counter = counter
         self._tracker = MarkerTracker(self.profile, calibration.markers)
-        self._moved_markers = MovedMarkerWatch(self.profile, calibration.markers, HOLD_PX)
+        self._moved_markers = MovedMarkerWatch(self.profile, calibration.markers, HOLD_PX,
+                                               EmptyLikeness(empty, surface, calibration.px_per_mm))
         self._dark_patch = cv2.getStructuringElement(cv2.MORPH_RECT, (round(DARK_PATCH_MM * calibration.px_per_mm) | 1,) * 2)
         self._glare = GlareFinder(self.profile, calibration.px_per_mm, shape, surface, calibration.whitest_seed,
                                   calibration.seed_area_mm2)
@@ -236,7 +237,7 @@ class BoardReader:
             if homography is not None and not found.keys() <= self._markers_in_view:
                 self._check_placement(found)
             self._markers_in_view = set(found)
-            if (moved := self._moved_markers.check(found, self._last_homography, self._last_markers)) is not None:
+            if (moved := self._moved_markers.check(gray, found, self._last_homography, self._last_markers)) is not None:
                 raise FrameUnreadable(moved.message, tuple(sorted(found)))
             homography, refined = self._held(homography, found)
             markers = tuple(sorted(found))

@@ -117,6 +117,26 @@ def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(k
     assert read(scene, 9, nudge=nudged).status.message == "ok"  # put back beside the two others in view, still
 
 
+@pytest.mark.parametrize("board", sorted(PROFILE_LAYOUTS))
+def test_a_marker_moved_while_pitwatch_was_off_is_named_from_the_first_frame(setup_of, board):
+    """No placement before it to judge it by: the first frame's wood lines up with the empty
+    board's picture through the other three markers' placement, and not through all four. Named
+    until it is put back; a reader started on the board as calibrated names nothing."""
+    scene, calibration = setup_of(board, relief=True)
+    counts, white = random_counts(scene.profile, np.random.default_rng([3, len(board)]))
+    moved_on = replace(scene, marker_shifts=tuple((dx, dy + 9.0) if corner == 2 else (dx, dy)
+                                                  for corner, (dx, dy) in enumerate(scene.marker_shifts)))
+    shot = Shot(seed=3, noise=2.0, jpeg=90)
+    reader = BoardReader(calibration)
+    first = reader.read(render(moved_on, counts, white, shot).image)
+    assert first.status.message.startswith("marker moved on the board: marker 2 (far-right) lies "), first.status.message
+    assert "towards South" in first.status.message and all(pit is None for pit in first.reading.pits.values())
+    assert reader.read(render(moved_on, counts, white, replace(shot, exposure=1)).image).status.message == first.status.message
+    put_back = reader.read(render(scene, counts, white, replace(shot, exposure=2)).image)
+    assert put_back.status.message.startswith("ok"), put_back.status.message
+    assert BoardReader(calibration).read(render(scene, counts, white, shot).image).status.message.startswith("ok")
+
+
 def far_set_up(setup_from, board: str, far: float):
     """A set-up of ``board`` seen in depth by a camera ``far`` times as far (the same lens)."""
     return setup_from(board, np.random.default_rng([9, len(board), 99]), relief=True, far=far)
