@@ -156,7 +156,7 @@ class MovedMarkerWatch:
             return self._at_start(gray, found)
         placed_with = [marker_id for marker_id in found if marker_id in held_markers]  # markers the board was placed by
         moving = [marker_id for marker_id in placed_with if not stayed(found[marker_id], held_markers[marker_id], self.still_px)]
-        if held is None or len(moving) != 1 or len(placed_with) < 3:
+        if len(moving) != 1 or len(placed_with) < 3:
             return None  # judged only where the board stood still (two of those markers, at least, where they were)
         moved = self._judged(moving[0], found[moving[0]], held)
         if moved.distance_mm < MOVED_MM:
