@@ -42,8 +42,9 @@ the four by ``START_GAIN`` or more, the marker it leaves out is judged by it, an
 followed as above. Measured on rendered boards (a scratch probe, 2026-12-06: `vision_bench.py`'s
 set-ups in depth, seed 4, two of every board, three hard frames each, with and without a hand,
 one marker moved 6-10 mm towards the board's middle since calibration), with no marker moved
-no placement of three was liker than the four by more than 0.034; with one moved, a placement of three was liker by
-0.17-0.54 in 17 of 34 frames, each time the one that leaves out the moved marker; of 356 first
+no placement of three was liker than the four by more than 0.035; with one moved, a placement of three was liker by
+0.17-0.57 in 18 of 36 frames without a hand and 17 of 34 with one, each time the one that
+leaves out the moved marker (by 0.10 at most in the others); of 356 first
 frames of boards as calibrated (in depth, twice as far, painted flat) none named a marker.
 In the other half no placement of three lines up much better (the three extrapolate to the fourth's end up
 to 2.46 mm off, see above); those frames read as before, "ok" or as a hand over the board.
