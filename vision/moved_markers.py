@@ -66,6 +66,7 @@ import numpy as np
 from calibration.profiles import BoardProfile
 
 from .markers import MARKER_IDS, MARKER_NAMES, MarkerPlaces, homography_from_markers, marker_place, stayed
+from .nudge import standardised
 from .rectify import to_rectified
 
 MOVED_MM = 4.0  # a marker this far from its calibrated place has moved: 4 mm still reads (the probe), 6 mm no longer
@@ -131,8 +132,8 @@ class EmptyLikeness:
     def _grain(self, gray: np.ndarray) -> np.ndarray:
         """The bare wood's brightness less the light's, standardised (mean 0, deviation 1)."""
         picture = gray.astype(np.float32)
-        grain = (picture - cv2.GaussianBlur(picture, (0, 0), GRAIN_MM * self._px_per_mm))[self._wood]
-        return (grain - grain.mean()) / (grain.std() + 1e-6)
+        grain = picture - cv2.GaussianBlur(picture, (0, 0), GRAIN_MM * self._px_per_mm)
+        return standardised(grain, self._wood)[self._wood]
 
 
 class MovedMarkerWatch:

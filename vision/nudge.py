@@ -82,7 +82,7 @@ class NudgeFinder:
         self._anywhere = np.ones_like(self._wood)
         self._is_wood = self._wood > 0
         self._least_wood = LEAST_WOOD * np.count_nonzero(self._is_wood)
-        self._empty_standard = _standardised(self._empty, self._is_wood)
+        self._empty_standard = standardised(self._empty, self._is_wood)
         self._wood_share = cv2.blur(self._wood.astype(np.float32), (UNLIKE_BLOCK, UNLIKE_BLOCK))  # of each block
         self._window = cv2.createHanningWindow(self._empty.shape[::-1], cv2.CV_32F)
         height, width = self._empty.shape
@@ -164,7 +164,7 @@ class NudgeFinder:
         height, width = now.shape
         back = cv2.warpAffine(now, warp, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         wood = self._is_wood
-        unlike = np.abs(self._empty_standard - _standardised(back, wood)) * wood
+        unlike = np.abs(self._empty_standard - standardised(back, wood)) * wood
         unlike = cv2.blur(unlike, (UNLIKE_BLOCK, UNLIKE_BLOCK)) / np.maximum(self._wood_share, 1e-3)
         like = wood & (unlike < UNLIKE * np.median(unlike[wood]))
         if np.count_nonzero(like) < self._least_wood:
@@ -214,7 +214,7 @@ class _Shift:
 NOT_LINED_UP = Move(np.eye(3), nudge=True, sure=False)
 
 
-def _standardised(picture: np.ndarray, where: np.ndarray) -> np.ndarray:
+def standardised(picture: np.ndarray, where: np.ndarray) -> np.ndarray:
     """``picture`` less its mean over ``where``, over its standard deviation there."""
     values = picture[where]
     return (picture - values.mean()) / (values.std() + 1e-6)
