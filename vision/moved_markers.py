@@ -39,7 +39,8 @@ board's edge), and through the placement of the other three it does again. So th
 that shows all four is rectified through each of the five placements and each compared with
 the empty board on its bare wood (:class:`EmptyLikeness`); where one of three is liker than
 the four by ``START_GAIN`` or more, the marker it leaves out is judged by it, and named and
-followed as above. Measured on rendered boards (a scratch probe, 2026-12-06: `vision_bench.py`'s
+followed as above. ``benchmarks/moved_marker_bench.py`` measures it. First measured on rendered
+boards (a scratch probe, 2026-12-06: `vision_bench.py`'s
 set-ups in depth, seed 4, two of every board, three hard frames each, with and without a hand,
 one marker moved 6-10 mm towards the board's middle since calibration), with no marker moved
 no placement of three was liker than the four by more than 0.035; with one moved, a placement of three was liker by
