@@ -23,7 +23,6 @@ from dataclasses import replace
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 

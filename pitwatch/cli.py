@@ -250,12 +250,13 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
         except UnicodeDecodeError as exc:
             raise rules.RulesError(f"{source}: not a game record (not UTF-8 text, byte {exc.start})") from None
         try:
-            game_id = records.import_record(recorder, text)
+            game_ids = records.import_records(recorder, text)
         except json.JSONDecodeError as exc:
             raise rules.RulesError(f"{source}: not valid JSON: {exc}") from None
         except rules.RulesError as exc:
             raise rules.RulesError(f"{source}: {exc}") from None
-        print(f"imported as game {game_id}")
+        print(f"imported as game {game_ids[0]}" if len(game_ids) == 1 else
+              f"imported {len(game_ids)} games as games {game_ids[0]}-{game_ids[-1]}")
         return 0
     raise AssertionError(args.games_command)
 

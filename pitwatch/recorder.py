@@ -38,7 +38,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Iterable, Sequence
+from typing import Any, Sequence
 
 MIGRATIONS: tuple[str, ...] = (
     # version 1: games, moves, verdicts
@@ -135,6 +135,19 @@ class AcceptedMove:
     text: str
     player: str
     position: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ImportedGame:
+    """A game read from a record, checked move by move, as the recorder stores it."""
+
+    variant: str
+    options: dict[str, Any]
+    south: str
+    north: str
+    moves: Sequence[AcceptedMove]
+    result: dict[str, Any] | None
+    start: dict[str, Any] | None  # None: the variant's own start position
 
 
 class Recorder:
@@ -306,28 +319,28 @@ class Recorder:
             ).fetchall()
         return [{"id": i, "ply": p, "kind": k, "verdict": json.loads(b), "at": a} for i, p, k, b, a in reversed(rows)]
 
-    def import_game(self, variant: str, options: dict[str, Any], south: str, north: str,
-                    moves: Iterable[AcceptedMove], result: dict[str, Any] | None,
-                    start: dict[str, Any] | None = None) -> int:
-        """Store a game read from a record (``pitwatch games import``): finished if it has a
-        result, else abandoned (an imported game is never resumed as the live game)."""
+    def import_games(self, games: Sequence[ImportedGame]) -> list[int]:
+        """Store games read from a record (``pitwatch games import``), all or none: each finished
+        if it has a result, else abandoned (an imported game is never resumed as the live game)."""
         now = time.time()
+        game_ids = []
         with self._transaction() as db:
-            cur = db.execute(
-                "INSERT INTO games (variant, options, south, north, start, started_at, ended_at, status, result)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (variant, json.dumps(options, sort_keys=True), south, north,
-                 json.dumps(start) if start is not None else None, now, now,
-                 "finished" if result is not None else "abandoned",
-                 json.dumps(result) if result is not None else None),
-            )
-            game_id = int(cur.lastrowid)
-            for ply, move in enumerate(moves):
-                db.execute(
-                    "INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (?, ?, ?, ?, ?, ?)",
-                    (game_id, ply, move.text, move.player, json.dumps(move.position), now),
+            for game in games:
+                cur = db.execute(
+                    "INSERT INTO games (variant, options, south, north, start, started_at, ended_at, status, result)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (game.variant, json.dumps(game.options, sort_keys=True), game.south, game.north,
+                     json.dumps(game.start) if game.start is not None else None, now, now,
+                     "finished" if game.result is not None else "abandoned",
+                     json.dumps(game.result) if game.result is not None else None),
                 )
-            return game_id
+                game_ids.append(int(cur.lastrowid))
+                for ply, move in enumerate(game.moves):
+                    db.execute(
+                        "INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (?, ?, ?, ?, ?, ?)",
+                        (game_ids[-1], ply, move.text, move.player, json.dumps(move.position), now),
+                    )
+        return game_ids
 
 
 _GAME_SELECT = (

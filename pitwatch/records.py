@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import rules
 from rules import PLAYER_NAMES, Game, notation
 
-from .recorder import AcceptedMove, GameRecord, Recorder
+from .recorder import AcceptedMove, GameRecord, ImportedGame, Recorder
 
 
 def last_move_path(events: Sequence[dict]) -> dict[str, Any]:
@@ -70,18 +70,31 @@ def export(recorder: Recorder, game_id: int, fmt: str) -> str:
     return record.to_text() if fmt == "text" else json.dumps(record.to_json(), indent=2)
 
 
-def import_record(recorder: Recorder, text: str) -> int:
-    """Store a game read from a record (text notation or JSON); every move is checked first."""
+def import_records(recorder: Recorder, text: str) -> list[int]:
+    """Store every game of a record (text notation, where a Pass It On match is several games
+    one after the other, or one game's JSON), all or none: every move of every game is checked
+    before anything is stored. The games' ids, in the record's order."""
     stripped = text.lstrip()
-    record = notation.Record.from_json(json.loads(stripped)) if stripped.startswith("{") else notation.read(text)
+    if stripped.startswith("{"):
+        games = [_as_stored(notation.Record.from_json(json.loads(stripped)))]
+    else:
+        in_text = notation.read_all(text)
+        if not in_text:
+            raise notation.NotationError(1, 1, "no game in the record (a game starts with its tags, "
+                                               'e.g. [Variant "kalah"], then its moves)')
+        games = [_as_stored(record) for record in in_text]
+    return recorder.import_games(games)
+
+
+def _as_stored(record: notation.Record) -> ImportedGame:
+    """``record`` replayed by the rules engine (reading it checked every move, and said where
+    in the text a move is illegal), as the recorder stores it."""
     game = record.to_game()
     moves = [AcceptedMove(m.text, PLAYER_NAMES[before.to_move], after.to_json())
              for m, before, after in zip(game.moves, game.positions, game.positions[1:])]
     start = game.positions[0]
     tags = record.all_tags()
-    return recorder.import_game(
-        game.variant.name, dict(game.variant.options),
-        tags.get("South", "South"), tags.get("North", "North"),
-        moves, game.result.to_json() if game.result else None,
-        None if start == game.variant.start() else start.to_json(),
-    )
+    return ImportedGame(game.variant.name, dict(game.variant.options),
+                        tags.get("South", "South"), tags.get("North", "North"), moves,
+                        game.result.to_json() if game.result else None,
+                        None if start == game.variant.start() else start.to_json())

@@ -83,6 +83,32 @@ def test_games_list_show_export_and_import_round_trip(recorded, capsys, tmp_path
     assert {g.south for g in imported.games()} == {"Ada"} and imported.active_game() is None
 
 
+def test_games_import_stores_every_game_of_a_record_or_none(recorded, capsys, tmp_path):
+    """A record of several games (a Pass It On match, or exports put one after the other) is
+    imported whole; one bad move anywhere in it and nothing is stored."""
+    db, game_id, moves = recorded
+    game_file = tmp_path / "game.txt"
+    assert main(["games", "--db", str(db), "export", str(game_id), "-o", str(game_file)]) == 0
+    match, other = tmp_path / "match.txt", tmp_path / "other.sqlite"
+    match.write_text(game_file.read_text() * 3)
+    assert main(["games", "--db", str(other), "import", str(match)]) == 0
+    assert capsys.readouterr().out == "imported 3 games as games 1-3\n"
+    imported = Recorder(other)
+    assert [[m.text for m in imported.moves(g.id)] for g in imported.games()] == [moves] * 3
+    imported.close()
+    lines = game_file.read_text().count("\n")
+    match.write_text(game_file.read_text() + '[Variant "kalah"]\n1. C C *\n')
+    assert main(["games", "--db", str(other), "import", str(match)]) == 2
+    assert capsys.readouterr().err == (f"pitwatch games: {match}: line {lines + 2}, column 6: move 2: kalah: "
+                                       "'C' is not a legal move for south; legal moves: A, B, D, E, F\n")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n")
+    assert main(["games", "--db", str(other), "import", str(empty)]) == 2
+    assert capsys.readouterr().err.startswith(f"pitwatch games: {empty}: line 1, column 1: no game in the record")
+    with closing(Recorder(other)) as again:
+        assert len(again.games()) == 3  # neither bad record stored a game
+
+
 def test_bad_input_is_one_line_naming_the_problem(recorded, capsys, tmp_path):
     db, game_id, _ = recorded
     assert main(["games", "--db", str(db), "show", "999"]) == 2
