@@ -30,6 +30,7 @@ from vision.markers import MARKER_IDS, MARKER_NAMES  # noqa: E402
 from vision.moved_markers import MARKER_MOVED  # noqa: E402
 from vision.reader import BoardReader, FrameResult  # noqa: E402
 from vision.render import FRAME_SIZE, Scene, random_counts, render  # noqa: E402
+from marker_places_bench import score  # noqa: E402
 from vision_bench import calibrated_setups, hard_shot  # noqa: E402
 
 OUTCOMES = ("named", "named another", "refused otherwise", "read")
@@ -54,19 +55,10 @@ def outcome(result: FrameResult, marker_id: int | None) -> str:
     return "read" if message.startswith("ok") else "refused otherwise"
 
 
-def score(result: FrameResult, counts: dict[str, int], tally: list[int]) -> None:
-    """Adds ``result``'s pits of 0-9 seeds read to ``tally``: [read exactly, read]."""
-    for label, truth in counts.items():
-        pit = result.reading.pits[label]
-        if truth <= 9 and pit is not None:
-            tally[0] += pit.most_likely == truth
-            tally[1] += 1
-
-
 def run(scenes: int, frames: int, seed: int, moved_mm: tuple[float, float]) -> dict:
     """Every set-up's frames read moved and unmoved: outcomes and pits of 0-9, each way."""
     cv2.setNumThreads(1)
-    tallies: dict = {way: {"outcomes": dict.fromkeys(OUTCOMES, 0), "pits": [0, 0]} for way in ("moved", "unmoved")}
+    tallies: dict = {way: {"outcomes": dict.fromkeys(OUTCOMES, 0), "pits": [0, 0, 0]} for way in ("moved", "unmoved")}
     failures: list[str] = []
     for scene, calibration, rng in calibrated_setups(scenes, seed, FRAME_SIZE, failures, relief=True):
         for _ in range(frames):
@@ -96,7 +88,7 @@ def main() -> None:
           f"{args.frames} hard frames each, every frame read by a reader of its own\n")
     print(f"{'marker':8} {'frames':>6} " + " ".join(f"{name:>17}" for name in OUTCOMES) + f" {'pits of 0-9 read exactly':>26}")
     for way in ("moved", "unmoved"):
-        outcomes, (hits, read) = tallies[way]["outcomes"], tallies[way]["pits"]
+        outcomes, (hits, read, _) = tallies[way]["outcomes"], tallies[way]["pits"]  # unseen pits: not scored
         exactly = f"{100 * hits / read:.2f} % of {read}" if read else "-"
         print(f"{way:8} {sum(outcomes.values()):6} " + " ".join(f"{outcomes[name]:17}" for name in OUTCOMES)
               + f" {exactly:>26}")

@@ -334,11 +334,12 @@ class Recorder:
                      "finished" if game.result is not None else "abandoned",
                      json.dumps(game.result) if game.result is not None else None),
                 )
-                game_ids.append(int(cur.lastrowid))
+                game_id = int(cur.lastrowid)
+                game_ids.append(game_id)
                 for ply, move in enumerate(game.moves):
                     db.execute(
                         "INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (?, ?, ?, ?, ?, ?)",
-                        (game_ids[-1], ply, move.text, move.player, json.dumps(move.position), now),
+                        (game_id, ply, move.text, move.player, json.dumps(move.position), now),
                     )
         return game_ids
 
