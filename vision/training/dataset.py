@@ -38,10 +38,10 @@ their own, so a set-up's board, camera, frames and counts are the same either wa
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
 from dataclasses import dataclass, field, replace
-from multiprocessing import Pool
 from pathlib import Path
 from typing import Sequence
 
@@ -251,7 +251,10 @@ def build(setups: range, frames: int, out: Path, workers: int, frame: tuple[int,
     total = {kind: Patches() for kind in kinds}
     started = time.time()
     jobs = [(k, frames, frame, lamp, kinds, relief, defocus) for k in setups]
-    with Pool(workers) as pool:
+    # Spawned, not forked: a fork copies only the forking thread, so a worker could inherit a lock
+    # another thread of this process held (ONNX Runtime's, OpenCV's, a test runner's) and wait on it
+    # for ever, as one did under pytest-xdist (2026-12-06).
+    with multiprocessing.get_context("spawn").Pool(workers) as pool:
         for done, result in enumerate(pool.imap(_setup_job, jobs, chunksize=2), 1):
             for kind, patches in result.items():
                 total[kind].extend(patches)
