@@ -154,7 +154,7 @@ class Calibration:
         if data.get("format") != FORMAT:
             raise CalibrationError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
         version = data.get("version")
-        if version not in READABLE_VERSIONS:
+        if type(version) is not int or version not in READABLE_VERSIONS:  # not true or 2.0, which equal 1 and 2
             raise CalibrationError(f"version: this Pitwatch reads versions {', '.join(map(str, READABLE_VERSIONS))}, "
                                    f"the file is version {version!r}")
         board = data.get("board")
@@ -198,7 +198,8 @@ def _counter(data: Any, version: int) -> dict[str, float | None]:
 
 
 def _number(value: Any, field: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    # an int is always finite, and math.isfinite overflows on one of 400 digits
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, float) and not math.isfinite(value):
         raise CalibrationError(f"{field}: expected a number, got {value!r}")
     if not low <= value <= high:
         raise CalibrationError(f"{field}: {value} is outside {low}..{high}")
@@ -242,8 +243,13 @@ def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, Ho
         if not (0 <= centre[0] <= width and 0 <= centre[1] <= height):
             raise CalibrationError(f"{where}.centre: {list(centre)} lies outside the {width:.0f}x{height:.0f} px board")
         axes = _pair(item.get("axes"), f"{where}.axes")
-        if min(axes) <= 0:
-            raise CalibrationError(f"{where}.axes: both semi-axes must be positive, got {list(axes)}")
+        # calibration keeps the profile's hollow and moves only its centre: axes far from it are no
+        # fit of this board's hollow, and a window cut to them would read a wrong count confidently
+        shape = [axis * px_per_mm for axis in profile.hollow(label).axes]
+        low, high = 0.5 * min(shape), 2 * max(shape)
+        if not (low <= min(axes) and max(axes) <= high):
+            raise CalibrationError(f"{where}.axes: {list(axes)} px; a {profile.name} board's hollow at {px_per_mm} "
+                                   f"px/mm has semi-axes of {low:.1f} to {high:.1f} px")
         fits[label] = HollowFit(centre, axes, _number(item.get("angle", 0.0), f"{where}.angle", -360, 360))
     return fits
 
@@ -386,6 +392,10 @@ def _read_json(path: str | Path, what: str = "calibration file",
         return json.loads(text)
     except json.JSONDecodeError as failure:
         raise error(f"{path}: not JSON (line {failure.lineno}, column {failure.colno}: {failure.msg})") from None
+    except RecursionError:
+        raise error(f"{path}: not a {what} (its JSON is nested too deeply to read)") from None
+    except ValueError:  # the one ValueError json.loads raises that is no JSONDecodeError
+        raise error(f"{path}: not a {what} (a number in it has more digits than Python reads)") from None
 
 
 def _parse(data: Any, path: str | Path) -> Calibration:

@@ -70,6 +70,8 @@ def top(field: str, value: Any) -> Callable[[dict], None]:
      "calibration: a board has 1 to 32 pits, not 33"),
     (top("pits", []), "calibration: 'pits' must be a non-empty list"),
     (top("version", 2), "calibration: version 2 is not supported (expected 1)"),
+    (top("version", True), "calibration: version True is not supported (expected 1)"),
+    (pit("offset", 10 ** 400), "pit A: 'offset' must be a number from 0 to 1023, not 1000"),  # isfinite overflows
 ])
 def test_a_malformed_calibration_is_refused_naming_the_field(change, message):
     data = good()

@@ -51,6 +51,11 @@ def _broken(saved, change):
     (lambda d: d["hollows"].pop("C"), "hollows: no ellipse for pit(s) C"),
     (lambda d: d["hollows"].update(Z=d["hollows"]["A"]), "hollows: Z"),
     (lambda d: d["hollows"]["B"].update(axes=[3, -1]), "hollows.B.axes"),
+    (lambda d: d["hollows"]["B"].update(axes=[1e-9, 1e-9]), "hollows.B.axes: [1e-09, 1e-09] px; a 2x6+stores board's hollow"),
+    (lambda d: d["hollows"]["S"].update(axes=[1e5, 40]), "hollows.S.axes: [100000.0, 40.0] px"),
+    (lambda d: d.update(version=True), "version: this Pitwatch reads versions 1, 2, the file is version True"),
+    (lambda d: d.update(version=2.0), "the file is version 2.0"),
+    (lambda d: d.update(px_per_mm=10 ** 400), "px_per_mm: 1000"),  # math.isfinite overflows on such an int
     (lambda d: d["hollows"]["B"].update(centre=[1e4, 5]), "hollows.B.centre"),
     (lambda d: d["counter"].update(temperature=None), "counter.temperature"),
     (lambda d: d["counter"].update(temperature=0.5), "counter.temperature"),
@@ -91,6 +96,14 @@ def test_not_json_and_missing_file(tmp_path):
     binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
     with pytest.raises(CalibrationError, match="not a calibration file"):
         load_calibration(binary)
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CalibrationError, match="nested.json: not a calibration file .its JSON is nested too deeply"):
+        load_calibration(nested)
+    digits = tmp_path / "digits.json"
+    digits.write_text('{"px_per_mm": 1' + "0" * 5000 + "}")
+    with pytest.raises(CalibrationError, match="digits.json: not a calibration file .a number in it has more digits"):
+        load_calibration(digits)
 
 
 def test_a_file_that_cannot_be_written_is_named_and_leaves_nothing_behind(tmp_path, kalah_setup):
