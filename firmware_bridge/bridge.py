@@ -17,6 +17,7 @@ queue). An exception in a callback is logged, never allowed to kill the link.
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 import time
@@ -36,6 +37,8 @@ BAUDRATE = 115200
 HANDSHAKE_SECONDS = 3.0  # an Uno resets when the port opens; its bootloader takes up to 2 s
 SILENCE_SECONDS = 0.5  # the device reports 20 times a second: this much quiet means trouble
 BACKOFF_MIN, BACKOFF_MAX = 0.1, 2.0
+CLOCK_WRAP_MS = 1 << 32  # the device's uptime is a 32-bit count of milliseconds: it wraps after 49.7 days
+WRAP_WINDOW_MS = 10_000  # a clock that went back but moved less than this forward modulo the wrap has wrapped
 
 
 class LinkLost(Exception):
@@ -68,7 +71,7 @@ class Link:
         self.attempts = attempts
         self._one_at_a_time = threading.Lock()
         self._answered = threading.Condition()
-        self._waiting_for: int | None = None
+        self._waiting_for: tuple[int, int] | None = None  # (seq, type) of the command in flight
         self._answer: p.Message | None = None
         self._seq = 0
         self._cancelled = False
@@ -97,7 +100,7 @@ class Link:
                 with self._answered:
                     if self._cancelled:
                         raise LinkCancelled(f"{message.TYPE.name} cancelled: the bridge is stopping")
-                    self._waiting_for, self._answer = self._seq, None
+                    self._waiting_for, self._answer = (self._seq, message.TYPE), None
                 try:
                     self._write(frame)
                 except (serial.SerialException, OSError) as error:
@@ -117,10 +120,18 @@ class Link:
             raise CommandFailed(f"{message.TYPE.name} not acknowledged after {self.attempts} attempts")
 
     def frame_received(self, message: p.Message) -> None:
-        """Offer a received message: an ACK or HELLO reply completes the command in flight."""
-        seq = message.seq if isinstance(message, p.Ack) else getattr(message, "reply_to", None)
+        """Offer a received message: an ACK of the command in flight, or the INFO answering its
+        HELLO, completes it. Sequence numbers start again with every session, so an answer must
+        match the command's type as well as its seq: a stale ACK of the last session's LED frame
+        is no answer to this session's HELLO."""
+        if isinstance(message, p.Ack):
+            answers = (message.seq, message.command)
+        elif isinstance(message, p.Info):  # a boot banner's reply_to (BOOT) is no seq
+            answers = (message.reply_to, p.MessageType.HELLO)
+        else:
+            return
         with self._answered:
-            if seq is not None and seq == self._waiting_for:
+            if answers == self._waiting_for:
                 self._answer = message
                 self._answered.notify_all()
 
@@ -381,8 +392,12 @@ class Bridge:
         """Open ``port`` and throw away whatever it received before; a port that fails is closed
         again and named in a :class:`LinkLost`, never left open behind an "internal error"."""
         try:
-            ser = serial.serial_for_url(port, baudrate=self.baudrate, timeout=1, write_timeout=1)
+            # exclusive: a second Pitwatch (``doctor`` beside ``run``, or discovery in another one)
+            # is refused the port instead of stealing half its bytes and flushing its input
+            ser = serial.serial_for_url(port, baudrate=self.baudrate, timeout=1, write_timeout=1, exclusive=True)
         except (serial.SerialException, OSError, ValueError) as error:
+            if getattr(error, "errno", None) in (errno.EAGAIN, errno.EWOULDBLOCK):
+                raise LinkLost("busy: another program holds the port (a `pitwatch run`?)") from None
             raise LinkLost(f"cannot open: {error}") from None
         try:
             ser.reset_input_buffer()
@@ -530,7 +545,7 @@ class Bridge:
             self._update(device_bad_frames=message.count)
 
     def _on_report(self, session: _Session, report: p.Report) -> None:
-        if report.uptime_ms < session.uptime_ms:  # the clock went back: a reboot whose banner was lost
+        if _clock_restarted(session.uptime_ms, report.uptime_ms):  # a reboot whose banner was lost
             self._rebooted(session, "its clock restarted")
         session.uptime_ms = report.uptime_ms
         for button, count in enumerate(report.presses):
@@ -600,6 +615,15 @@ class Bridge:
             new = self._status
         if new != old:
             self._call(self._on_status, new)
+
+
+def _clock_restarted(before_ms: int, now_ms: int) -> bool:
+    """Whether the device's clock going from ``before_ms`` to ``now_ms`` means it rebooted.
+
+    A clock that went back restarted, unless it only wrapped: a board left on for 49.7 days
+    passes 2**32 ms and starts again from 0 a report later, and taking that for a reboot would
+    zero the press baselines and count every press since boot again."""
+    return now_ms < before_ms and (now_ms - before_ms) % CLOCK_WRAP_MS >= WRAP_WINDOW_MS
 
 
 def probe(port: str | None, seconds: float) -> BridgeStatus:

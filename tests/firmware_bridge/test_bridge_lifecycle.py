@@ -1,6 +1,6 @@
 """The bridge's life: stop() in the middle of a handshake, start() again after a stop that timed out,
 a port that fails right after opening or vanishes under the reader, half a frame left on the port,
-and waiting for the board to confirm an LED frame."""
+waiting for the board to confirm an LED frame, and a port another bridge holds."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import serial
 import serial.urlhandler.protocol_loop
 
 from firmware_bridge import Bridge, EmulatedBoard, Led, State
+from firmware_bridge.bridge import probe
 from firmware_bridge import protocol as p
 from noisy_cable import NoisyCable
 from unclocked import UnclockedBoard
@@ -170,3 +171,18 @@ def test_a_port_that_vanishes_under_the_reader_is_a_lost_link_at_once(monkeypatc
         finally:
             bridge.stop()
     assert died == [], [hook.exc_value for hook in died]
+
+
+def test_a_port_another_bridge_holds_is_busy_and_that_bridge_keeps_its_board():
+    """``pitwatch doctor`` beside ``pitwatch run``: the second is refused the port and says why,
+    instead of opening it too, flushing the first one's input and taking half its bytes."""
+    with EmulatedBoard(14) as board:
+        running = Bridge(board.port, pit_count=14).start()
+        try:
+            assert wait_until(lambda: running.status.connected, 5), running.status
+            checked = probe(board.port, 0.5)
+            assert not checked.connected
+            assert checked.message.startswith(f"{board.port}: busy: another program holds the port"), checked.message
+            assert running.status.connected and running.status.reconnects == 0, running.status
+        finally:
+            running.stop()

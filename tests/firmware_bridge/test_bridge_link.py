@@ -1,6 +1,6 @@
 """The bridge keeping its link: a PING after half a second of silence, back-off between
 attempts to reconnect (and starting afresh after a good session), discovery through
-``serial.tools.list_ports``."""
+``serial.tools.list_ports``, an answer taken only for the command it answers."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from firmware_bridge import Bridge, EmulatedBoard, State
 from firmware_bridge import emulator
 from firmware_bridge import protocol as p
-from firmware_bridge.bridge import BACKOFF_MAX, BACKOFF_MIN, SILENCE_SECONDS, serial_ports
+from firmware_bridge.bridge import BACKOFF_MAX, BACKOFF_MIN, SILENCE_SECONDS, Link, serial_ports
 from unclocked import UnclockedBoard
 from waiting import wait_until
 
@@ -144,3 +144,20 @@ def test_discovery_through_list_ports_finds_the_board(tmp_path):
         finally:
             bridge.stop()
             name.unlink()
+
+
+def test_an_ack_answers_the_command_of_its_type_and_seq_not_any_of_its_seq():
+    """Sequence numbers start again with every session, so an ACK left over from the last one (its
+    LED frame, seq 1) can meet this session's first command with the same seq: not its answer."""
+    stale, fresh = p.Ack(1, p.MessageType.SET_LEDS), p.Ack(1, p.MessageType.PING)
+    sent = []
+
+    def device(frame: bytes) -> None:
+        sent.append(frame)
+        link.frame_received(stale)
+        if len(sent) == 2:
+            link.frame_received(fresh)
+
+    link = Link(device, ack_timeout=0.05, attempts=2)
+    assert link.command(p.Ping()) is fresh
+    assert (len(sent), link.retries) == (2, 1)

@@ -14,6 +14,8 @@ happens every run.
 
 from __future__ import annotations
 
+import time
+
 from firmware_bridge import Bridge, Button
 from unclocked import UnclockedBoard
 from waiting import wait_until
@@ -41,6 +43,50 @@ def test_a_press_before_the_first_report_counts_once_and_history_stays_history()
             board.core.send_report()
         assert wait_until(lambda: len(readings) == 2)
         assert buttons == [Button.UNDO, Button.CONFIRM]
+    finally:
+        bridge.stop()
+        board.close()
+
+
+def test_a_clock_that_restarts_is_a_reboot_and_one_that_wraps_after_49_days_is_not():
+    """A REPORT whose uptime went back is a reboot whose boot banner was lost: the device's press
+    counters started again from 0, so the bridge takes its baselines again. But the uptime is a
+    32-bit count of milliseconds, and on a board left on for 49.7 days it wraps to 0: taken for a
+    reboot, that zeroed the baselines and counted every press since boot once more."""
+    board = UnclockedBoard()
+    buttons, readings, statuses = [], [], []
+    bridge = Bridge(board.port, pit_count=14, on_button=buttons.append, on_reading=readings.append,
+                    on_status=statuses.append)
+
+    def report_at(uptime_ms: int) -> None:
+        """The device sends a REPORT when its clock shows ``uptime_ms`` (taken modulo 2**32)."""
+        with board.lock:
+            board.core.booted_at = time.monotonic() - uptime_ms / 1000
+            board.core.send_report()
+        assert wait_until(lambda: readings and readings[-1].device_ms == uptime_ms % 2**32)
+
+    def restarts() -> list[str]:
+        return [status.message for status in statuses if "its clock restarted" in status.message]
+
+    try:
+        bridge.start()
+        assert wait_until(lambda: bridge.status.connected), bridge.status
+        report_at(600_000)
+        with board.lock:
+            board.core.press(Button.CONFIRM)
+            board.core.presses = [0, 0]  # then it rebooted, and its banner was lost
+        report_at(300)
+        assert buttons == [Button.CONFIRM] and len(restarts()) == 1, (buttons, restarts())
+
+        report_at(2**32 - 2_000)  # seven weeks on, two seconds before the clock wraps
+        with board.lock:
+            board.core.press(Button.UNDO)
+        report_at(2**32 + 500)  # wrapped: the clock shows 500 ms
+        assert buttons == [Button.CONFIRM, Button.UNDO] and len(restarts()) == 1, (buttons, restarts())
+        with board.lock:
+            board.core.press(Button.UNDO)
+        report_at(2**32 + 1_000)
+        assert buttons == [Button.CONFIRM, Button.UNDO, Button.UNDO], buttons
     finally:
         bridge.stop()
         board.close()
