@@ -217,6 +217,9 @@ class BaoLaKujifunza(Variant):
             for player in (0, 1):
                 if not any(pos.pits[i] for i in self._tracks[player][:FRONT]):
                     raise BadPosition(f"{self.name}: {PLAYER_NAMES[player]}'s front row is empty, so the game is over")
+            if not self._can_move(pos):
+                raise BadPosition(f"{self.name}: {PLAYER_NAMES[pos.to_move]} has neither a mtaji nor a kutakata move, "
+                                  "so the game is over, but the position carries no result")
 
 
 def _inverse(order: tuple[int, ...]) -> list[int]:

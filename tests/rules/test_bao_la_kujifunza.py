@@ -170,6 +170,10 @@ def test_json_round_trip_and_broken_positions(v):
         position(v, "A1:2 a1:2")
     with pytest.raises(BadPosition, match="north's front row is empty"):
         position(v, "A1:32 b1:32")
+    stuck = " ".join(f"A{k}:1" for k in range(1, 9)) + " a1:56"  # singles only: South cannot move
+    with pytest.raises(BadPosition, match="south has neither a mtaji nor a kutakata move, so the game is over"):
+        position(v, stuck)
+    assert texts(v, position(v, stuck, "north")), "North, to move there, can"
 
 
 def test_a_never_ending_kutakata_is_not_a_legal_move(v):
