@@ -169,13 +169,16 @@ class DeviceCore:
 
     def _apply(self, frame: p.Frame) -> p.Status:
         """Carry out one host command; the status goes back in its ACK."""
+        if frame.type >= 0x80 or frame.type not in p.Message._by_type:
+            # Not a command: a device message (0x80 up) is one the board never receives, so it is
+            # unknown whatever its length, as the firmware answers it.
+            return p.Status.UNKNOWN_TYPE
         try:
             message = p.decode_message(frame)
         except p.BadValue:
             return p.Status.BAD_VALUE
         except p.ProtocolError:
-            known = frame.type in p.Message._by_type
-            return p.Status.BAD_LENGTH if known else p.Status.UNKNOWN_TYPE
+            return p.Status.BAD_LENGTH
         if isinstance(message, p.SetPits):  # its count is 1..MAX_PITS: SetPits checks that (BadValue above)
             self.pit_count = message.count
             self.changed = True
@@ -187,9 +190,7 @@ class DeviceCore:
             if message.pit >= self.pit_count:
                 return p.Status.BAD_VALUE
             self.leds[message.pit] = message.led
-        elif not isinstance(message, p.Ping):
-            return p.Status.UNKNOWN_TYPE  # a device message sent to the device
-        return p.Status.OK
+        return p.Status.OK  # PING: nothing to carry out
 
 
 class EmulatedBoard:

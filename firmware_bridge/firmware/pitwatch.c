@@ -37,8 +37,10 @@
 #define CHANGE_THRESHOLD 3    /* ADC steps that count as a change worth reporting at once */
 #define DEBOUNCE_MS 10
 #define ANIMATION_MS 20       /* blink/pulse refresh: 50 Hz */
-#define RX_SIZE 64            /* power of two */
-#define REPLY_SIZE 64         /* power of two; an INFO (25 bytes) and a few ACKs and ERRORs */
+#define RX_SIZE 256           /* power of two, at most 256; commands that wait for room for their replies (see receive) */
+#define REPLY_SIZE 64         /* power of two; an INFO (22 bytes) and a few ACKs and ERRORs */
+#define REPLY_ROOM 22         /* bytes on the wire of the longest reply, INFO: type, seq, 16 bytes, CRC, COBS, delimiter */
+_Static_assert(REPLY_ROOM < REPLY_SIZE, "the reply queue must hold the longest reply, or receive waits for ever");
 #define STREAM_SIZE 256       /* power of two; one whole 32-pit report (143 bytes) and button events */
 #ifndef DEVICE_ID
 #define DEVICE_ID (0x50570000UL | BOARD_CODE)
@@ -69,12 +71,15 @@ static void timer_init(void)
 /* ------------------------------------------------------------------ UART */
 
 static volatile uint8_t rx_buf[RX_SIZE], rx_head, rx_tail;
-static volatile bool rx_overrun;
+static volatile bool rx_overrun;      /* bytes were lost after the last one in rx_buf */
 
 /* Two send queues of whole COBS frames. Replies (ACK, INFO, ERROR) go ahead of the
  * stream (REPORT, REPORT_SLICE, BUTTON): the transmit interrupt takes a waiting reply
  * at every frame boundary, so an acknowledgement waits at most for the one stream
- * frame already on the wire (16 bytes, 1.4 ms), never for a whole report.
+ * frame already on the wire (16 bytes, 1.4 ms), never for a whole report. Except
+ * straight after a reply: then a waiting stream frame goes first. A host that sends
+ * commands back to back keeps replies waiting all the time (see receive), and would
+ * otherwise stop the reports for as long as it kept on; a lone ACK never meets this.
  * The stream keeps its own order: a BUTTON event and a REPORT both carry the press
  * counters, and the host must never see a counter go backwards.
  * Each queue numbers its frames (the frame's seq), so gaps show lost frames. */
@@ -88,12 +93,25 @@ static volatile uint8_t reply_buf[REPLY_SIZE], stream_buf[STREAM_SIZE];
 static struct tx_queue replies = {.buf = reply_buf, .mask = REPLY_SIZE - 1};
 static struct tx_queue stream = {.buf = stream_buf, .mask = STREAM_SIZE - 1};
 
+static uint8_t tx_free(const struct tx_queue *q)
+{
+    return (uint8_t)(q->tail - q->head - 1) & q->mask;
+}
+
+static bool tx_idle(const struct tx_queue *q)
+{
+    return q->head == q->tail;
+}
+
 ISR(UART_RX_VECT)
 {
     uint8_t byte = UDR0;
     uint8_t next = (rx_head + 1) & (RX_SIZE - 1);
-    if (next == rx_tail) {
-        rx_overrun = true;            /* dropped: the frame in progress will fail its CRC */
+    /* Full: the byte is lost, and so is every later one until the main loop has taken in
+     * everything before it. So there is only ever one gap, at the end of rx_buf, and the main
+     * loop knows exactly which frame it broke (see receive). */
+    if (rx_overrun || next == rx_tail) {
+        rx_overrun = true;
         return;
     }
     rx_buf[rx_head] = byte;
@@ -103,9 +121,10 @@ ISR(UART_RX_VECT)
 ISR(UART_UDRE_VECT)
 {
     static struct tx_queue *on_wire;  /* the queue whose frame is being sent; NULL between frames */
+    static struct tx_queue *last;     /* the queue whose frame was sent last */
     struct tx_queue *q = on_wire;
     if (!q)
-        q = replies.head != replies.tail ? &replies : &stream;
+        q = !tx_idle(&replies) && (last != &replies || tx_idle(&stream)) ? &replies : &stream;
     if (q->head == q->tail) {         /* between frames and both queues empty */
         UCSR0B &= ~_BV(UDRIE0);
         return;
@@ -114,6 +133,7 @@ ISR(UART_UDRE_VECT)
     q->tail = (q->tail + 1) & q->mask;
     UDR0 = byte;
     on_wire = byte ? q : NULL;        /* the delimiter ends the frame */
+    last = q;
 }
 
 static void uart_init(void)
@@ -129,23 +149,24 @@ static void uart_init(void)
     UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
 }
 
-static uint8_t tx_free(const struct tx_queue *q)
-{
-    return (uint8_t)(q->tail - q->head - 1) & q->mask;
-}
-
-static bool tx_idle(const struct tx_queue *q)
-{
-    return q->head == q->tail;
-}
-
-static bool rx_pop(uint8_t *byte)
+/* The oldest received byte, left in rx_buf until rx_skip: receive may not be ready for it. */
+static bool rx_peek(uint8_t *byte)
 {
     if (rx_head == rx_tail)
         return false;
     *byte = rx_buf[rx_tail];
-    rx_tail = (rx_tail + 1) & (RX_SIZE - 1);
     return true;
+}
+
+static void rx_skip(void)
+{
+    rx_tail = (rx_tail + 1) & (RX_SIZE - 1);
+}
+
+/* Whether the reply queue can take any reply: the longest, INFO, fits. */
+static bool reply_room(void)
+{
+    return tx_free(&replies) >= REPLY_ROOM;
 }
 
 /* ------------------------------------------------------------------ framing */
@@ -164,7 +185,10 @@ static void put16(uint16_t v) { put8(v & 0xFF); put8(v >> 8); }
 static void put32(uint32_t v) { put16(v & 0xFFFF); put16(v >> 16); }
 
 /* COBS-encode body + CRC into queue q, all or nothing: a frame that does not
- * fit is dropped whole (reports are repeated anyway), never cut short. */
+ * fit is dropped whole, never cut short. Only a BUTTON event can be dropped (every
+ * report repeats its counters; a report goes only into an empty stream queue). A reply
+ * always fits: receive takes in a delimiter, the one thing that makes a reply, only when
+ * the reply queue has room for the longest (reply_room). */
 static bool body_send(struct tx_queue *q)
 {
     body[1] = q->seq;
@@ -645,10 +669,21 @@ static void frame_complete(void)
     handle_frame(frame[0], frame[1], frame + 2, (uint8_t)(n - 4));
 }
 
+/* Every delimiter gets exactly one reply (INFO, ACK or ERROR; none for an idle one), and a
+ * reply is never dropped: a delimiter waits in rx_buf until the reply queue has room, which
+ * the transmit interrupt makes as it sends. The host's bytes behind it wait there too, so the
+ * backpressure lands on the input, where a command waits in fewer bytes than its reply (a
+ * PING is 6 bytes, its ACK 9). Meanwhile the main loop goes on: reports, buttons, LEDs and
+ * the watchdog do not wait for the host. A host that keeps streaming fills rx_buf, and its
+ * bytes are lost from then on (the UART, like USB serial bridges, has no flow control):
+ * reported by one ERROR once everything before the gap is read. */
 static void receive(void)
 {
     uint8_t byte;
-    while (rx_pop(&byte)) {
+    while (rx_peek(&byte)) {
+        if (byte == 0 && !reply_room())
+            return;
+        rx_skip();
         if (byte == 0) {
             frame_complete();
             frame_len = 0;
@@ -658,11 +693,11 @@ static void receive(void)
             frame_overlong = true;    /* bounded: drop until the next delimiter */
         }
     }
-    if (rx_overrun) {
-        rx_overrun = false;
+    if (rx_overrun && reply_room()) { /* rx_buf is empty: the gap is here, after the frame in progress */
         frame_len = 0;
         frame_overlong = false;
         send_error(ERR_BAD_FRAME);
+        rx_overrun = false;           /* only now: the interrupt stores bytes again, all after the gap */
     }
 }
 
@@ -719,10 +754,10 @@ int main(void)
             last_render = now;
         }
         cli();
-        if (rx_head == rx_tail && !scan_ready) {
+        if ((rx_head == rx_tail || !reply_room()) && !scan_ready) {
             sleep_enable();
             sei();
-            sleep_cpu();              /* woken by the 1 kHz tick, the ADC or the UART */
+            sleep_cpu();              /* woken by the 1 kHz tick, the ADC or the UART (each reply byte sent makes room) */
             sleep_disable();
         }
         sei();

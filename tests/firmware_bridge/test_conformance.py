@@ -342,6 +342,51 @@ def test_bad_commands_are_answered_with_an_error_status(device, raw):
     assert raw.ack(7).status == p.Status.BAD_LENGTH
 
 
+BURST = 40  # commands written back to back, none waiting for an answer
+
+
+@pytest.mark.parametrize("command", [p.Ping(), p.Hello()], ids=["PING", "HELLO"])
+def test_every_command_of_a_burst_written_back_to_back_is_answered(device, raw, command):
+    """Each answered, in order, none dropped: PING's ACK is the commonest reply, HELLO's INFO the
+    longest (22 bytes for 7). The firmware reads a command only when its reply fits, and the
+    commands behind it wait in its receive buffer (docs/protocol.md, *A host that does not wait*)."""
+    def answer_to(m) -> int | None:
+        """The seq of the command ``m`` answers; None for anything else."""
+        if isinstance(m, p.Ack):
+            return m.seq
+        return m.reply_to if isinstance(m, p.Info) and not m.is_boot else None
+
+    before = len(raw.messages)
+    raw.send(b"".join(command.frame(seq) for seq in range(1, BURST + 1)))
+    raw.wait_for(lambda m: answer_to(m) == BURST, timeout=5, after=before)
+    answers = [m for m in raw.messages[before:] if answer_to(m) is not None]
+    assert [answer_to(m) for m in answers] == list(range(1, BURST + 1))
+    assert all(m.status == p.Status.OK for m in answers if isinstance(m, p.Ack))
+    assert not any(isinstance(m, p.ErrorReport) for m in raw.messages[before:])
+
+
+def test_every_broken_frame_of_a_burst_is_reported(device, raw):
+    """60 frames too short to be one, back to back: 3 bytes each, answered by a 9-byte ERROR each,
+    counted one by one; the good frame after them is understood."""
+    before = len(raw.messages)
+    raw.send(b"\x02\x55\x00" * 60 + p.Ping().frame(1))  # each decodes to 1 byte; type, seq and CRC take 4
+    assert raw.ack(1, timeout=5) is not None
+    errors = [m for m in raw.messages[before:] if isinstance(m, p.ErrorReport)]
+    assert [e.code for e in errors] == [p.ErrorCode.BAD_FRAME] * 60
+    assert [e.count for e in errors] == list(range(errors[0].count, errors[0].count + 60))
+
+
+def test_a_device_message_sent_to_the_device_is_an_unknown_command_whatever_its_length(device, raw):
+    """The device never receives its own message types (0x80 up): UNKNOWN_TYPE, not BAD_LENGTH,
+    for a payload of the message's length (3 for ACK and ERROR, 16 for INFO) or any other."""
+    seq = 0
+    for type_ in (t for t in p.MessageType if t >= 0x80):
+        for payload in (b"", b"\x01\x02\x03", bytes(16)):
+            seq += 1
+            raw.send(p.encode_frame(type_, seq, payload))
+            assert raw.ack(seq).status == p.Status.UNKNOWN_TYPE, (type_.name, payload)
+
+
 def test_the_production_image_does_not_know_the_test_commands(device, raw):
     """TEST_STALL, TEST_MASK_IRQ and TEST_NO_SETTLE exist only in the test-hooks build: a real board
     refuses them and keeps running."""
