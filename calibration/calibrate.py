@@ -30,7 +30,7 @@ from vision.counter import widened
 from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES, placement_fault, places_found
-from vision.pits import find_hollows, hollow_mask, in_hollows
+from vision.pits import HollowFit, find_hollows, hollow_mask, in_hollows
 from vision.reader import BoardReader, BoardView, locate_board
 from vision.rectify import rectified_size, warp_to_board
 from vision.seed_size import seed_area_mm2
@@ -45,6 +45,13 @@ LEAST_BLUR_LIMIT_MM = 0.8  # no board's blur limit is set lower: sharper than th
 # 99.9 % of the time over the focus benchmark's set-ups, dark beans among them
 TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 31)))  # 1 .. 20, 10 % apart
 SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer than 1 in 20
+# A board of another shape than the variant's profile (see _shape_fault, _refuse_moved_hollows; measured on 48-58
+# rendered set-ups of every profile, hard shots, in depth and flat, markers stuck up to 4 mm off, 2026-12-07):
+SQUARE_WITHIN = math.log(1.15)  # its markers come out this far from square (log of across over deep): the right
+# profile's were at most 9 % off (the lens bends the markers at the board's ends), another 2-row board's 14.5-56 %
+# (2x5+outboxes taken for 2x6+stores, 11.6 % apart, only by chance), a 4 x 8 board's twice
+HOLLOWS_MOVED_MM = 20.0  # ...or a hollow calibration found this far from where the markers put it: the right
+# profile's were at most 11.4 mm, another 2-row board's 13-48 mm (those under 20 mm caught by their markers' shape)
 HOLLOW_MIDDLE = 0.8  # a hollow's detail is measured within 0.8 of its rim: clear of the rim's edge
 
 
@@ -75,7 +82,33 @@ def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> t
     board = warp_to_board(frame, homography, probe.profile.size, probe.px_per_mm)
     if (board.max(axis=2) == 0).mean() > 0.02:
         raise CalibrationError(f"{what}: part of the {name} board is out of the picture")
-    return board, None if probe.corners is not None else places_found(found, homography)
+    if probe.corners is not None:
+        return board, None
+    places = places_found(found, homography)
+    if (fault := _shape_fault(places, probe.profile)) is not None:
+        raise CalibrationError(f"{what}: {fault}")
+    return board, places
+
+
+def _shape_fault(places: dict[int, np.ndarray], profile: BoardProfile) -> str | None:
+    """What is wrong when the markers ``places`` (board mm) say the board is not ``profile``'s
+    shape, or None.
+
+    The markers sit at the board's corners, so the homography that puts them where ``profile``
+    has them stretches a board of another shape to that one: a 2 x 6 board with stores taken
+    for one without is squeezed across by a fifth. The squares then come out as rectangles,
+    whatever the print's scale: 21.6 mm across and 27.8 mm deep in a rendered picture, against
+    square to within 1 % for the right board. Before, such a board calibrated without a word,
+    found 12 hollows among its 14, and told the players the camera stood 44 degrees from
+    overhead where it stood 21. (Which board it is the stretch does not tell well: a homography
+    squeezes unevenly.)"""
+    sides = [np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1) for corners in places.values()]
+    across = float(np.mean([side[1::2] for side in sides]))  # ArUco's corners go round from the top-left
+    deep = float(np.mean([side[0::2] for side in sides]))
+    if abs(math.log(across / deep)) <= SQUARE_WITHIN:
+        return None
+    return (f"its markers come out {across:.1f} mm across and {deep:.1f} mm deep on a {profile.name} board, where they "
+            f"are square: the board in the picture is of another shape; check the variant")
 
 
 def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence[float] | None = None,
@@ -184,6 +217,7 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
     empty_board, markers = _rectified(empty, profile.name, probe, "empty image")
     _refuse_glare(empty_board, profile, px_per_mm)
     hollows = find_hollows(empty_board, profile, px_per_mm)
+    _refuse_moved_hollows(hollows, profile, px_per_mm)
     variant = None if name in PROFILE_LAYOUTS else name
     return Calibration(profile.name, variant, px_per_mm, hollows, empty_board, probe.corners,
                        corners_picture=probe.corners_picture, markers=markers)
@@ -198,6 +232,20 @@ def _seeds_measured(view: BoardView, draft: Calibration, counts: dict[str, int])
     hollows = in_hollows(view.board.shape[:2], draft.hollows.values())
     return {"whitest_seed": whitest_seed(view.board, view.log_gain, hollows, draft.px_per_mm),
             "seed_area_mm2": seed_area_mm2(view.board, view.log_gain, draft.empty, draft.hollows, counts, draft.px_per_mm)}
+
+
+def _refuse_moved_hollows(hollows: dict[str, HollowFit], profile: BoardProfile, px_per_mm: float) -> None:
+    """Hollows found far from where the markers (or corners) put the profile's are another board's:
+    a 2 x 6 board with stores taken for a 2 x 5 board with outboxes, whose markers come out nearly
+    square, still showed rims the hollow finder could move ten of the profile's hollows onto, 43 mm
+    off. Markers stuck a few millimetres off their places move the hollows 11 mm at most."""
+    moved = {h.label: math.dist(hollows[h.label].centre, (h.centre[0] * px_per_mm, h.centre[1] * px_per_mm)) / px_per_mm
+             for h in profile.hollows}
+    farthest = max(moved, key=moved.__getitem__)
+    if moved[farthest] > HOLLOWS_MOVED_MM:
+        raise CalibrationError(f"empty image: pit {farthest}'s hollow lies {moved[farthest]:.0f} mm from where a "
+                               f"{profile.name} board has it: the board in the picture is of another shape, or its "
+                               "markers are stuck far from their places; check the variant and the markers")
 
 
 def _refuse_glare(empty_board: np.ndarray, profile: BoardProfile, px_per_mm: float) -> None:

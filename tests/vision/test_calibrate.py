@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.calibfile import CalibrationError
-from calibration.calibrate import TEMPERATURES, board_temperature, calibrate
+from calibration.calibrate import TEMPERATURES, board_temperature, calibrate, calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts
 from rules.reading import PitReading, Reading
 from vision.counter import widened
@@ -183,10 +183,34 @@ def test_the_board_temperature_is_the_least_that_makes_every_start_pit_plausible
     assert board_temperature(Reading({"A": PitReading.exact(4)}, "vision", 0.0), {"A": 4}, None) == 1.0
 
 
-def test_wrong_board_type_is_refused():
-    _, empty, start = _frames("2x8+stores")
-    with pytest.raises(CalibrationError, match="no hollow found"):
-        calibrate("2x6+stores", empty, start)
+@pytest.mark.parametrize("board, taken_for, across", [("2x8+stores", "2x6+stores", "23.0"), ("2x6+stores", "2x6", "21.")])
+def test_a_board_of_another_shape_is_refused_by_its_markers(board, taken_for, across):
+    """The markers sit at the board's corners, so the profile's homography stretches a board of another
+    shape to the profile's, and its square markers come out as rectangles. A 2 x 6 board with stores
+    calibrated as one without (Oware on a Kalah board) found 12 of its 14 hollows, read the start
+    position in all 12, and said the camera stood 44 degrees from overhead where it stood 21."""
+    _, empty, start = _frames(board)
+    with pytest.raises(CalibrationError) as refused:
+        calibrate(taken_for, empty, start)
+    assert str(refused.value).startswith(f"empty image: its markers come out {across}")
+    assert str(refused.value).endswith(f"mm deep on a {taken_for} board, where they are square: the board in the "
+                                       "picture is of another shape; check the variant")
+    assert calibrate(board, empty, start).board == board
+
+
+def test_a_board_whose_markers_come_out_nearly_square_is_refused_by_where_its_hollows_lie():
+    """A 2 x 6 board with stores taken for a 2 x 5 board with outboxes (11.6 % narrower): its markers
+    come out 3 % off square, as a lens bends them on the right board, but the hollow finder moved
+    the profile's hollows onto the board's rims 43 mm off (the right board's: 11 mm at most)."""
+    rng = np.random.default_rng([11, 0, 6])
+    scene = replace(random_scene("2x6+stores", rng), relief=False,
+                    marker_shifts=tuple(tuple(rng.uniform(-4, 4, 2)) for _ in range(4)))
+    empty = render(scene, {}, None, random_shot(rng, hard=True, hand=False)).image
+    with pytest.raises(CalibrationError, match="empty image: pit [A-Za-z]+'s hollow lies 4[0-9] mm from where a "
+                                               "2x5\\+outboxes board has it: the board in the picture is of another "
+                                               "shape, or its markers are stuck far from their places"):
+        calibrate_empty("2x5+outboxes", empty)
+    assert calibrate_empty("2x6+stores", empty).board == "2x6+stores"
 
 
 def test_no_markers_needs_corners_and_corners_work():
