@@ -26,7 +26,7 @@
 #include "protocol.h"
 
 #define FIRMWARE_MAJOR 2
-#define FIRMWARE_MINOR 1
+#define FIRMWARE_MINOR 2
 #define FIRMWARE_PATCH 0
 #define BAUD 115200UL
 #define BAUD_TOL 3            /* 16 MHz gives 115200 only to 2.1 %: within every USB bridge's tolerance */
@@ -189,7 +189,7 @@ static void put32(uint32_t v) { put16(v & 0xFFFF); put16(v >> 16); }
  * report repeats its counters; a report goes only into an empty stream queue). A reply
  * always fits: receive takes in a delimiter, the one thing that makes a reply, only when
  * the reply queue has room for the longest (reply_room). */
-static bool body_send(struct tx_queue *q)
+static void body_send(struct tx_queue *q)
 {
     body[1] = q->seq;
     uint16_t crc = 0xFFFF;
@@ -197,7 +197,7 @@ static bool body_send(struct tx_queue *q)
         crc = _crc_xmodem_update(crc, body[i]);
     put16(crc);
     if (tx_free(q) < body_len + body_len / 254 + 2)
-        return false;
+        return;
     uint8_t head = q->head, code_at = head, code = 1;
     head = (head + 1) & q->mask;
     for (uint8_t i = 0; i < body_len; i++) {
@@ -221,7 +221,6 @@ static bool body_send(struct tx_queue *q)
         UCSR0B |= _BV(UDRIE0);
     }
     q->seq++;
-    return true;
 }
 
 /* ------------------------------------------------------------------ state */
