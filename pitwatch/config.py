@@ -11,6 +11,7 @@ Precedence: built-in default < configuration file < ``--set section.key=value``
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -26,9 +27,19 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Setting:
+    """One option: its default (whose type is the option's), what it means, and the values it takes:
+    one of ``choices``, or a finite number within ``bounds`` (inclusive; ``None``: no maximum). A
+    number that passed as a number once crashed the part that used it (a camera at 0 frames a second)."""
+
     default: Any
     doc: str
     choices: tuple[Any, ...] | None = None
+    bounds: tuple[float, float | None] | None = None
+
+    def range_text(self) -> str:
+        """The values a number takes, in words: ``from 0.1 to 30``, ``0 or more``."""
+        low, high = self.bounds
+        return f"{low:g} or more" if high is None else f"from {low:g} to {high:g}"
 
 
 DEFAULT_DATABASE = "~/.local/share/pitwatch/games.sqlite"
@@ -44,7 +55,8 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "source": Setting("", "camera: a device index (0), a video file, an rtsp:// or http:// URL, "
                               "a folder of images, or \"\" for no camera"),
         "calibration": Setting("", "board calibration file written by `pitwatch calibrate`"),
-        "still_frames": Setting(5, "frames the board must stay still, with no hand over it, before it is read"),
+        "still_frames": Setting(5, "frames the board must stay still, with no hand over it, before it is read",
+                                bounds=(1, 50)),
         "size": Setting(picture_size_text(DEVICE_SIZE),
                         "picture size (WIDTHxHEIGHT) a camera device is asked for: seeds are counted "
                         "worse at 640x480, a little better at 1920x1080 (README, Benchmarks)"),
@@ -54,8 +66,10 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "calibration": Setting("", "pit sensor calibration file (learned on first start if missing)"),
     },
     "session": {
-        "settle_seconds": Setting(0.25, "how long the fused reading must stay the same before the referee judges it"),
-        "snapshot_width": Setting(320, "width in pixels of the camera snapshot stored with each move (0: none)"),
+        "settle_seconds": Setting(0.25, "how long the fused reading must stay the same before the referee judges it",
+                                  bounds=(0, 10)),
+        "snapshot_width": Setting(320, "width in pixels of the camera snapshot stored with each move (0: none)",
+                                  bounds=(0, 1920)),
     },
     "recorder": {
         "database": Setting(DEFAULT_DATABASE, "SQLite file holding every game, move and verdict"),
@@ -63,7 +77,7 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "web": {
         "host": Setting("127.0.0.1", "address the dashboard listens on; anything but 127.0.0.1/localhost "
                                      "needs allow_network = true"),
-        "port": Setting(8080, "port of the dashboard (0: any free port)"),
+        "port": Setting(8080, "port of the dashboard (0: any free port)", bounds=(0, 65535)),
         "allow_network": Setting(False, "serve the dashboard to other machines; then every control "
                                         "action needs the token"),
         "token": Setting("", "token for control actions when serving on the network (\"\": a random one, printed)"),
@@ -72,10 +86,11 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "database": Setting("~/.local/share/pitwatch/demo.sqlite",
                             "SQLite file of the demo's games (kept apart from the real games)"),
         "player": Setting("random", "who moves on the demo's virtual board", ("random", "clicks")),
-        "move_seconds": Setting(2.0, "seconds between the random player's moves"),
-        "seed": Setting(0, "random seed of the demo (0: a new game every time)"),
+        "move_seconds": Setting(2.0, "seconds between the random player's moves", bounds=(0.1, 3600)),
+        "seed": Setting(0, "random seed of the demo (0: a new game every time)", bounds=(0, None)),
         "camera": Setting(True, "render the demo board with the synthetic camera and read it with vision"),
-        "camera_fps": Setting(4.0, "frames per second the synthetic camera renders (each costs CPU)"),
+        "camera_fps": Setting(4.0, "frames per second the synthetic camera renders (each costs CPU)",
+                              bounds=(0.1, 30)),
         "sensors": Setting(True, "drive the emulated microcontroller and read its pit sensors"),
     },
 }
@@ -106,6 +121,9 @@ class Config:
         return picture_size(self.get("camera.size"))
 
 
+PARSER = "config:parser"  # the command's parser, in its parsed arguments: the named flags' spellings
+
+
 def add_options(parser: argparse.ArgumentParser, *, after_action: bool = False) -> None:
     """``--config FILE`` and ``--set SECTION.KEY=VALUE``, which every subcommand takes.
 
@@ -113,22 +131,31 @@ def add_options(parser: argparse.ArgumentParser, *, after_action: bool = False) 
     --config F`` as well as ``pitwatch games --config F list``. argparse fills an action's options
     into a namespace of their own and copies it over the command's, so there they default to
     nothing (not to a value that would undo the command's) and ``--set`` gathers into a list of
-    its own, applied after the command's."""
+    its own, applied after the command's. The command's parser is kept in its parsed arguments
+    (:data:`PARSER`): a bad value given with a named flag is then blamed on that flag."""
     parser.add_argument("--config", metavar="FILE", help="configuration file (TOML)",
                         **({"default": argparse.SUPPRESS} if after_action else {}))
     parser.add_argument("--set", dest="overrides_after_action" if after_action else "overrides", action="append",
                         default=argparse.SUPPRESS if after_action else [], metavar="SECTION.KEY=VALUE",
                         help="override one configuration option (repeatable)")
+    if not after_action:
+        parser.set_defaults(**{PARSER: parser})
 
 
 def from_arguments(args: argparse.Namespace) -> Config:
     """The configuration file plus ``--set`` plus the named flags (``opt:SECTION.KEY`` attributes;
-    later wins)."""
+    later wins). A bad value given with a flag is blamed on the flag the user typed (``--port 'abc'``)."""
     overrides = [*getattr(args, "overrides", []), *getattr(args, "overrides_after_action", [])]
-    for name, value in vars(args).items():
-        if name.startswith("opt:") and value is not None:
-            overrides.append(f"{name[4:]}={value}")
-    return load(getattr(args, "config", None), overrides, required=bool(getattr(args, "config", None)))
+    flags = [(_flag_of(args, name), name[4:], str(value)) for name, value in vars(args).items()
+             if name.startswith("opt:") and value is not None]
+    return load(getattr(args, "config", None), overrides, required=bool(getattr(args, "config", None)), flags=flags)
+
+
+def _flag_of(args: argparse.Namespace, dest: str) -> str | None:
+    """The flag the command's parser fills ``dest`` from (``--port``), if it is known."""
+    parser = getattr(args, PARSER, None)
+    return next((action.option_strings[0] for action in getattr(parser, "_actions", ())
+                 if action.dest == dest and action.option_strings), None)
 
 
 def default_path() -> Path:
@@ -136,8 +163,10 @@ def default_path() -> Path:
     return Path(os.environ.get("PITWATCH_CONFIG", "~/.config/pitwatch/pitwatch.toml")).expanduser()
 
 
-def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, required: bool = False) -> Config:
-    """Defaults, then the file at ``path`` (if it exists), then ``section.key=value`` overrides.
+def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, required: bool = False,
+         flags: Iterable[tuple[str | None, str, str]] = ()) -> Config:
+    """Defaults, then the file at ``path`` (if it exists), then ``section.key=value`` overrides, then
+    the named flags' values, each ``(flag, section.key, value)`` (the flag None where it is not known).
 
     ``required``: a missing file is an error (the user named it explicitly).
     """
@@ -161,16 +190,22 @@ def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, requi
         dotted, sep, raw = item.partition("=")
         if not sep:
             raise ConfigError(f"--set {item!r}: write section.key=value, e.g. --set web.port=8081")
-        section, key = _split(dotted.strip(), f"--set {item!r}")
-        where = f"--set {item!r}"
-        try:
-            value = _parse_value(raw.strip(), SCHEMA[section][key].default)
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-        _store(values, section, key, value, where)
+        _override(values, dotted.strip(), raw.strip(), f"--set {item!r}")
+    for flag, dotted, raw in flags:
+        _override(values, dotted, raw, f"{flag} {raw!r}" if flag else f"--set '{dotted}={raw}'")
     config = Config(values, source)
     _check_consistency(config)
     return config
+
+
+def _override(values: dict, dotted: str, raw: str, where: str) -> None:
+    """Set ``section.key`` to the command line's ``raw`` text; errors name ``where`` it was given."""
+    section, key = _split(dotted, where)
+    try:
+        value = _parse_value(raw, SCHEMA[section][key].default)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    _store(values, section, key, value, where)
 
 
 def _split(dotted: str, where: str) -> tuple[str, str]:
@@ -204,9 +239,15 @@ def _store(values: dict, section: str, key: str, value: Any, where: str) -> None
         raise ConfigError(f"{where}: {section}.{key} must be {_TYPE_WORDS[expected]}, not {value!r}")
     if setting.choices and value not in setting.choices:
         raise ConfigError(f"{where}: {section}.{key} = {value!r} is not one of {', '.join(setting.choices)}")
-    if expected in (int, float) and value < 0:
-        raise ConfigError(f"{where}: {section}.{key} must not be negative, not {value!r}")
+    if setting.bounds and not _within(value, setting.bounds):
+        raise ConfigError(f"{where}: {section}.{key} must be {setting.range_text()}, not {value!r}")
     values[section][key] = value
+
+
+def _within(value: float, bounds: tuple[float, float | None]) -> bool:
+    """Whether ``value`` is a finite number within ``bounds`` (nan and inf are neither)."""
+    low, high = bounds
+    return math.isfinite(value) and low <= value and (high is None or value <= high)
 
 
 _TYPE_WORDS = {str: "a string", int: "a whole number", float: "a number", bool: "true or false",
@@ -244,8 +285,6 @@ def _check_consistency(config: Config) -> None:
             f"{where}: web.host = {web['host']!r} serves the dashboard to the network; "
             "set web.allow_network = true (or --allow-network) to do that on purpose"
         )
-    if web["port"] > 65535:
-        raise ConfigError(f"{where}: web.port = {web['port']} is not a port (0..65535)")
 
 
 def documented_toml() -> str:
@@ -257,6 +296,8 @@ def documented_toml() -> str:
             lines.append(f"# {setting.doc}")
             if setting.choices:
                 lines.append(f"# one of: {', '.join(map(str, setting.choices))}")
+            if setting.bounds:
+                lines.append(f"# {setting.range_text()}")
             lines.append(f"{key} = {_toml_value(setting.default)}")
         lines.append("")
     return "\n".join(lines)

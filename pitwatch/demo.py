@@ -15,15 +15,16 @@ from __future__ import annotations
 import random
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from firmware_bridge.emulator import EmulatedBoard
 from rules import Game, Move, Position
 
-from .config import Config
+from .config import Config, ConfigError
+from .errors import said
 from .recorder import RecorderError
 from .runtime import Runtime, announce, source_weights
-from .sources import CameraSource, SensorSource
+from .sources import CAMERA, SENSORS, CameraSource, SensorSource
 from .worker import Loop
 
 CALIBRATION_FRAMES = 4
@@ -32,6 +33,7 @@ GAME_OVER_PAUSE = 8.0  # seconds the result stays on the board before the next g
 DEMO_CAMERA_DEG = 20.0  # the synthetic camera at most this far from overhead: within the 25 degrees pitwatch doctor
 # asks of a real camera (pitwatch.placement), so the demo shows a table set up as it should be
 STUCK_SECONDS = 6.0  # the referee has not caught up this long: the demo's players step in
+REBUILD_RETRY_SECONDS = 2.0  # the eyes could not be set up for a new board: tried again this often
 
 
 class VirtualBoard:
@@ -164,44 +166,67 @@ class DemoPlayer(Loop):
 class DemoSensors:
     """The emulated microcontroller under the virtual board, read through the real bridge."""
 
+    name = SENSORS
+
     def __init__(self, runtime: Runtime, board: VirtualBoard) -> None:
         self.runtime, self.board = runtime, board
         self.emulator = EmulatedBoard().start()
+        self._lock = threading.Lock()
+        self._on_board = board.position  # where the seeds lie: what the sensors feel, unless they are learning
+        self._learning = False
         board.listeners.append(self._seeds_moved)
         self.source: SensorSource | None = None
 
     def _seeds_moved(self, position: Position) -> None:
-        self.emulator.set_counts(position.pits)
+        with self._lock:
+            self._on_board = position
+            if not self._learning:
+                self.emulator.set_counts(position.pits)
 
     def connect(self, position: Position) -> None:
-        """(Re)connect for this board: the bridge's pit count, and a sensor calibration
-        learned exactly as on a real board: empty board first, then the start position."""
-        if self.source is not None:
-            self.source.stop()
+        """(Re)connect for the board of ``position``'s variant: the bridge's pit count, and a sensor
+        calibration learned exactly as on a real board: empty board first, then the start position.
+
+        While it learns, the sensors feel only the empty board and then the start position, whatever
+        the demo's players do meanwhile (a move, the next new game): a move that reached the sensors
+        between the two made the empty board read fuller than the start, and the fit refused it."""
+        self.disconnect()
         labels = position.variant.layout.labels
-        self.source = SensorSource(self.emulator.port, labels, self.runtime.fusion)
-        self.source.on_values = self.runtime.session.set_sensor_values
-        self.source.on_button = self.runtime.session.press
-        self.source.start()
-        self.emulator.set_counts([0] * len(labels))
-        time.sleep(SETTLE_SECONDS)  # let frames of the board as it was drain first
-        empty = self.source.raw_frames(CALIBRATION_FRAMES)
+        source = self.source = SensorSource(self.emulator.port, labels, self.runtime.fusion)
+        source.on_values = self.runtime.session.set_sensor_values
+        source.on_button = self.runtime.session.press
+        source.start()
         start = position.variant.start()
-        self.emulator.set_counts(start.pits)
-        time.sleep(SETTLE_SECONDS)
-        full = self.source.raw_frames(CALIBRATION_FRAMES)
-        self.source.learn(empty, full, start.pits)
-        self.emulator.set_counts(position.pits)
-        self.runtime.session.leds = self.source.set_leds
+        with self._lock:
+            self._learning = True
+        try:
+            empty = self._frames_of(source, [0] * len(labels))
+            full = self._frames_of(source, start.pits)
+            source.learn(empty, full, start.pits)
+        finally:
+            with self._lock:  # the seeds as they are now, which may have moved while the sensors learned
+                self._learning = False
+                self.emulator.set_counts(self._on_board.pits)
+        self.runtime.session.leds = source.set_leds
         self.runtime.session.refresh()
+
+    def _frames_of(self, source: SensorSource, counts: Sequence[int]) -> list[tuple[int, ...]]:
+        """Raw frames from ``source`` with ``counts`` on the board (only while learning)."""
+        self.emulator.set_counts(counts)
+        time.sleep(SETTLE_SECONDS)  # let frames of the board as it was drain first
+        return source.raw_frames(CALIBRATION_FRAMES)
 
     @property
     def leds(self) -> Any:
         return self.emulator.leds
 
-    def stop(self) -> None:
+    def disconnect(self) -> None:
+        """Read the sensors no more (the emulator stays, for the next :meth:`connect`)."""
         if self.source is not None:
             self.source.stop()
+
+    def stop(self) -> None:
+        self.disconnect()
         self.emulator.stop()
 
 
@@ -211,6 +236,8 @@ class DemoCamera:
     The scene is calibrated from its own empty and start frames, exactly as
     ``pitwatch calibrate`` does from two photos of a real board.
     """
+
+    name = CAMERA
 
     def __init__(self, runtime: Runtime, board: VirtualBoard, fps: float, still_frames: int, seed: int,
                  snapshot_width: int) -> None:
@@ -224,8 +251,7 @@ class DemoCamera:
         from vision.reader import BoardReader
         from vision.synthetic import SyntheticCamera
 
-        if self.source is not None:
-            self.source.stop()
+        self.disconnect()
         camera = SyntheticCamera(position.variant.name, lambda: self.board.position, self.seed, DEMO_CAMERA_DEG)
         calibration = camera.calibration()
         reader = BoardReader(calibration)
@@ -236,9 +262,70 @@ class DemoCamera:
         self.runtime.camera = self.source
         self.source.start()
 
-    def stop(self) -> None:
+    def disconnect(self) -> None:
+        """Read the board no more."""
         if self.source is not None:
             self.source.stop()
+
+    def stop(self) -> None:
+        self.disconnect()
+
+
+class EyesRebuilder(Loop):
+    """Sets the demo's eyes (sensors, camera) up for the board of each new game's variant, in a thread
+    of its own: learning the sensors takes half a second, and a new game starts under the session's lock.
+
+    Only the newest board asked for is set up. One that cannot be (whatever the error) is logged, said
+    in the failing source's status on the dashboard, and tried again every
+    :data:`REBUILD_RETRY_SECONDS` until it is set up or a newer board is asked for: one error used
+    to end the thread, and the sensors waited for good."""
+
+    def __init__(self, runtime: Runtime, parts: Sequence[DemoSensors | DemoCamera]) -> None:
+        super().__init__("demo-rebuild", 0.0)
+        self.runtime, self.parts = runtime, parts
+        self._lock = threading.Lock()
+        self._wanted: Position | None = None
+        self._asked = threading.Event()
+
+    def want(self, position: Position) -> None:
+        """Set the eyes up for the board of ``position``'s variant, soon, in this loop's thread."""
+        with self._lock:
+            self._wanted = position
+        self._asked.set()
+
+    def connect(self, position: Position) -> None:
+        """Calibrate and connect every part to the board of ``position``'s variant, now. A part that
+        fails reads nothing (not the last board's pits) and says so in its source's status, and the
+        error goes on up."""
+        for part in self.parts:
+            try:
+                part.connect(position)
+            except Exception as exc:
+                part.disconnect()
+                self.runtime.fusion.update(part.name, None, time.monotonic(), status=(
+                    f"setting up for the {position.variant.name} board failed: {said(exc)}; "
+                    f"trying again in {REBUILD_RETRY_SECONDS:g} s"))
+                raise
+
+    def step(self) -> None:
+        if not self._asked.wait(timeout=0.5):  # woken at once by want(); the timeout only lets stop() in
+            return
+        self._asked.clear()
+        with self._lock:
+            position, self._wanted = self._wanted, None
+        if position is None:
+            return
+        try:
+            self.connect(position)
+        except Exception:
+            with self._lock:
+                if self._wanted is None:  # no newer board asked for meanwhile: this one again
+                    self._wanted = position
+            raise
+
+    def failed(self, exc: Exception) -> None:
+        self.pause(REBUILD_RETRY_SECONDS)
+        self._asked.set()
 
 
 class Demo:
@@ -252,8 +339,7 @@ class Demo:
         self.sensors = DemoSensors(runtime, self.board) if demo["sensors"] else None
         self.camera = DemoCamera(runtime, self.board, demo["camera_fps"], config["camera"]["still_frames"],
                                  demo["seed"], config["session"]["snapshot_width"]) if demo["camera"] else None
-        self._pending: Position | None = None
-        self._rebuild = threading.Event()
+        self.rebuilder = EyesRebuilder(runtime, [part for part in (self.sensors, self.camera) if part is not None])
         self._labels = runtime.session.game.variant.layout.labels
         runtime.session.game_listeners.append(self._new_game)
         runtime.session.extra_state = self.state
@@ -278,43 +364,37 @@ class Demo:
             self.board.set_up(game.position)
         if game.variant.layout.labels != self._labels:
             self._labels = game.variant.layout.labels
-            self._pending = game.position
-            self._rebuild.set()
+            # No LEDs until the sensors are set up for this board: the last board's do not fit its pits,
+            # and the dashboard said so ("LEDs not sent") over what it had to say of the sensors
+            self.runtime.session.leds = None
+            self.rebuilder.want(game.position)
 
     def start(self) -> None:
-        self._connect(self.board.position)
+        """Set the eyes up for the board, then let the players play. An error here stops the demo
+        before it starts (a broken installation is named on the command line); later boards are set
+        up by the rebuilder, which tries again."""
+        self.rebuilder.connect(self.board.position)
         self.player.start()
-        threading.Thread(target=self._rebuilder, name="demo-rebuild", daemon=True).start()
-
-    def _rebuilder(self) -> None:
-        while self._rebuild.wait():
-            self._rebuild.clear()
-            if self._pending is not None:
-                self._connect(self._pending)
-
-    def _connect(self, position: Position) -> None:
-        """Calibrate and connect both pairs of eyes to the board of ``position``'s variant."""
-        for part in (self.sensors, self.camera):
-            if part is not None:
-                part.connect(position)
+        self.rebuilder.start()
 
     def stop(self) -> None:
         self.player.stop()
-        for part in (self.sensors, self.camera):
-            if part is not None:
-                part.stop()
+        self.rebuilder.stop()
+        for part in self.rebuilder.parts:
+            part.stop()
 
 
 def build_demo(config: Config, variant_asked: bool = False) -> tuple[Runtime, Demo, bool]:
     """A Runtime with the demo wired in (not started; ``variant_asked``: the variant was named on the
     command line, :meth:`~pitwatch.runtime.Runtime.play_asked_variant`)."""
+    weights = source_weights(camera=config["demo"]["camera"], sensors=config["demo"]["sensors"])
+    if not weights:  # refused before the database is opened: nothing recorded for a demo that cannot run
+        raise ConfigError("the demo needs the camera or the sensors (or both), and both are switched off "
+                          "(--no-camera and --no-sensors, or demo.camera and demo.sensors = false)")
     runtime = Runtime(config, database="demo.database")
     resumed = runtime.start_session()
     if variant_asked and runtime.play_asked_variant():
         resumed = False
-    weights = source_weights(camera=config["demo"]["camera"], sensors=config["demo"]["sensors"])
-    if not weights:
-        raise ValueError("the demo needs the camera or the sensors (or both); both are switched off")
     runtime.use_fusion(weights)
     demo = Demo(runtime, config)
     runtime.demo = demo

@@ -14,12 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
+import rules
+from rules import Variant
+from rules.errors import UnknownVariant
 from vision.picture_size import DEVICE_SIZE, picture_size_text
 
 from .config import Config, ConfigError
 from .livelock import LiveLock
 from .recorder import Recorder, RecorderError
-from .runtime import port_problem
+from .runtime import check_calibrated_board, configured_variant, port_problem
+from .session import describe
 
 if TYPE_CHECKING:  # vision loads only when a camera is checked
     import numpy as np
@@ -46,6 +50,8 @@ class Check:
 
 def diagnose(config: Config) -> Iterator[Check]:
     yield Check("configuration", True, f"read from {config.source}")
+    game, variant = check_game(config)
+    yield game
     live = LiveLock(config.database_path()).holder()
     yield check_database(config, live is not None)
     if live is not None:  # its camera, serial port and dashboard port: opening them would disturb the game
@@ -53,21 +59,54 @@ def diagnose(config: Config) -> Iterator[Check]:
                                           "camera, the microcontroller and the dashboard's port are its own, so they "
                                           "are not checked here (the dashboard shows them); stop it to check them")
         return
+    played = played_variant(config, variant) if variant is not None else None
     camera, sensors = config["camera"]["source"], config["sensors"]["port"]
     if not camera and not sensors:
         yield Check("sources", False, "no camera (camera.source) and no microcontroller (sensors.port): "
                                       "`pitwatch run` needs at least one; `pitwatch demo` needs neither")
     if camera:
-        yield from check_camera(config)
+        yield from check_camera(config, played)
     elif sensors:
         yield Check("camera", True, "none (camera.source is \"\"): the microcontroller alone referees; set camera.source "
                                     "(0 for the first webcam) to add one")
     if sensors:
-        yield from check_sensors(config)
+        yield from check_sensors(config, played)
     elif camera:
         yield Check("microcontroller", True, "none (sensors.port is \"\"): the camera alone referees; set sensors.port "
                                              "= \"auto\" to add one")
     yield check_port(config)
+
+
+def check_game(config: Config) -> tuple[Check, Variant | None]:
+    """The variant of a new game and its options, checked as ``run`` checks them at start (with its
+    message: a misspelt name, an unknown option, one out of its range), and the variant if it is good."""
+    try:
+        variant = configured_variant(config)
+    except rules.RulesError as exc:
+        key = "game.variant" if isinstance(exc, UnknownVariant) else "game.options"
+        return Check("game", False, f"{exc}; fix {key}"), None
+    return Check("game", True, f"a new game is {variant.name} ({describe(variant)}), on a {variant.layout.name} "
+                               "board"), variant
+
+
+def played_variant(config: Config, configured: Variant) -> Variant:
+    """The variant ``run`` would play: the game in progress, which it resumes, else a new game of
+    the ``configured`` one (as :meth:`pitwatch.session.Session.resume_or_start`; a database that
+    does not open or a game that does not read is left to the database check)."""
+    path = config.database_path()
+    if not path.exists():
+        return configured
+    try:
+        recorder = Recorder(path)
+    except (RecorderError, OSError):
+        return configured
+    try:
+        active = recorder.active_game()
+        return rules.variant(active.variant, **active.options) if active else configured
+    except (RecorderError, rules.RulesError):
+        return configured
+    finally:
+        recorder.close()
 
 
 def check_database(config: Config, live: bool) -> Check:
@@ -101,7 +140,9 @@ def check_new_database(path: Path) -> Check:
     return Check("database", True, f"{path}: no games yet (`pitwatch run` creates the file)")
 
 
-def check_camera(config: Config) -> Iterator[Check]:
+def check_camera(config: Config, played: Variant | None) -> Iterator[Check]:
+    """The camera, its calibration (for the board of the ``played`` variant, if it is known) and what
+    the camera makes of the board."""
     from calibration.calibfile import CalibrationError, load_calibration
     from vision.camera import SourceError, first_good_frame, names_device, open_source, too_small
     from vision.focus import too_blurred_mm
@@ -142,8 +183,14 @@ def check_camera(config: Config) -> Iterator[Check]:
     except CalibrationError as exc:
         yield Check("calibration", False, f"{exc}; run `pitwatch calibrate` again")
         return
-    yield Check("calibration", True, f"{path}: a {calibration.board} board, {len(calibration.hollows)} pits; "
-                                     f"{seeds_measured(calibration.seed_area_mm2)}")
+    try:
+        if played is not None:
+            check_calibrated_board(config, played)
+    except ConfigError as exc:
+        yield Check("calibration", False, str(exc))
+    else:
+        yield Check("calibration", True, f"{path}: a {calibration.board} board, {len(calibration.hollows)} pits; "
+                                         f"{seeds_measured(calibration.seed_area_mm2)}")
     counter = check_counter()
     yield counter
     if image is not None and counter.ok:
@@ -309,18 +356,20 @@ def check_counter() -> Check:
                                        f"{', '.join(OUT_OF_FOCUS_KINDS)} networks trained out of focus")
 
 
-def check_sensors(config: Config) -> Iterator[Check]:
+def check_sensors(config: Config, played: Variant | None) -> Iterator[Check]:
+    """The microcontroller, and the sensors learned for the board of the ``played`` variant (if it is known)."""
     from firmware_bridge.bridge import State, probe, serial_ports
 
     from .livesources import CAMERA_ALONE, plays_without_a_board
 
+    board = played.layout.labels if played is not None else None
     port = config["sensors"]["port"]
     status = None if port == "auto" and not serial_ports() else probe(None if port == "auto" else port, HANDSHAKE_WAIT)
     if status is not None and status.connected and status.device is not None:
         device = status.device
         yield Check("microcontroller", True, f"{status.port}: firmware "
                     f"{'.'.join(map(str, device.firmware))}, {device.pit_count} pits")
-    elif plays_without_a_board(config, configured_board(config)):
+    elif board is not None and plays_without_a_board(config, board):
         yield Check("microcontroller", True, f"{CAMERA_ALONE}; set sensors.port = \"\" to skip the search")
     elif status is None:
         yield Check("microcontroller", False, "no serial ports at all: plug the board in (or set "
@@ -330,22 +379,16 @@ def check_sensors(config: Config) -> Iterator[Check]:
                    if status.state == State.SEARCHING else status.message)
         yield Check("microcontroller", False, f"{problem}; check the USB cable, the firmware "
                                               "(docs/protocol.md) and sensors.port")
-    yield check_sensor_calibration(config)
+    if board is not None:
+        yield check_sensor_calibration(config, board)
 
 
-def configured_board(config: Config) -> tuple[str, ...]:
-    """The pits of the configured variant's board: those whose sensors ``run`` would use."""
-    import rules
-
-    return rules.variant(config["game"]["variant"], **config["game"]["options"]).layout.labels
-
-
-def check_sensor_calibration(config: Config) -> Check:
-    """The sensors' calibration where ``run`` keeps it: in the board's calibration file, or the
-    sensors-only set-up's own file (:class:`~pitwatch.livesources.SensorStore`)."""
+def check_sensor_calibration(config: Config, board: tuple[str, ...]) -> Check:
+    """The sensors' calibration for ``board`` (its pits) where ``run`` keeps it: in the board's
+    calibration file, or the sensors-only set-up's own file (:class:`~pitwatch.livesources.SensorStore`)."""
     from .livesources import SensorStore
 
-    store = SensorStore.of(config, configured_board(config))
+    store = SensorStore.of(config, board)
     try:
         calibration, where = store.find()
     except ConfigError as exc:

@@ -20,7 +20,7 @@ from .corners import LiveCorners
 from .errors import said
 from .fusion import Fusion
 from .hub import FrameFeed, Hub
-from .runtime import Runtime, calibration_path
+from .runtime import Runtime, calibration_path, refuse_another_board
 from .session import board_name, variants_on
 from .sources import CameraSource, SensorSource
 from .terminal import wait_for_enter
@@ -53,11 +53,7 @@ def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Run
         source = open_source(config["camera"]["source"], config.camera_size)
     except (CalibrationError, SourceError) as exc:
         raise ConfigError(str(exc)) from None
-    board = calibration.profile.layout
-    if board.labels != variant.layout.labels:
-        raise ConfigError(f"{path} calibrates a {board.name} board, but {variant.name} is played on a "
-                          f"{variant.layout.name} board: calibrate this board, or play a variant of that one "
-                          f"(--variant: {', '.join(variants_on(board.labels))})")
+    refuse_another_board(path, calibration.profile.layout.labels, variant)
     camera, corners = live_camera(source.read, calibration, path, config, fusion, runtime.frames, source.close)
     camera.on_placement = runtime.session.set_camera_placement
     return camera, corners

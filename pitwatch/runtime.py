@@ -21,7 +21,7 @@ from typing import Any, Callable
 from werkzeug.serving import make_server
 
 import rules
-from rules import Game, Reading
+from rules import Game, Reading, Variant
 from web import create_app
 
 from .config import LOCAL_HOSTS, Config, ConfigError
@@ -30,7 +30,7 @@ from .fusion import Fusion, StableGate
 from .hub import FrameFeed, Hub
 from .livelock import LiveLock
 from .recorder import Recorder, RecorderError
-from .session import Session
+from .session import Session, board_name, variants_on
 from .sources import CAMERA, SENSORS, CameraSource, SensorSource
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ class Runtime:
         variant and options are checked either way: a misspelt one is named now, not at the next
         new game."""
         game = self.config["game"]
-        rules.variant(game["variant"], **game["options"])
+        configured_variant(self.config)
         self.live_lock.take()  # before the game in progress is touched: another session may be playing it
         return self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
 
@@ -80,7 +80,7 @@ class Runtime:
         (``session.fixed_board``) a variant of another board is refused (:class:`SessionError`)
         before anything is kept."""
         game = self.config["game"]
-        if self.session.game.variant.name == rules.variant(game["variant"], **game["options"]).name:
+        if self.session.game.variant.name == configured_variant(self.config).name:
             return False
         self.session.new_game(game["variant"], game["options"], game["south"], game["north"])
         return True
@@ -215,6 +215,35 @@ def port_problem(host: str, port: int) -> str | None:
     return None
 
 
+def configured_variant(config: Config) -> Variant:
+    """The variant of a new game (``game.variant`` with ``game.options``), checked as ``run`` and
+    ``demo`` check it at start, and ``doctor`` too: a misspelt name or an option out of its range is a
+    :class:`rules.RulesError` naming it."""
+    game = config["game"]
+    return rules.variant(game["variant"], **game["options"])
+
+
+def check_calibrated_board(config: Config, variant: Variant) -> None:
+    """``pitwatch run``'s refusal (a :class:`ConfigError`) to play ``variant`` on another board than the
+    camera's calibration file (``camera.calibration``) is of, naming the variants that board plays.
+    Made before anything is set up (before the players are asked to learn the sensors), and by
+    ``pitwatch doctor``; a file that is not set or does not read passes here (the camera says why)."""
+    from .livesources import calibrated_board
+
+    board = calibrated_board(config)
+    if board is not None:
+        refuse_another_board(Path(config["camera"]["calibration"]).expanduser(), board, variant)
+
+
+def refuse_another_board(path: Path, board: tuple[str, ...], variant: Variant) -> None:
+    """A :class:`ConfigError` if the calibration file at ``path``, of the board whose pits are ``board``,
+    is not of ``variant``'s board: the players are told which variants that board plays."""
+    if board != variant.layout.labels:
+        raise ConfigError(f"{path} calibrates a {board_name(board)} board, but {variant.name} is played on a "
+                          f"{variant.layout.name} board: calibrate this board, or play a variant of that one "
+                          f"(--variant: {', '.join(variants_on(board))})")
+
+
 def source_weights(*, camera: bool, sensors: bool) -> dict[str, float]:
     """The fusion's trust in each source in use: equal, each Reading's own confidence does the rest."""
     return {name: 1.0 for name, used in ((SENSORS, sensors), (CAMERA, camera)) if used}
@@ -248,6 +277,8 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
     runtime.session.fixed_board = calibrated_board(config) if CAMERA in weights else learned_board(config)
     if variant_asked and runtime.play_asked_variant():
         resumed = False
+    if CAMERA in weights:
+        check_calibrated_board(config, runtime.session.game.variant)
     layout = runtime.session.game.variant.layout
     if (SENSORS in weights and plays_without_a_board(config, layout.labels)
             and not probe(None, FIRST_VALUES_WAIT).connected):

@@ -47,6 +47,20 @@ def board_name(pits: Sequence[str]) -> str:
     return next(rules.variant(name).layout.name for name in variants_on(pits))
 
 
+def describe(variant: rules.Variant) -> str:
+    """The variant's one-line description, followed by the options it is played with where they differ
+    from its defaults. The registry's description speaks of the defaults ("Kalah: 2 x 6 houses, 4 seeds,
+    ..."), and a game of 8 houses of 12 seeds was headed so on the dashboard."""
+    changed = [f"{option.name} = {_option_text(variant.options[option.name])}"
+               for option in rules.options_of(variant.name) if variant.options[option.name] != option.default]
+    return variant.description + (f"; played with {', '.join(changed)}" if changed else "")
+
+
+def _option_text(value: Any) -> str:
+    """An option's value as the configuration file and ``pitwatch games variants`` write it."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
 def variants_on(pits: Sequence[str]) -> list[str]:
     """The variants played on a board of these ``pits`` (labels): what the players may choose on the
     board being watched."""
@@ -476,7 +490,7 @@ def game_state(game: Game, game_id: int | None, names: tuple[str, str],
     return {
         "id": game_id,
         "variant": variant.name,
-        "description": variant.description,
+        "description": describe(variant),
         "options": dict(variant.options),
         "names": {"south": names[0], "north": names[1]},
         "layout": variant.layout.to_json(),

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 
 import pytest
 
 from pitwatch import config as cfg
+from pitwatch.cli import build_parser
 
 
 def write(tmp_path, text: str):
@@ -48,7 +50,7 @@ def test_bad_files_name_the_key(tmp_path, text, message):
     ("web.port", "write section.key=value"),
     ("web.nope=1", "unknown key web.nope"),
     ("web.port=eighty", "is not a valid value"),
-    ("session.settle_seconds=-1", "must not be negative"),
+    ("session.settle_seconds=-1", "session.settle_seconds must be from 0 to 10, not -1.0"),
 ])
 def test_bad_overrides_name_the_key(tmp_path, override, message):
     with pytest.raises(cfg.ConfigError, match=message):
@@ -79,3 +81,60 @@ def test_the_documented_file_is_valid_and_equals_the_defaults(tmp_path):
         for key, setting in keys.items():
             assert f"# {setting.doc}" in text
     assert cfg.load(write(tmp_path, text)).values == cfg.load(tmp_path / "none.toml").values
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[demo]\ncamera_fps = 0\n", "demo.camera_fps must be from 0.1 to 30, not 0.0"),  # divided by: ZeroDivisionError
+    ("[demo]\ncamera_fps = inf\n", "demo.camera_fps must be from 0.1 to 30, not inf"),
+    ("[demo]\nmove_seconds = inf\n", "demo.move_seconds must be from 0.1 to 3600, not inf"),  # OverflowError, in a thread
+    ("[demo]\nmove_seconds = nan\n", "demo.move_seconds must be from 0.1 to 3600, not nan"),
+    ("[demo]\nmove_seconds = 0\n", "demo.move_seconds must be from 0.1 to 3600, not 0.0"),
+    ("[demo]\nseed = -3\n", "demo.seed must be 0 or more, not -3"),
+    ("[camera]\nstill_frames = 0\n", "camera.still_frames must be from 1 to 50, not 0"),  # ValueError in vision.live
+    ("[session]\nsettle_seconds = inf\n", "session.settle_seconds must be from 0 to 10, not inf"),
+    ("[session]\nsnapshot_width = 100000\n", "session.snapshot_width must be from 0 to 1920, not 100000"),
+    ("[web]\nport = 70000\n", "web.port must be from 0 to 65535, not 70000"),
+])
+def test_a_number_outside_its_range_is_refused_naming_the_key_and_the_range(tmp_path, text, message):
+    """Values of the right type that crashed the part using them: each number knows its range."""
+    path = write(tmp_path, text)
+    with pytest.raises(cfg.ConfigError) as refused:
+        cfg.load(path)
+    assert str(refused.value) == f"{path}: {message}"
+
+
+def test_every_number_has_a_finite_range_holding_its_default():
+    """A numeric option added without a range would let nan, inf or 0 through again."""
+    for section, keys in cfg.SCHEMA.items():
+        for key, setting in keys.items():
+            if type(setting.default) in (int, float):
+                assert setting.bounds is not None, f"{section}.{key} has no range"
+                low, high = setting.bounds
+                assert math.isfinite(low) and (high is None or math.isfinite(high))
+                assert low <= setting.default and (high is None or setting.default <= high), f"{section}.{key}"
+    assert "# from 0.1 to 30\ncamera_fps = 4.0" in cfg.documented_toml()  # `pitwatch config` says each range
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "--port", "abc"], "--port 'abc': 'abc' is not a valid value"),
+    (["demo", "--port", "70000"], "--port '70000': web.port must be from 0 to 65535, not 70000"),
+    (["demo", "--move-seconds", "inf"], "--move-seconds 'inf': demo.move_seconds must be from 0.1 to 3600, not inf"),
+    (["demo", "--seed", "-1"], "--seed '-1': demo.seed must be 0 or more, not -1"),
+    (["run", "--port", "8o8o"], "--port '8o8o': '8o8o' is not a valid value"),
+    (["demo", "--set", "demo.camera_fps=0"], "--set 'demo.camera_fps=0': demo.camera_fps must be from 0.1 to 30, not 0.0"),
+    (["run", "--set", "camera.still_frames=0"], "--set 'camera.still_frames=0': camera.still_frames must be from 1 to 50"),
+])
+def test_a_bad_value_is_blamed_on_the_flag_or_set_the_user_typed(tmp_path, monkeypatch, argv, message):
+    """`demo --port abc` was blamed on `--set 'web.port=abc'`, which the user never typed."""
+    monkeypatch.setenv("PITWATCH_CONFIG", str(tmp_path / "none.toml"))
+    with pytest.raises(cfg.ConfigError) as refused:
+        cfg.from_arguments(build_parser().parse_args(argv))
+    assert str(refused.value).startswith(message)
+
+
+def test_flags_still_override_the_file_and_set(tmp_path):
+    path = write(tmp_path, "[web]\nport = 9000\n")
+    args = build_parser().parse_args(["demo", "--config", str(path), "--set", "web.port=9100", "--port", "9200",
+                                      "--move-seconds", "0.5"])
+    config = cfg.from_arguments(args)
+    assert config["web"]["port"] == 9200 and config["demo"]["move_seconds"] == 0.5

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+import rules
 from apphelpers import between, fill_the_disk
 from pitwatch.hub import FrameFeed
 from rules import Game, Reading
@@ -92,6 +93,20 @@ def test_controls_change_the_game(client, csrf, session):
     assert r.status_code == 200 and session.game.variant.options["grand_slam"] == "forbidden"
     assert post(client, "/api/draw", {}, csrf).status_code == 200
     assert session.game.result.reason == "agreement"
+
+
+def test_the_header_describes_the_game_with_the_options_it_is_played_with(client, csrf):
+    """A game of 8 houses of 12 seeds was headed "Kalah: 2 x 6 houses, 4 seeds, ...", the defaults."""
+    kalah = client.get("/api/state").get_json()["game"]["description"]
+    assert kalah == "Kalah: 2 x 6 houses, 4 seeds, stores on the track, extra turns and captures"
+    assert post(client, "/api/game", {"variant": "kalah", "options": {"houses": 8, "seeds": 12}}, csrf).status_code == 200
+    game = client.get("/api/state").get_json()["game"]
+    assert game["description"] == f"{kalah}; played with houses = 8, seeds = 12"
+    assert len(game["layout"]["pits"]) == 18 and game["options"]["seeds"] == 12
+    post(client, "/api/game", {"variant": "oware", "options": {"grand_slam": "forbidden", "repetitions": 3}}, csrf)
+    assert client.get("/api/state").get_json()["game"]["description"].endswith("; played with grand_slam = forbidden")
+    post(client, "/api/game", {"variant": "kalah-3", "options": {"seeds": 3}}, csrf)  # its own default: nothing to add
+    assert client.get("/api/state").get_json()["game"]["description"] == rules.VARIANTS["kalah-3"]
 
 
 def test_choosing_between_ambiguous_explanations(client, csrf, session):
@@ -242,6 +257,13 @@ def test_recorded_games_list_replay_and_snapshots(client, session):
     data = client.get(f"/api/games/{session.game_id}/export?format=json").get_json()
     assert data["moves"] == ["C", "F", "a"] and data["variant"] == "kalah"
     assert client.get("/api/games/999/export").status_code == 404
+
+
+def test_a_text_export_says_its_charset_once(client, session):
+    """``mimetype=`` adds the charset itself: "text/plain; charset=utf-8; charset=utf-8" was sent."""
+    session.play_by_hand("C")
+    text = client.get(f"/api/games/{session.game_id}/export?format=text")
+    assert text.headers["Content-Type"] == "text/plain; charset=utf-8"
 
 
 def test_camera_stream_and_still(app, client):

@@ -1,0 +1,96 @@
+"""`pitwatch doctor` makes the checks `pitwatch run` makes at start, and says FIX with run's words:
+it said "ready" for a variant run refuses, and for a board calibration of another board."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+import rules
+from calibration.calibfile import save_calibration
+from pitwatch.cli import main
+from pitwatch.recorder import Recorder
+from pitwatch.session import Session
+from rules import Game
+from vision.synthetic import SyntheticCamera
+
+
+@pytest.fixture(autouse=True)
+def no_user_config(monkeypatch, tmp_path):
+    monkeypatch.setenv("PITWATCH_CONFIG", str(tmp_path / "no-such-config.toml"))
+
+
+def doctor(tmp_path, capsys, *settings: str) -> tuple[int, str]:
+    """The doctor's exit code and its report, on a database in ``tmp_path``."""
+    args = ["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", "web.port=0"]
+    for setting in settings:
+        args += ["--set", setting]
+    return main(args), capsys.readouterr().out
+
+
+def refused(variant: str, **options) -> str:
+    """What run says of this configured variant (``Runtime.start_session``: ``rules.variant``)."""
+    with pytest.raises(rules.RulesError) as error:
+        rules.variant(variant, **options)
+    return str(error.value)
+
+
+@pytest.mark.parametrize("settings, said", [
+    (["game.variant=nosuch"], refused("nosuch") + "; fix game.variant"),
+    (["game.options={ houses = 99 }"], refused("kalah", houses=99) + "; fix game.options"),
+    (["game.variant=oware", "game.options={ houses = 6 }"], refused("oware", houses=6) + "; fix game.options"),
+])
+def test_a_variant_or_options_run_refuses_is_to_fix(tmp_path, capsys, settings, said):
+    code, out = doctor(tmp_path, capsys, "camera.source=", "sensors.port=", *settings)
+    assert code == 1
+    assert f"\nFIX  game: {said}\n" in out, out
+    assert not (tmp_path / "g.sqlite").exists()
+
+
+def test_a_good_variant_is_said_with_its_options_and_board(tmp_path, capsys):
+    _, out = doctor(tmp_path, capsys, "camera.source=", "sensors.port=", "game.options={ houses = 8 }")
+    assert re.search(r"^ok\s+game: a new game is kalah \(Kalah: .*; played with houses = 8\), on a 2x8\+stores board$",
+                     out, re.M), out
+
+
+def oware_calibration(tmp_path):
+    path = tmp_path / "board2.json"
+    save_calibration(SyntheticCamera("oware", lambda: Game("oware").position, 3).calibration(), path)
+    return path
+
+
+def test_a_calibration_of_another_board_is_to_fix_with_runs_words(tmp_path, capsys):
+    """Kalah configured, the camera calibrated on an Oware board: run refuses to start."""
+    board = oware_calibration(tmp_path)
+    code, out = doctor(tmp_path, capsys, "camera.source=synthetic:oware:3", f"camera.calibration={board}",
+                       "sensors.port=")
+    run = subprocess.run([sys.executable, "-m", "pitwatch.cli", "run", "--camera", "synthetic:oware:3", "--serial", "",
+                          "--calibration", str(board), "--port", "0", "--db", str(tmp_path / "g.sqlite")],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run
+    said = run.stderr.removeprefix("pitwatch run: ").rstrip("\n")
+    assert said == (f"{board} calibrates a 2x6 board, but kalah is played on a 2x6+stores board: calibrate this "
+                    "board, or play a variant of that one (--variant: nam-nam, oware)")
+    assert code == 1
+    assert f"\nFIX  calibration: {said}\n" in out, out
+
+
+def test_the_board_checked_is_that_of_the_game_in_progress_which_run_resumes(tmp_path, capsys):
+    """Oware configured and calibrated for, but a Kalah game in progress: run resumes it, on the wrong board."""
+    session = Session(Recorder(tmp_path / "g.sqlite"))
+    session.new_game("kalah", {}, "Ann", "Bob")
+    session.recorder.close()
+    board = oware_calibration(tmp_path)
+    settings = (f"camera.source={tmp_path / 'no-camera'}", f"camera.calibration={board}", "sensors.port=")
+    _, out = doctor(tmp_path, capsys, "game.variant=oware", *settings)
+    assert re.search(r"^FIX\s+calibration: .*board2.json calibrates a 2x6 board, but kalah is played on a 2x6\+stores "
+                     r"board", out, re.M), out
+    session = Session(Recorder(tmp_path / "g.sqlite"))
+    session.resume_or_start("kalah", {}, "Ann", "Bob")
+    session.new_game("oware", {}, "Ann", "Bob")  # the players chose Oware: the board is right now
+    session.recorder.close()
+    _, out = doctor(tmp_path, capsys, "game.variant=oware", *settings)
+    assert re.search(r"^ok\s+calibration: .*board2.json: a 2x6 board, 12 pits", out, re.M), out
