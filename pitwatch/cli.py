@@ -16,6 +16,7 @@ import ctypes.util
 import json
 import os
 import sys
+from contextlib import closing
 from pathlib import Path
 from typing import Sequence
 
@@ -24,7 +25,7 @@ from vision.counter import CounterError
 
 from . import config as cfg
 from .errors import said
-from .recorder import Recorder, RecorderError
+from .recorder import ImportedGame, Recorder, RecorderError
 from .session import SessionError
 
 # flag -> configuration key: the shorthands every live command understands
@@ -45,6 +46,18 @@ def _live(parser: argparse.ArgumentParser, extra: Sequence[tuple[str, str, str]]
         parser.add_argument(flag, dest=f"opt:{key}", metavar=key.split(".")[1].upper(), help=f"{text} ({key})")
     parser.add_argument("--allow-network", dest="opt:web.allow_network", action="store_const", const="true",
                         help="serve the dashboard to other machines (then control actions need the token)")
+
+
+LIST_LIMIT = range(1, 100_001)  # how many games `games list --limit` may ask for
+
+
+def _list_limit(text: str) -> int:
+    """``--limit``: a whole number of games within :data:`LIST_LIMIT` (0 or -5 would list none or all)."""
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit() and len(digits) <= 6 and int(digits) in LIST_LIMIT):
+        raise argparse.ArgumentTypeError(f"must be a whole number of games from {LIST_LIMIT.start} to "
+                                         f"{LIST_LIMIT.stop - 1}, not {text[:40]!r}")
+    return int(digits)
 
 
 def _game_database(parser: argparse.ArgumentParser, *, after_action: bool = False) -> None:
@@ -87,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     _game_database(on_the_database, after_action=True)
     gsub = games.add_subparsers(dest="games_command", required=True, metavar="ACTION")
     listing = gsub.add_parser("list", help="recorded games, newest first", parents=[on_the_database])
-    listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument("--limit", type=_list_limit, default=20, help="how many games (default 20)")
     listing.add_argument("--json", action="store_true", help="print JSON")
     show = gsub.add_parser("show", help="one game with its moves", parents=[on_the_database])
     show.add_argument("game_id", type=int)
@@ -201,19 +214,20 @@ def cmd_games(args: argparse.Namespace) -> int:
             for option in rules.options_of(name):
                 print(f"    {option.name} = {json.dumps(option.default)}: {option.description}")
         return 0
-    config = cfg.from_arguments(args)
-    database = config.database_path()
-    if args.games_command != "import" and not database.exists():  # a mistyped --db is named, not created empty
-        raise RecorderError(f"{database}: no game database there (`pitwatch run` creates it); "
-                            "choose another with --db or recorder.database")
-    recorder = Recorder(database)
-    try:
+    database = cfg.from_arguments(args).database_path()
+    if args.games_command == "import":
+        games = _record_games(args.file)  # every game checked first: a refused record creates no database
+        with closing(Recorder(database)) as recorder:
+            game_ids = recorder.import_games(games)
+        print(f"imported as game {game_ids[0]}" if len(game_ids) == 1 else
+              f"imported {len(game_ids)} games as games {game_ids[0]}-{game_ids[-1]}")
+        return 0
+    with closing(Recorder(database, read_only=True)) as recorder:  # looking changes no file
         return _games_action(args, recorder)
-    finally:
-        recorder.close()
 
 
 def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
+    """``games list``, ``show`` and ``export`` on a database opened read-only."""
     from . import records
 
     if args.games_command == "list":
@@ -222,7 +236,8 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
             print(json.dumps([g.to_json() for g in games], indent=2))
         for g in [] if args.json else games:
             result = g.result["reason"] if g.result else g.status
-            print(f"{g.id:5d}  {g.variant:18s} {g.south} v {g.north}  {g.move_count} moves  {result}")
+            print(f"{g.id:5d}  {g.damage}" if g.damage else
+                  f"{g.id:5d}  {g.variant:18s} {g.south} v {g.north}  {g.move_count} moves  {result}")
         if not games and not args.json:
             print(f"no recorded games in {recorder.path}")
         return 0
@@ -231,7 +246,9 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
         if args.json:
             print(json.dumps({"game": record.to_json(), "moves": [m.text for m in game.moves]}, indent=2))
             return 0
-        print(f"game {record.id}: {record.variant} {record.options or ''}, {record.south} (South) v {record.north} (North)")
+        options = records.options_text(game)
+        print(f"game {record.id}: {record.variant}{f' ({options})' if options else ''}, "
+              f"{record.south} (South) v {record.north} (North)")
         print(f"status: {record.status}" + (f", {game.result.reason}: {game.result.score[0]}-{game.result.score[1]}"
                                              if game.result else ""))
         print(" ".join(f"{i + 1}.{m.text}" for i, m in enumerate(game.moves)) or "(no moves yet)")
@@ -243,22 +260,26 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
         else:
             print(text)
         return 0
-    if args.games_command == "import":
-        source = "standard input" if args.file == "-" else args.file  # named in every error about the record
-        try:
-            text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
-        except UnicodeDecodeError as exc:
-            raise rules.RulesError(f"{source}: not a game record (not UTF-8 text, byte {exc.start})") from None
-        try:
-            game_ids = records.import_records(recorder, text)
-        except json.JSONDecodeError as exc:
-            raise rules.RulesError(f"{source}: not valid JSON: {exc}") from None
-        except rules.RulesError as exc:
-            raise rules.RulesError(f"{source}: {exc}") from None
-        print(f"imported as game {game_ids[0]}" if len(game_ids) == 1 else
-              f"imported {len(game_ids)} games as games {game_ids[0]}-{game_ids[-1]}")
-        return 0
     raise AssertionError(args.games_command)
+
+
+def _record_games(file: str) -> list[ImportedGame]:
+    """The games of the record ``file`` (``-``: standard input), read as bytes and decoded as UTF-8
+    either way, every move and name checked; errors name the file."""
+    from . import records
+
+    source = "standard input" if file == "-" else file  # named in every error about the record
+    data = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise rules.RulesError(f"{source}: not a game record (not UTF-8 text, byte {exc.start})") from None
+    try:
+        return records.read_records(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise rules.RulesError(f"{source}: not valid JSON: {exc}") from None
+    except rules.RulesError as exc:
+        raise rules.RulesError(f"{source}: {exc}") from None
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -6,13 +6,16 @@ that transaction has committed. Killing the process at any instant therefore
 either keeps the whole verdict or none of it, and a restart resumes the
 unfinished game from its recorded moves (see :meth:`Recorder.active_game`).
 
-Schema (version in ``PRAGMA user_version``, upgraded by :data:`MIGRATIONS`):
+Schema (version in ``PRAGMA user_version``, upgraded by :data:`MIGRATIONS`;
+``PRAGMA application_id`` marks the file as Pitwatch's, see :meth:`Recorder._schema_version`):
 
 ``games``
     ``id``, ``variant``, ``options`` (JSON), ``south``, ``north`` (player
     names), ``start`` (JSON of the start position, NULL for the variant's
     usual start), ``started_at``, ``ended_at`` (unix seconds), ``status``
-    (``active`` | ``finished`` | ``abandoned``), ``result`` (JSON or NULL).
+    (``active`` | ``finished`` | ``abandoned``), ``result`` (JSON or NULL),
+    ``tags`` (JSON of an imported record's tag pairs, Event, Date, Round, ...,
+    written back on export; NULL for a game refereed here).
 ``moves``
     one row per accepted move: ``game_id``, ``ply`` (0, 1, 2, ...), ``text``
     (the move in the notation), ``player`` (``south``/``north``),
@@ -40,6 +43,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Sequence
 
+APPLICATION_ID = 0x50697457  # "PitW" in the file's header (PRAGMA application_id): SQLite's mark of whose file it is
 MIGRATIONS: tuple[str, ...] = (
     # version 1: games, moves, verdicts
     """
@@ -79,14 +83,39 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX verdicts_by_game ON verdicts(game_id, id);
     CREATE INDEX games_by_status ON games(status, id);
     """,
+    # version 2: an imported record's tags are kept; the file is marked as Pitwatch's
+    f"""
+    ALTER TABLE games ADD COLUMN tags TEXT;
+    PRAGMA application_id={APPLICATION_ID};
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+# What a Pitwatch database held at each version before version 2 marked it with APPLICATION_ID: a file
+# with no application id is Pitwatch's only if its tables are these (version 0: an empty file).
+UNMARKED_TABLES = {0: frozenset(), 1: frozenset({"games", "moves", "verdicts"})}
+TAGS_VERSION = 2  # the migration that added games.tags: read as NULL from an older file opened read-only
 SQLITE_INTEGERS = range(-2**63, 2**63)  # what an SQLite INTEGER holds: a game id or ply beyond it names no row
 
 
 class RecorderError(Exception):
     """The database cannot be used (newer schema, not a database, unknown game) or cannot be
     written (the disk full, the file gone)."""
+
+
+class DamagedGame(RecorderError):
+    """A recorded game whose row was changed outside Pitwatch and no longer reads (a JSON field that
+    is not a JSON object). It names the game, the move and the field, and stops only that game
+    from being shown: the list still lists the others."""
+
+
+def player_name(name: str, seat: str) -> str:
+    """``name`` stripped, or ``ValueError`` unless it is 1 to 40 printable characters: the names a
+    live game is started with and those an imported record brings are held to the same rule, so the
+    dashboard and the exports never meet a name the rest of the app refuses."""
+    name = str(name).strip()
+    if not name or len(name) > 40 or any(ord(c) < 32 for c in name):
+        raise ValueError(f"{seat} player's name must be 1 to 40 printable characters")
+    return name
 
 
 @dataclass(frozen=True)
@@ -104,6 +133,8 @@ class GameRecord:
     result: dict[str, Any] | None
     start: dict[str, Any] | None = None
     move_count: int = 0
+    tags: dict[str, str] | None = None  # an imported record's tag pairs; None: a game refereed here
+    damage: str | None = None  # why the row does not read (its options, result, ... then read as empty)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,6 +142,7 @@ class GameRecord:
             "south": self.south, "north": self.north,
             "started_at": self.started_at, "ended_at": self.ended_at,
             "status": self.status, "result": self.result, "start": self.start, "moves": self.move_count,
+            "tags": self.tags, "damaged": self.damage,
         }
 
 
@@ -148,6 +180,8 @@ class ImportedGame:
     moves: Sequence[AcceptedMove]
     result: dict[str, Any] | None
     start: dict[str, Any] | None  # None: the variant's own start position
+    started_at: float | None  # the day of the record's Date tag; None: when it is imported
+    tags: dict[str, str]  # the record's other tag pairs (Event, Date, Round, ...), written back on export
 
 
 class Recorder:
@@ -156,36 +190,90 @@ class Recorder:
     Every public method is one transaction; :meth:`record_verdict` is the
     only way moves enter a live game, so a move is on disk together with the
     verdict that accepted it, or not at all.
+
+    ``read_only`` (``pitwatch games list``, ``show``, ``export``): the file is opened with
+    SQLite's ``mode=ro``, so looking at games never creates, converts or migrates a file; an
+    older schema is read as it is. Either way a file that is not a Pitwatch database is refused
+    before a byte of it is written.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path).expanduser()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self.failure: str | None = None  # why the last write failed, until one succeeds: the dashboard says it
+        self._db = self._connect(read_only)
         try:
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._db.execute("PRAGMA busy_timeout=5000")
-            self._migrate()
+            version = self._schema_version(read_only)
+            if not read_only:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                version = self._migrate(version)
         except sqlite3.DatabaseError as exc:
+            self._db.close()
             raise RecorderError(f"{self.path}: not a Pitwatch game database ({exc})") from None
+        except RecorderError:
+            self._db.close()
+            raise
+        self._game_select = _game_select(version)
+
+    def _connect(self, read_only: bool) -> sqlite3.Connection:
+        """The connection; a writer creates the file (and its folders), a reader needs it there."""
+        if read_only and not self.path.exists():  # a mistyped --db is named, not created empty
+            raise RecorderError(f"{self.path}: no game database there (`pitwatch run` creates it); "
+                                "choose another with --db or recorder.database")
+        if not read_only:
+            self._make_folder()
+        target = f"{self.path.resolve().as_uri()}?mode=ro" if read_only else str(self.path)
+        try:
+            return sqlite3.connect(target, uri=read_only, check_same_thread=False, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise RecorderError(f"{self.path}: cannot be opened ({exc})") from None
+
+    def _make_folder(self) -> None:
+        """The database's folder, made if missing; a file where a folder should be is named."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            blocking = next(p for p in reversed(self.path.parents) if p.exists() and not p.is_dir())
+            raise RecorderError(f"{self.path}: cannot be created, {blocking} is not a folder") from None
 
     # -- schema --------------------------------------------------------------
-    def _migrate(self) -> None:
+    def _schema_version(self, read_only: bool) -> int:
+        """The file's Pitwatch schema version, read before anything is written: another program's
+        database (its own application id, or tables that are not Pitwatch's) and one from a newer
+        Pitwatch are refused as they are. Version 0 is an empty file, which only a writer fills."""
+        application_id = self._db.execute("PRAGMA application_id").fetchone()[0]
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {name for (name,) in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")}
+        if application_id not in (0, APPLICATION_ID):
+            raise RecorderError(f"{self.path}: not a Pitwatch game database (another program's: its application id "
+                                f"is {application_id:#x}); choose another file with --db or recorder.database")
         if version > SCHEMA_VERSION:
             raise RecorderError(
                 f"{self.path}: schema version {version} is newer than this Pitwatch understands "
                 f"({SCHEMA_VERSION}); upgrade Pitwatch or use another database file"
             )
+        if application_id == 0 and tables != UNMARKED_TABLES.get(version):
+            held = (f"tables {', '.join(sorted(tables))}" if tables else "no tables") + (
+                f", schema version {version}" if version else "")
+            raise RecorderError(f"{self.path}: not a Pitwatch game database (it holds {held}); choose another "
+                                "file with --db or recorder.database")
+        if read_only and version == 0:
+            raise RecorderError(f"{self.path}: no game database in this file yet (it is empty; `pitwatch run` "
+                                "creates one); choose another with --db or recorder.database")
+        return version
+
+    def _migrate(self, version: int) -> int:
+        """Upgrade the file from ``version`` to :data:`SCHEMA_VERSION`, one atomic step a version."""
         for target in range(version + 1, SCHEMA_VERSION + 1):
             # executescript commits first; BEGIN/COMMIT make each step atomic
             self._db.executescript(
                 f"BEGIN; {MIGRATIONS[target - 1]}; PRAGMA user_version={target}; COMMIT;"
             )
+        return SCHEMA_VERSION
 
     @property
     def schema_version(self) -> int:
@@ -228,24 +316,25 @@ class Recorder:
         """The game to resume after a restart: the newest game still active."""
         with self._lock:
             row = self._db.execute(
-                f"{_GAME_SELECT} WHERE g.status='active' GROUP BY g.id ORDER BY g.id DESC LIMIT 1"
+                f"{self._game_select} WHERE g.status='active' GROUP BY g.id ORDER BY g.id DESC LIMIT 1"
             ).fetchone()
         return _game(row) if row else None
 
     def game(self, game_id: int) -> GameRecord:
+        """The game's row; one damaged outside Pitwatch comes back with its ``damage`` said."""
         if game_id not in SQLITE_INTEGERS:  # sqlite3 raises OverflowError for it: no such game either
             raise RecorderError(f"no recorded game with id {game_id}")
         with self._lock:
-            row = self._db.execute(f"{_GAME_SELECT} WHERE g.id=? GROUP BY g.id", (game_id,)).fetchone()
+            row = self._db.execute(f"{self._game_select} WHERE g.id=? GROUP BY g.id", (game_id,)).fetchone()
         if row is None:
             raise RecorderError(f"no recorded game with id {game_id}")
         return _game(row)
 
     def games(self, limit: int = 100, offset: int = 0) -> list[GameRecord]:
-        """Recorded games, newest first."""
+        """Recorded games, newest first (a damaged one with its ``damage`` said, the others as they are)."""
         with self._lock:
             rows = self._db.execute(
-                f"{_GAME_SELECT} GROUP BY g.id ORDER BY g.id DESC LIMIT ? OFFSET ?", (limit, offset)
+                f"{self._game_select} GROUP BY g.id ORDER BY g.id DESC LIMIT ? OFFSET ?", (limit, offset)
             ).fetchall()
         return [_game(r) for r in rows]
 
@@ -291,14 +380,16 @@ class Recorder:
         return verdict_id
 
     def moves(self, game_id: int) -> list[MoveRecord]:
+        """The game's moves; :class:`DamagedGame` names the first whose position or Reading does not read."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT ply, text, player, position, verdict_id, reading, at, snapshot IS NOT NULL"
                 " FROM moves WHERE game_id=? ORDER BY ply", (game_id,)
             ).fetchall()
         return [
-            MoveRecord(ply, text, player, json.loads(position), verdict_id,
-                       json.loads(reading) if reading else None, at, bool(has_snapshot))
+            MoveRecord(ply, text, player, _stored_object(position, f"game {game_id}, move {ply + 1}", "moves.position"),
+                       verdict_id, _stored_object(reading, f"game {game_id}, move {ply + 1}", "moves.reading"),
+                       at, bool(has_snapshot))
             for ply, text, player, position, verdict_id, reading, at, has_snapshot in rows
         ]
 
@@ -317,22 +408,25 @@ class Recorder:
                 "SELECT id, ply, kind, body, at FROM verdicts WHERE game_id=? ORDER BY id DESC LIMIT ?",
                 (game_id, limit),
             ).fetchall()
-        return [{"id": i, "ply": p, "kind": k, "verdict": json.loads(b), "at": a} for i, p, k, b, a in reversed(rows)]
+        return [{"id": i, "ply": p, "kind": k, "verdict": _stored_object(b, f"game {game_id}, verdict {i}", "verdicts.body"),
+                 "at": a} for i, p, k, b, a in reversed(rows)]
 
     def import_games(self, games: Sequence[ImportedGame]) -> list[int]:
         """Store games read from a record (``pitwatch games import``), all or none: each finished
-        if it has a result, else abandoned (an imported game is never resumed as the live game)."""
+        if it has a result, else abandoned (an imported game is never resumed as the live game),
+        started on its record's date (else now) and with its record's tags."""
         now = time.time()
         game_ids = []
         with self._transaction() as db:
             for game in games:
                 cur = db.execute(
-                    "INSERT INTO games (variant, options, south, north, start, started_at, ended_at, status, result)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO games (variant, options, south, north, start, started_at, ended_at, status, result,"
+                    " tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (game.variant, json.dumps(game.options, sort_keys=True), game.south, game.north,
-                     json.dumps(game.start) if game.start is not None else None, now, now,
+                     json.dumps(game.start) if game.start is not None else None,
+                     now if game.started_at is None else game.started_at, now,
                      "finished" if game.result is not None else "abandoned",
-                     json.dumps(game.result) if game.result is not None else None),
+                     json.dumps(game.result) if game.result is not None else None, json.dumps(game.tags)),
                 )
                 game_id = int(cur.lastrowid)
                 game_ids.append(game_id)
@@ -344,16 +438,39 @@ class Recorder:
         return game_ids
 
 
-_GAME_SELECT = (
-    "SELECT g.id, g.variant, g.options, g.south, g.north, g.started_at, g.ended_at, g.status, g.result,"
-    " g.start, COUNT(m.ply) FROM games g LEFT JOIN moves m ON m.game_id = g.id"
-)
+def _game_select(version: int) -> str:
+    """The query of a game row with its move count, for a file of schema ``version`` (a reader does not
+    migrate: a column a later migration added reads as NULL from an older file)."""
+    tags = "g.tags" if version >= TAGS_VERSION else "NULL"
+    return ("SELECT g.id, g.variant, g.options, g.south, g.north, g.started_at, g.ended_at, g.status, g.result,"
+            f" g.start, {tags}, COUNT(m.ply) FROM games g LEFT JOIN moves m ON m.game_id = g.id")
 
 
 def _game(row: tuple) -> GameRecord:
-    gid, variant, options, south, north, started, ended, status, result, start, count = row
-    return GameRecord(gid, variant, json.loads(options), south, north, started, ended, status,
-                      json.loads(result) if result else None, json.loads(start) if start else None, count)
+    """A game row as a record; a row damaged outside Pitwatch says so in ``damage`` (rather than
+    raising), so that one bad row does not hide every other game from the list."""
+    gid, variant, options, south, north, started, ended, status, result, start, tags, count = row
+    where = f"game {gid}"
+    try:
+        return GameRecord(gid, variant, _stored_object(options, where, "games.options"), south, north,
+                          started, ended, status, _stored_object(result, where, "games.result"),
+                          _stored_object(start, where, "games.start"), count, _stored_object(tags, where, "games.tags"))
+    except DamagedGame as exc:
+        return GameRecord(gid, variant, {}, south, north, started, ended, status, None, None, count, None, str(exc))
+
+
+def _stored_object(text: str | bytes | None, where: str, column: str) -> dict[str, Any] | None:
+    """A JSON object column's value (None for NULL); :class:`DamagedGame` naming ``where`` (the game,
+    the move) and the column if the row holds anything else."""
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):  # not JSON (ValueError), or not text at all (an INTEGER)
+        value = None
+    if not isinstance(value, dict):
+        raise DamagedGame(f"{where} is damaged: {column} is not a JSON object")
+    return value
 
 
 class _Transaction:

@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import Any, Sequence
+import re
+from typing import Any, Callable, Sequence
 
 import rules
 from rules import PLAYER_NAMES, Game, notation
 
-from .recorder import AcceptedMove, GameRecord, ImportedGame, Recorder
+from .recorder import AcceptedMove, DamagedGame, GameRecord, ImportedGame, Recorder, player_name
+
+LIVE_TAGS = {"Event": "Pitwatch game", "Site": "Pitwatch"}  # a game refereed here (an imported one keeps its own)
+COLUMN_TAGS = ("South", "North")  # tags the recorder keeps in columns of their own
+JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false",
+              type(None): "null"}  # how JSON names what a record holds instead of a game object
 
 
 def last_move_path(events: Sequence[dict]) -> dict[str, Any]:
@@ -30,15 +36,26 @@ def last_move_path(events: Sequence[dict]) -> dict[str, Any]:
 
 
 def game_of(recorder: Recorder, game_id: int) -> tuple[GameRecord, Game]:
-    """The recorded game ``game_id`` replayed by the rules engine."""
+    """The recorded game ``game_id`` replayed by the rules engine: :class:`DamagedGame` for a row
+    that does not read, ``RulesError`` naming the game (and the move) the rules do not accept."""
     record = recorder.game(game_id)
-    variant = rules.variant(record.variant, **record.options)
-    start = variant.position_from_json(record.start) if record.start else None
+    if record.damage:
+        raise DamagedGame(record.damage)
+    moves = recorder.moves(game_id)
+    try:
+        variant = rules.variant(record.variant, **record.options)
+        start = variant.position_from_json(record.start) if record.start else None
+    except rules.RulesError as exc:
+        raise rules.RulesError(f"game {game_id} cannot be replayed: {exc}") from None
     game = Game(variant, start, {"South": record.south, "North": record.north})
-    for move in recorder.moves(game_id):
+    for move in moves:
         # the recorded position is what the referee accepted: it differs from the engine's
         # result only where the players' board legitimately did (a Nam Nam four left standing)
-        game.play(move.text, observed=variant.position_from_json(move.position))
+        try:
+            game.play(move.text, observed=variant.position_from_json(move.position))
+        except rules.RulesError as exc:
+            raise rules.RulesError(f"game {game_id} cannot be replayed: move {move.ply + 1} ({move.text}): "
+                                   f"{exc}") from None
     if record.result and record.result.get("reason") == "agreement" and not game.is_over:
         game.agree_draw()
     return record, game
@@ -55,11 +72,21 @@ def replay(game: Game) -> list[dict[str, Any]]:
 
 
 def record_of(recorder: Recorder, game_id: int) -> notation.Record:
-    """The recorded game as a game record with its tag pairs."""
+    """The recorded game as a game record with its tag pairs: an imported game's own, as its record
+    had them (Event, Date, Round, ...), a game refereed here Pitwatch's and the day it started."""
     record, game = game_of(recorder, game_id)
-    date = datetime.datetime.fromtimestamp(record.started_at, datetime.timezone.utc).strftime("%Y.%m.%d")
-    return notation.Record.from_game(game, Event="Pitwatch game", Site="Pitwatch", Date=date,
-                                     South=record.south, North=record.north)
+    if record.tags is None:
+        date = datetime.datetime.fromtimestamp(record.started_at, datetime.timezone.utc).strftime("%Y.%m.%d")
+        tags = {**LIVE_TAGS, "Date": date}
+    else:
+        tags = record.tags
+    return notation.Record.from_game(game, **tags, South=record.south, North=record.north)
+
+
+def options_text(game: Game) -> str:
+    """The game's variant options as its record's Options tag writes them (``houses=6 seeds=4
+    capture_needs_opposite=false``), the form ``--set`` and the records take."""
+    return notation.Record.from_game(game).all_tags()["Options"]
 
 
 def export(recorder: Recorder, game_id: int, fmt: str) -> str:
@@ -71,30 +98,75 @@ def export(recorder: Recorder, game_id: int, fmt: str) -> str:
 
 
 def import_records(recorder: Recorder, text: str) -> list[int]:
-    """Store every game of a record (text notation, where a Pass It On match is several games
-    one after the other, or one game's JSON), all or none: every move of every game is checked
-    before anything is stored. The games' ids, in the record's order."""
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        games = [_as_stored(notation.Record.from_json(json.loads(stripped)))]
-    else:
-        in_text = notation.read_all(text)
-        if not in_text:
-            raise notation.NotationError(1, 1, "no game in the record (a game starts with its tags, "
-                                               'e.g. [Variant "kalah"], then its moves)')
-        games = [_as_stored(record) for record in in_text]
-    return recorder.import_games(games)
+    """Store every game of a record (:func:`read_records`), all or none. The games' ids, in the
+    record's order."""
+    return recorder.import_games(read_records(text))
 
 
-def _as_stored(record: notation.Record) -> ImportedGame:
+def read_records(text: str) -> list[ImportedGame]:
+    """Every game of a record (text notation, where a Pass It On match is several games one after
+    the other, or one game's JSON object), each move and player's name checked, as the recorder
+    stores them. Nothing is stored, so a record refused here leaves no trace in any database."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        if text.lstrip().startswith("{"):
+            raise  # a game's JSON with a mistake in it: the caller names where
+        return _text_games(text)
+    if not isinstance(data, dict):
+        raise rules.RulesError(f"not a game object: the record is JSON, {JSON_KINDS[type(data)]} (a game's JSON "
+                               "is an object with its variant and moves)")
+    return [_as_stored(notation.Record.from_json(data), lambda tag: f"tags.{tag}")]
+
+
+def _text_games(text: str) -> list[ImportedGame]:
+    """The games of a record in the text notation (``NotationError`` says where one is malformed)."""
+    records = notation.read_all(text)
+    if not records:
+        raise notation.NotationError(1, 1, "no game in the record (a game starts with its tags, "
+                                           'e.g. [Variant "kalah"], then its moves)')
+    return [_as_stored(record, lambda tag, r=record: _tag_place(text, tag, r.tags[tag])) for record in records]
+
+
+def _tag_place(text: str, name: str, value: str) -> str:
+    """Where the tag pair ``[name "value"]`` is in ``text`` (``line 4, column 1``). The record was read
+    from ``text``, so the pair is there; the first one with this value is the game's (an earlier game
+    with the same value would have been refused first)."""
+    pair = re.compile(rf'\[\s*{name}\s+"((?:[^"\\\n]|\\.)*)"\s*\]')  # the notation's tag pair, this name
+    start = next(m.start() for m in pair.finditer(text) if re.sub(r"\\(.)", r"\1", m.group(1)) == value)
+    line, line_start = text.count("\n", 0, start) + 1, text.rfind("\n", 0, start) + 1
+    return f"line {line}, column {start - line_start + 1}"
+
+
+def _as_stored(record: notation.Record, place: Callable[[str], str]) -> ImportedGame:
     """``record`` replayed by the rules engine (reading it checked every move, and said where
-    in the text a move is illegal), as the recorder stores it."""
+    in the text a move is illegal), as the recorder stores it: its players' names held to the
+    rule of a live game (``place(tag)`` says where a name that breaks it is), its Date as the day
+    it started, its other tags kept."""
+    names = []
+    for tag in COLUMN_TAGS:
+        try:
+            names.append(player_name(record.tags.get(tag, tag), tag))
+        except ValueError as exc:
+            raise rules.RulesError(f"{place(tag)}: {exc}") from None
     game = record.to_game()
     moves = [AcceptedMove(m.text, PLAYER_NAMES[before.to_move], after.to_json())
              for m, before, after in zip(game.moves, game.positions, game.positions[1:])]
     start = game.positions[0]
-    tags = record.all_tags()
-    return ImportedGame(game.variant.name, dict(game.variant.options),
-                        tags.get("South", "South"), tags.get("North", "North"), moves,
+    tags = {name: value for name, value in record.tags.items()
+            if name not in notation.DERIVED and name not in COLUMN_TAGS}
+    return ImportedGame(game.variant.name, dict(game.variant.options), *names, moves,
                         game.result.to_json() if game.result else None,
-                        None if start == game.variant.start() else start.to_json())
+                        None if start == game.variant.start() else start.to_json(),
+                        _day_of(tags.get("Date", "")), tags)
+
+
+def _day_of(date: str) -> float | None:
+    """The moment a record's Date tag (``2024.05.01``) names: noon UTC of that day, so that the day
+    shows the same in every time zone and is written back the same; None for a date that is not a
+    whole day (``2024.??.??``, ``?``): such a game is taken as started when it is imported."""
+    try:
+        day = datetime.datetime.strptime(date, "%Y.%m.%d")
+    except ValueError:
+        return None
+    return day.replace(hour=12, tzinfo=datetime.timezone.utc).timestamp()

@@ -26,7 +26,7 @@ from rules import PLAYER_NAMES, Game, Reading
 from rules.game import score_of
 
 from .hub import Hub
-from .recorder import AcceptedMove, GameRecord, Recorder
+from .recorder import AcceptedMove, GameRecord, Recorder, player_name
 from .records import game_of, last_move_path
 from .settled import SettledBoard
 from .verdicts import VerdictView, judge_reading, view_of
@@ -468,10 +468,11 @@ def match_history(recorder: Recorder, game_id: int) -> list[dict[str, int]]:
 
 
 def _player_name(name: str, seat: str) -> str:
-    name = str(name).strip()
-    if not name or len(name) > 40 or any(ord(c) < 32 for c in name):
-        raise SessionError(f"{seat} player's name must be 1 to 40 printable characters")
-    return name
+    """:func:`~pitwatch.recorder.player_name`, refused as a :class:`SessionError` (the dashboard's 400)."""
+    try:
+        return player_name(name, seat)
+    except ValueError as exc:
+        raise SessionError(str(exc)) from None
 
 
 def _captured_pits(event_lists: Sequence[Sequence[dict]], labels: Sequence[str]) -> list[str]:

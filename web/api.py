@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, jsonify, request, stream_with_cont
 import rules
 from pitwatch import records
 from pitwatch.corners import CornersError, CornersUnavailable
-from pitwatch.recorder import GameRecord, RecorderError
+from pitwatch.recorder import DamagedGame, GameRecord, RecorderError
 from pitwatch.session import SessionError
 
 from . import DemoControls, board_corners, optional, services
@@ -213,10 +213,12 @@ def games() -> Response:
 def _game(game_id: int) -> tuple[GameRecord, rules.Game]:
     try:
         return records.game_of(services().session.recorder, game_id)
+    except DamagedGame as exc:  # a row changed outside Pitwatch: the game and the field are named
+        abort(422, description=str(exc))
     except RecorderError as exc:
         abort(404, description=str(exc))
-    except rules.RulesError as exc:  # a record the rules no longer accept (another version, a damaged file)
-        abort(422, description=f"game {game_id} cannot be replayed: {exc}")
+    except rules.RulesError as exc:  # a record the rules no longer accept (another version): the game and move named
+        abort(422, description=str(exc))
 
 
 @api.get("/games/<int:game_id>")
@@ -234,7 +236,7 @@ def export(game_id: int) -> Response:
         abort(400, description=f"format must be 'text' or 'json', not {fmt!r}")
     _game(game_id)
     body = records.export(services().session.recorder, game_id, fmt)
-    suffix, mimetype = ("json", "application/json") if fmt == "json" else ("txt", "text/plain; charset=utf-8")
+    suffix, mimetype = ("json", "application/json") if fmt == "json" else ("txt", "text/plain")
     return Response(body, mimetype=mimetype,
                     headers={"Content-Disposition": f'attachment; filename="pitwatch-game-{game_id}.{suffix}"'})
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import subprocess
 import sys
 import textwrap
+from contextlib import closing
 
 import pytest
 
-from pitwatch.recorder import SCHEMA_VERSION, AcceptedMove, Recorder, RecorderError
+from pitwatch.recorder import (APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, AcceptedMove, DamagedGame,
+                               Recorder, RecorderError)
 
 
 def move(text: str, player: str = "south") -> AcceptedMove:
@@ -37,6 +40,112 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path):
     path.write_bytes(b"this is not sqlite at all" * 100)
     with pytest.raises(RecorderError, match="not a Pitwatch game database"):
         Recorder(path)
+
+
+
+def foreign_table(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE foo (x)")
+
+
+def foreign_games_table(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE games (x)")
+
+
+def foreign_application(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA application_id=1234")
+    db.execute("CREATE TABLE games (x)")
+
+
+def unmarked_version_2(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA user_version=2")  # Pitwatch marks every file from version 2 on
+    db.execute("CREATE TABLE games (x)")
+
+
+@pytest.mark.parametrize("make, says", [
+    (foreign_table, r"not a Pitwatch game database \(it holds tables foo\)"),
+    (foreign_games_table, r"not a Pitwatch game database \(it holds tables games\)"),
+    (foreign_application, r"not a Pitwatch game database \(another program's: its application id is 0x4d2\)"),
+    (unmarked_version_2, r"not a Pitwatch game database \(it holds tables games, schema version 2\)"),
+])
+def test_another_programs_database_is_refused_before_a_byte_of_it_changes(tmp_path, make, says):
+    """Reader or writer, the recorder names a file that is not Pitwatch's before it writes anything:
+    it used to add its tables to any SQLite file and switch it to WAL."""
+    path = tmp_path / "other.sqlite"
+    with closing(sqlite3.connect(path)) as db:
+        make(db)
+        db.commit()
+    before = path.read_bytes()
+    for read_only in (False, True):
+        with pytest.raises(RecorderError, match=rf"^{re.escape(str(path))}: {says}; choose another file"):
+            Recorder(path, read_only=read_only)
+        assert path.read_bytes() == before
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["other.sqlite"]
+
+
+def test_a_reader_creates_no_database_and_fills_no_empty_file(tmp_path):
+    missing, empty = tmp_path / "missing.sqlite", tmp_path / "empty.sqlite"
+    with pytest.raises(RecorderError, match="missing.sqlite: no game database there"):
+        Recorder(missing, read_only=True)
+    assert not missing.exists()
+    empty.touch()
+    with pytest.raises(RecorderError, match="empty.sqlite: no game database in this file yet"):
+        Recorder(empty, read_only=True)
+    assert empty.read_bytes() == b""
+    with closing(Recorder(empty)) as writer:  # a writer makes an empty file a game database
+        assert writer.schema_version == SCHEMA_VERSION
+
+
+def version_1_database(path) -> None:
+    """A database as Pitwatch wrote it at schema version 1 (no tags, no application id), one game in it."""
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(MIGRATIONS[0])
+        db.execute("PRAGMA user_version=1")
+        db.execute("INSERT INTO games (id, variant, south, north, started_at, status) "
+                   "VALUES (1, 'kalah', 'Ann', 'Bob', 1700000000, 'abandoned')")
+        for ply, text in enumerate(("C", "F")):
+            db.execute("INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (1, ?, ?, 'south', '{}', 0)",
+                       (ply, text))
+        db.commit()
+
+
+def test_an_older_schema_is_read_as_it_is_and_migrated_by_a_writer_keeping_its_games(tmp_path):
+    path = tmp_path / "games.sqlite"
+    version_1_database(path)
+    before = path.read_bytes()
+    with closing(Recorder(path, read_only=True)) as reader:
+        assert [(g.id, g.south, g.move_count, g.tags) for g in reader.games()] == [(1, "Ann", 2, None)]
+        assert reader.schema_version == 1
+    assert path.read_bytes() == before  # looking does not migrate
+    with closing(Recorder(path)) as writer:
+        assert writer.schema_version == SCHEMA_VERSION
+        assert [(g.id, g.south, g.started_at, g.move_count, g.tags) for g in writer.games()] == [
+            (1, "Ann", 1700000000, 2, None)]
+        assert [m.text for m in writer.moves(1)] == ["C", "F"]
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with closing(Recorder(path, read_only=True)) as reader:  # and the migrated file reads as Pitwatch's
+        assert reader.game(1).tags is None
+
+
+def test_a_damaged_row_is_named_and_hides_only_its_own_game(tmp_path):
+    path = tmp_path / "games.sqlite"
+    with closing(Recorder(path)) as rec:
+        ids = [rec.start_game("kalah", {}, "Ann", "Bob") for _ in range(3)]
+        rec.record_verdict(ids[2], {"kind": "move"}, ply=0, accepted=[move("C")], reading={"pits": {}})
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("UPDATE games SET options='{not json' WHERE id=?", (ids[0],))
+        db.execute("UPDATE games SET result='[1, 2]' WHERE id=?", (ids[1],))
+        db.execute("UPDATE moves SET reading=7 WHERE game_id=?", (ids[2],))
+        db.commit()
+    with closing(Recorder(path, read_only=True)) as rec:
+        assert [(g.id, g.damage) for g in rec.games()] == [
+            (ids[2], None),
+            (ids[1], f"game {ids[1]} is damaged: games.result is not a JSON object"),
+            (ids[0], f"game {ids[0]} is damaged: games.options is not a JSON object")]
+        assert rec.game(ids[0]).damage == f"game {ids[0]} is damaged: games.options is not a JSON object"
+        with pytest.raises(DamagedGame, match=rf"^game {ids[2]}, move 1 is damaged: moves.reading is not a JSON object$"):
+            rec.moves(ids[2])
 
 
 def test_moves_verdicts_and_takeback_are_recorded_and_survive_reopening(tmp_path):

@@ -1,0 +1,236 @@
+"""`pitwatch games` on real files: looking at a database changes nothing, damaged rows are named,
+and an imported record keeps its tags and date and is held to the app's rule for names."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from contextlib import closing
+
+import pytest
+
+from pitwatch.cli import main
+from pitwatch.recorder import AcceptedMove, Recorder
+from pitwatch.session import Session
+from rules import Game
+from web import create_app
+
+RECORD = """[Event "Club night"]
+[Site "Leiden"]
+[Date "2024.05.01"]
+[Round "3"]
+[South "Ada"]
+[North "Bo"]
+[Variant "kalah"]
+
+1. C F *
+"""
+
+
+@pytest.fixture(autouse=True)
+def no_user_config(monkeypatch, tmp_path):
+    monkeypatch.setenv("PITWATCH_CONFIG", str(tmp_path / "no-such-config.toml"))
+
+
+def games(args: list[str], capsys) -> tuple[int, str, str]:
+    """``pitwatch games ARGS``: its exit status, standard output and standard error."""
+    code = main(["games", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def record_games(path, count: int) -> list[int]:
+    """``count`` games of Kalah, South playing C then F (an extra turn), in a new database at ``path``."""
+    truth = Game("kalah")
+    moves = []
+    for text in ("C", "F"):
+        truth.play(text)
+        moves.append(AcceptedMove(text, "south", truth.position.to_json()))
+    with closing(Recorder(path)) as rec:
+        ids = [rec.start_game("kalah", {}, "Ann", "Bob") for _ in range(count)]
+        for game_id in ids:
+            rec.record_verdict(game_id, {"kind": "move"}, ply=0, accepted=moves)
+    return ids
+
+
+def test_looking_at_a_database_changes_no_byte_and_another_programs_is_refused(tmp_path, capsys):
+    """`list` used to add Pitwatch's tables to any SQLite file and switch it to WAL."""
+    other = tmp_path / "other.sqlite"
+    with closing(sqlite3.connect(other)) as db:
+        db.execute("CREATE TABLE foo (x)")
+        db.commit()
+    before = other.read_bytes()
+    record = tmp_path / "rec.txt"
+    record.write_text(RECORD)
+    for action in (["list"], ["show", "1"], ["export", "1"], ["import", str(record)]):
+        assert games(["--db", str(other), *action], capsys) == (
+            2, "", f"pitwatch games: {other}: not a Pitwatch game database (it holds tables foo); "
+                   "choose another file with --db or recorder.database\n"), action
+        assert other.read_bytes() == before, action
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    assert games(["--db", str(empty), "list"], capsys)[2].startswith(
+        f"pitwatch games: {empty}: no game database in this file yet")
+    assert empty.read_bytes() == b""
+    ours = tmp_path / "games.sqlite"
+    record_games(ours, 1)
+    before = ours.read_bytes()
+    for action in (["list"], ["show", "1"], ["export", "1"]):
+        assert games(["--db", str(ours), *action], capsys)[0] == 0
+    assert ours.read_bytes() == before
+
+
+@pytest.mark.parametrize("limit", ["0", "-5", "99999999999999999999999", "1000001", "x", ""])
+def test_list_limit_is_a_positive_whole_number_within_reason(tmp_path, capsys, limit):
+    db = tmp_path / "games.sqlite"
+    record_games(db, 1)
+    with pytest.raises(SystemExit) as stop:
+        main(["games", "--db", str(db), "list", "--limit", limit])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --limit: must be a whole number of games from 1 to 100000, not {limit!r}" in err
+    assert "Traceback" not in err
+
+
+def test_list_limit_lists_that_many_games(tmp_path, capsys):
+    db = tmp_path / "games.sqlite"
+    ids = record_games(db, 3)
+    code, out, _ = games(["--db", str(db), "list", "--limit", "2"], capsys)
+    assert code == 0 and [int(line.split()[0]) for line in out.splitlines()] == ids[:0:-1]
+
+
+def damage(db, sql: str, *args) -> None:
+    with closing(sqlite3.connect(db)) as connection:
+        connection.execute(sql, args)
+        connection.commit()
+
+
+def test_a_damaged_game_is_named_and_the_others_still_list(tmp_path, capsys):
+    db = tmp_path / "games.sqlite"
+    first, broken, moved = record_games(db, 3)
+    damage(db, "UPDATE games SET options='not json' WHERE id=?", broken)
+    damage(db, "UPDATE moves SET position='{' WHERE game_id=? AND ply=1", moved)
+    code, out, _ = games(["--db", str(db), "list"], capsys)
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 3
+    assert lines[1] == f"{broken:5d}  game {broken} is damaged: games.options is not a JSON object"
+    assert lines[0].startswith(f"{moved:5d}  kalah") and lines[2].startswith(f"{first:5d}  kalah")
+    listed = json.loads(games(["--db", str(db), "list", "--json"], capsys)[1])
+    assert [g["damaged"] for g in listed] == [None, f"game {broken} is damaged: games.options is not a JSON object",
+                                              None]
+    for action in ("show", "export"):
+        assert games(["--db", str(db), action, str(broken)], capsys) == (
+            2, "", f"pitwatch games: game {broken} is damaged: games.options is not a JSON object\n")
+        assert games(["--db", str(db), action, str(moved)], capsys) == (
+            2, "", f"pitwatch games: game {moved}, move 2 is damaged: moves.position is not a JSON object\n")
+    assert games(["--db", str(db), "export", str(first)], capsys)[0] == 0
+
+
+def test_the_dashboard_answers_a_damaged_game_with_a_json_error(tmp_path):
+    db = tmp_path / "games.sqlite"
+    first, broken = record_games(db, 2)
+    damage(db, "UPDATE games SET options='not json' WHERE id=?", broken)
+    with closing(Recorder(db)) as recorder:
+        client = create_app(Session(recorder)).test_client()
+        listed = client.get("/api/games")
+        assert listed.status_code == 200 and [g["id"] for g in listed.get_json()] == [broken, first]
+        for url in (f"/api/games/{broken}", f"/api/games/{broken}/export", f"/api/games/{broken}/snapshot/0"):
+            answer = client.get(url)
+            assert answer.status_code == 422, url
+            assert answer.get_json() == {"error": f"game {broken} is damaged: games.options is not a JSON object"}
+        assert client.get(f"/games/{broken}").status_code == 200  # the page says the API's error
+        assert client.get(f"/api/games/{first}").status_code == 200
+
+
+def test_a_game_the_rules_cannot_replay_is_named_with_its_move(tmp_path, capsys):
+    db = tmp_path / "games.sqlite"
+    (game,) = record_games(db, 1)
+    damage(db, "UPDATE moves SET text='Z' WHERE game_id=? AND ply=1", game)
+    assert games(["--db", str(db), "show", str(game)], capsys) == (
+        2, "", f"pitwatch games: game {game} cannot be replayed: move 2 (Z): kalah: 'Z' is not a legal move for "
+               "south; legal moves: A, B, D, E, F\n")
+    with closing(Recorder(db)) as recorder:
+        answer = create_app(Session(recorder)).test_client().get(f"/api/games/{game}")
+    assert answer.status_code == 422 and answer.get_json()["error"].startswith(
+        f"game {game} cannot be replayed: move 2 (Z): kalah:")
+
+
+def test_an_imported_game_keeps_its_tags_and_date_through_export_and_import(tmp_path, capsys):
+    record, db = tmp_path / "rec.txt", tmp_path / "games.sqlite"
+    record.write_text(RECORD)
+    assert games(["--db", str(db), "import", str(record)], capsys)[1] == "imported as game 1\n"
+    code, exported, _ = games(["--db", str(db), "export", "1"], capsys)
+    assert code == 0
+    for tag in ('[Event "Club night"]', '[Site "Leiden"]', '[Date "2024.05.01"]', '[Round "3"]', '[South "Ada"]'):
+        assert tag in exported, tag
+    (listed,) = json.loads(games(["--db", str(db), "list", "--json"], capsys)[1])
+    assert listed["started_at"] == 1714564800  # 2024-05-01 12:00 UTC: the same day in every time zone
+    as_json = tmp_path / "rec.json"
+    assert games(["--db", str(db), "export", "1", "--format", "json", "-o", str(as_json)], capsys)[0] == 0
+    assert games(["--db", str(db), "import", str(as_json)], capsys)[1] == "imported as game 2\n"
+    assert games(["--db", str(db), "export", "2"], capsys)[1] == exported
+    refereed = tmp_path / "refereed.sqlite"
+    record_games(refereed, 1)
+    assert '[Event "Pitwatch game"]' in games(["--db", str(refereed), "export", "1"], capsys)[1]
+
+
+@pytest.mark.parametrize("name", ["", "   ", "x" * 5000, "A\x00da", "Tab\there"])
+def test_import_refuses_a_name_the_app_refuses_naming_the_line(tmp_path, capsys, name):
+    """All or nothing: a bad name in the second game of a record stores neither game."""
+    db, record = tmp_path / "games.sqlite", tmp_path / "rec.txt"
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    record.write_text(RECORD + RECORD.replace('[North "Bo"]', f'[North "{escaped}"]'))
+    assert games(["--db", str(db), "import", str(record)], capsys) == (
+        2, "", f"pitwatch games: {record}: line 15, column 1: North player's name must be 1 to 40 printable "
+               "characters\n")
+    assert not db.exists()  # a refused import leaves no database behind
+    as_json = tmp_path / "rec.json"
+    as_json.write_text(json.dumps({"variant": "kalah", "moves": ["C"], "tags": {"South": name}}))
+    assert games(["--db", str(db), "import", str(as_json)], capsys)[2] == (
+        f"pitwatch games: {as_json}: tags.South: South player's name must be 1 to 40 printable characters\n")
+    assert not db.exists()
+
+
+def test_show_writes_the_options_as_the_records_do(tmp_path, capsys):
+    db = tmp_path / "games.sqlite"
+    record_games(db, 1)
+    assert games(["--db", str(db), "show", "1"], capsys)[1].splitlines()[0] == (
+        "game 1: kalah (houses=6 seeds=4 capture_needs_opposite=false), Ann (South) v Bob (North)")
+
+
+@pytest.mark.parametrize("text, kind", [("[]", "an array"), ("null", "null"), ('"kalah"', "a string"),
+                                        ("[" * 100_000, None)])
+def test_json_that_is_no_game_object_is_named_as_such(tmp_path, capsys, text, kind):
+    record, db = tmp_path / "rec.txt", tmp_path / "games.sqlite"
+    record.write_text(text)
+    code, _, err = games(["--db", str(db), "import", str(record)], capsys)
+    assert code == 2 and "Traceback" not in err
+    if kind:
+        assert err == (f"pitwatch games: {record}: not a game object: the record is JSON, {kind} (a game's JSON is "
+                       "an object with its variant and moves)\n")
+    assert not db.exists()
+
+
+def test_a_file_where_the_databases_folder_should_be_is_named(tmp_path, capsys):
+    sheet, record = tmp_path / "sheet.png", tmp_path / "rec.txt"
+    sheet.write_bytes(b"\x89PNG")
+    record.write_text(RECORD)
+    for db in (sheet / "x.sqlite", sheet / "deeper" / "x.sqlite"):
+        assert games(["--db", str(db), "import", str(record)], capsys) == (
+            2, "", f"pitwatch games: {db}: cannot be created, {sheet} is not a folder\n")
+    assert sheet.read_bytes() == b"\x89PNG"
+
+
+def test_standard_input_that_is_not_utf8_is_named_as_a_file_would_be(tmp_path, capsys, monkeypatch):
+    db, record = tmp_path / "games.sqlite", tmp_path / "rec.txt"
+    data = RECORD.replace("Club night", "Caf\xe9").encode("latin-1")
+    record.write_bytes(data)
+    assert games(["--db", str(db), "import", str(record)], capsys)[2] == (
+        f"pitwatch games: {record}: not a game record (not UTF-8 text, byte 11)\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="surrogateescape"))
+    assert games(["--db", str(db), "import", "-"], capsys)[2] == (
+        "pitwatch games: standard input: not a game record (not UTF-8 text, byte 11)\n")
+    assert not db.exists()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(RECORD.encode())))
+    assert games(["--db", str(db), "import", "-"], capsys)[1] == "imported as game 1\n"
