@@ -22,7 +22,7 @@ from vision.picture_size import DEVICE_SIZE, picture_size_text
 from .config import Config, ConfigError
 from .livelock import LiveLock
 from .recorder import Recorder, RecorderError
-from .runtime import check_calibrated_board, configured_variant, port_problem
+from .runtime import check_calibrated_board, configured_variant, played_variant, port_problem
 from .session import describe
 
 if TYPE_CHECKING:  # vision loads only when a camera is checked
@@ -87,26 +87,6 @@ def check_game(config: Config) -> tuple[Check, Variant | None]:
         return Check("game", False, f"{exc}; fix {key}"), None
     return Check("game", True, f"a new game is {variant.name} ({describe(variant)}), on a {variant.layout.name} "
                                "board"), variant
-
-
-def played_variant(config: Config, configured: Variant) -> Variant:
-    """The variant ``run`` would play: the game in progress, which it resumes, else a new game of
-    the ``configured`` one (as :meth:`pitwatch.session.Session.resume_or_start`; a database that
-    does not open or a game that does not read is left to the database check)."""
-    path = config.database_path()
-    if not path.exists():
-        return configured
-    try:
-        recorder = Recorder(path)
-    except (RecorderError, OSError):
-        return configured
-    try:
-        active = recorder.active_game()
-        return rules.variant(active.variant, **active.options) if active else configured
-    except (RecorderError, rules.RulesError):
-        return configured
-    finally:
-        recorder.close()
 
 
 def check_database(config: Config, live: bool) -> Check:

@@ -223,6 +223,27 @@ def configured_variant(config: Config) -> Variant:
     return rules.variant(game["variant"], **game["options"])
 
 
+def played_variant(config: Config, configured: Variant) -> Variant:
+    """The variant ``run`` would play: the game in progress, which it resumes, else a new game of
+    the ``configured`` one (as :meth:`pitwatch.session.Session.resume_or_start`), read without
+    touching the database (a database that does not open or a game that does not read is left to
+    the session, or to the doctor's database check)."""
+    path = config.database_path()
+    if not path.exists():
+        return configured
+    try:
+        recorder = Recorder(path, read_only=True)
+    except (RecorderError, OSError):
+        return configured
+    try:
+        active = recorder.active_game()
+        return rules.variant(active.variant, **active.options) if active else configured
+    except (RecorderError, rules.RulesError):
+        return configured
+    finally:
+        recorder.close()
+
+
 def check_calibrated_board(config: Config, variant: Variant) -> None:
     """``pitwatch run``'s refusal (a :class:`ConfigError`) to play ``variant`` on another board than the
     camera's calibration file (``camera.calibration``) is of, naming the variants that board plays.
@@ -266,19 +287,20 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
     from .livesources import (CAMERA_ALONE, FIRST_VALUES_WAIT, calibrated_board, camera_source, learned_board,
                               plays_without_a_board, sensor_source)
 
-    runtime = Runtime(config)
-    resumed = runtime.start_session()
     weights = source_weights(camera=bool(config["camera"]["source"]), sensors=bool(config["sensors"]["port"]))
     if not weights:
         print("pitwatch run: no camera and no microcontroller configured: set camera.source or sensors.port "
               "(or try `pitwatch demo`)", file=sys.stderr)
         return 2
+    if CAMERA in weights:  # refused before the database is touched: a refused run records no game
+        configured = configured_variant(config)
+        check_calibrated_board(config, configured if variant_asked else played_variant(config, configured))
+    runtime = Runtime(config)
+    resumed = runtime.start_session()
     # the board the camera was calibrated on, else the one the sensors were learned on: a variant asked for is played on it
     runtime.session.fixed_board = calibrated_board(config) if CAMERA in weights else learned_board(config)
     if variant_asked and runtime.play_asked_variant():
         resumed = False
-    if CAMERA in weights:
-        check_calibrated_board(config, runtime.session.game.variant)
     layout = runtime.session.game.variant.layout
     if (SENSORS in weights and plays_without_a_board(config, layout.labels)
             and not probe(None, FIRST_VALUES_WAIT).connected):

@@ -74,6 +74,7 @@ def test_a_calibration_of_another_board_is_to_fix_with_runs_words(tmp_path, caps
     said = run.stderr.removeprefix("pitwatch run: ").rstrip("\n")
     assert said == (f"{board} calibrates a 2x6 board, but kalah is played on a 2x6+stores board: calibrate this "
                     "board, or play a variant of that one (--variant: nam-nam, oware)")
+    assert not (tmp_path / "g.sqlite").exists(), "run refused, but recorded a game of 0 moves first"
     assert code == 1
     assert f"\nFIX  calibration: {said}\n" in out, out
 
