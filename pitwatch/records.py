@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
 from typing import Any, Callable, Sequence
 
 import rules
@@ -125,17 +124,8 @@ def _text_games(text: str) -> list[ImportedGame]:
     if not records:
         raise notation.NotationError(1, 1, "no game in the record (a game starts with its tags, "
                                            'e.g. [Variant "kalah"], then its moves)')
-    return [_as_stored(record, lambda tag, r=record: _tag_place(text, tag, r.tags[tag])) for record in records]
-
-
-def _tag_place(text: str, name: str, value: str) -> str:
-    """Where the tag pair ``[name "value"]`` is in ``text`` (``line 4, column 1``). The record was read
-    from ``text``, so the pair is there; the first one with this value is the game's (an earlier game
-    with the same value would have been refused first)."""
-    pair = re.compile(rf'\[\s*{name}\s+"((?:[^"\\\n]|\\.)*)"\s*\]')  # the notation's tag pair, this name
-    start = next(m.start() for m in pair.finditer(text) if re.sub(r"\\(.)", r"\1", m.group(1)) == value)
-    line, line_start = text.count("\n", 0, start) + 1, text.rfind("\n", 0, start) + 1
-    return f"line {line}, column {start - line_start + 1}"
+    return [_as_stored(record, lambda tag, r=record: "line {}, column {}".format(*r.tag_places[tag]))
+            for record in records]
 
 
 def _as_stored(record: notation.Record, place: Callable[[str], str]) -> ImportedGame:

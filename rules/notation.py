@@ -86,6 +86,9 @@ class Record:
     comments: dict[int, list[str]] = field(default_factory=dict)
     result: str = "*"
     left: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # where each tag pair stood in the text it was read from (line, column): a reader that refuses a
+    # tag's value (a player's name) says where, as the notation's own errors do
+    tag_places: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.start is None:
@@ -383,7 +386,8 @@ class _Reader:
                 result_token_seen = token
         result = result_token_seen.text
         record = Record(variant, list(game.moves), start,
-                        {k: v for k, v in tags.items() if k not in DERIVED}, comments, result, left)
+                        {k: v for k, v in tags.items() if k not in DERIVED}, comments, result, left,
+                        {name: (token.line, token.column) for name, token in tag_tokens.items()})
         _check_result(result, record, lambda message: NotationError(
             result_token_seen.line, result_token_seen.column, message))
         derived = record.all_tags()
