@@ -21,7 +21,7 @@ from vision.picture_size import DEVICE_SIZE, picture_size_text
 
 from .config import Config, ConfigError
 from .livelock import LiveLock
-from .recorder import Recorder, RecorderError
+from .recorder import SCHEMA_VERSION, Recorder, RecorderError
 from .runtime import check_calibrated_board, configured_variant, played_variant, port_problem
 from .session import describe
 
@@ -95,13 +95,15 @@ def check_database(config: Config, live: bool) -> Check:
     if not path.exists():
         return check_new_database(path)
     try:
-        recorder = Recorder(path)
+        recorder = Recorder(path, read_only=True)  # a check must not change what it checks: no migration here
     except (RecorderError, OSError) as exc:
         return Check("database", False, f"{exc}; choose another file with --db or recorder.database")
     try:
         games = recorder.games(limit=1)
         active = recorder.active_game()
-        detail = f"{path}: schema v{recorder.schema_version}, " + (
+        version = recorder.schema_version
+        upgrade = f" (`pitwatch run` upgrades it to v{SCHEMA_VERSION})" if version < SCHEMA_VERSION else ""
+        detail = f"{path}: schema v{version}{upgrade}, " + (
             f"game {active.id} ({active.variant}, {active.move_count} moves) "
             f"{'is being played' if live else 'will be resumed'}" if active
             else "no game in progress" if games else "no games yet")

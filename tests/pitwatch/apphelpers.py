@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from contextlib import contextmanager
+import sqlite3
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Iterator
 
@@ -11,7 +12,7 @@ from firmware_bridge.emulator import SensorModel, adc_value
 from firmware_bridge.sensors import SensorCalibration
 from pitwatch import config as cfg
 from pitwatch.livesources import camera_source
-from pitwatch.recorder import Recorder
+from pitwatch.recorder import MIGRATIONS, Recorder
 from pitwatch.runtime import Runtime
 from rules import Game, PitReading, Reading
 
@@ -73,3 +74,16 @@ def fill_the_disk(recorder: Recorder, room: bool = False) -> None:
     with recorder._lock:
         pages = recorder._db.execute("PRAGMA page_count").fetchone()[0]
         recorder._db.execute(f"PRAGMA max_page_count = {2**30 if room else pages}")
+
+
+def version_1_database(path) -> None:
+    """A database as Pitwatch wrote it at schema version 1 (no tags, no application id), one game in it."""
+    with closing(sqlite3.connect(path)) as db:
+        db.executescript(MIGRATIONS[0])
+        db.execute("PRAGMA user_version=1")
+        db.execute("INSERT INTO games (id, variant, south, north, started_at, status) "
+                   "VALUES (1, 'kalah', 'Ann', 'Bob', 1700000000, 'abandoned')")
+        for ply, text in enumerate(("C", "F")):
+            db.execute("INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (1, ?, ?, 'south', '{}', 0)",
+                       (ply, text))
+        db.commit()

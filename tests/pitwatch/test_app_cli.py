@@ -16,14 +16,14 @@ from typing import Callable
 
 import pytest
 
-from apphelpers import sensor_calibration_for
+from apphelpers import sensor_calibration_for, version_1_database
 from network_camera import NumberedCamera
 from processes import start_pitwatch, stop
 from transcript import Transcript
 from calibration.calibfile import save_sensor_file
 from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.cli import main
-from pitwatch.recorder import Recorder
+from pitwatch.recorder import SCHEMA_VERSION, Recorder
 from pitwatch.session import Session
 from rules import Game, Reading
 from waiting import wait_until
@@ -750,3 +750,9 @@ def test_doctor_checks_the_database_and_creates_none(tmp_path, capsys):
     mark, detail = database_check(tmp_path / "plain-file")
     assert mark == "FIX" and detail.startswith(f"{tmp_path / 'plain-file'}: not a Pitwatch game database"), detail
     assert (tmp_path / "plain-file").read_text() == "not a folder"  # named, left as it was
+    older = tmp_path / "v1.sqlite"
+    version_1_database(older)
+    before = older.read_bytes()
+    assert database_check(older) == ("ok", f"{older}: schema v1 (`pitwatch run` upgrades it to v{SCHEMA_VERSION}), no "
+                                           "game in progress")
+    assert older.read_bytes() == before, "the doctor migrated the file it checked"

@@ -11,8 +11,8 @@ from contextlib import closing
 
 import pytest
 
-from pitwatch.recorder import (APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, AcceptedMove, DamagedGame,
-                               Recorder, RecorderError)
+from apphelpers import version_1_database
+from pitwatch.recorder import APPLICATION_ID, SCHEMA_VERSION, AcceptedMove, DamagedGame, Recorder, RecorderError
 
 
 def move(text: str, player: str = "south") -> AcceptedMove:
@@ -93,19 +93,6 @@ def test_a_reader_creates_no_database_and_fills_no_empty_file(tmp_path):
     assert empty.read_bytes() == b""
     with closing(Recorder(empty)) as writer:  # a writer makes an empty file a game database
         assert writer.schema_version == SCHEMA_VERSION
-
-
-def version_1_database(path) -> None:
-    """A database as Pitwatch wrote it at schema version 1 (no tags, no application id), one game in it."""
-    with closing(sqlite3.connect(path)) as db:
-        db.executescript(MIGRATIONS[0])
-        db.execute("PRAGMA user_version=1")
-        db.execute("INSERT INTO games (id, variant, south, north, started_at, status) "
-                   "VALUES (1, 'kalah', 'Ann', 'Bob', 1700000000, 'abandoned')")
-        for ply, text in enumerate(("C", "F")):
-            db.execute("INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (1, ?, ?, 'south', '{}', 0)",
-                       (ply, text))
-        db.commit()
 
 
 def test_an_older_schema_is_read_as_it_is_and_migrated_by_a_writer_keeping_its_games(tmp_path):
