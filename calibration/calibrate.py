@@ -30,7 +30,7 @@ from vision.counter import widened
 from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES, placement_fault, places_found
-from vision.pits import HollowFit, find_hollows, hollow_mask, in_hollows
+from vision.pits import HollowFit, find_hollows, hollow_mask, in_hollows, nominal_hollows
 from vision.reader import BoardReader, BoardView, locate_board
 from vision.rectify import rectified_size, warp_to_board
 from vision.seed_size import seed_area_mm2
@@ -102,13 +102,27 @@ def _shape_fault(places: dict[int, np.ndarray], profile: BoardProfile) -> str | 
     found 12 hollows among its 14, and told the players the camera stood 44 degrees from
     overhead where it stood 21. (Which board it is the stretch does not tell well: a homography
     squeezes unevenly.)"""
-    sides = [np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1) for corners in places.values()]
-    across = float(np.mean([side[1::2] for side in sides]))  # ArUco's corners go round from the top-left
-    deep = float(np.mean([side[0::2] for side in sides]))
+    across, deep = marker_sides(places)
     if abs(math.log(across / deep)) <= SQUARE_WITHIN:
         return None
     return (f"its markers come out {across:.1f} mm across and {deep:.1f} mm deep on a {profile.name} board, where they "
             f"are square: the board in the picture is of another shape; check the variant")
+
+
+def marker_sides(places: dict[int, np.ndarray]) -> tuple[float, float]:
+    """The markers' mean side across the board and deep into it (mm), where ``places`` (board mm)
+    puts their corners: equal for square markers on the right board (``benchmarks/board_shape_bench.py``)."""
+    sides = [np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1) for corners in places.values()]
+    across = float(np.mean([side[1::2] for side in sides]))  # ArUco's corners go round from the top-left
+    return across, float(np.mean([side[0::2] for side in sides]))
+
+
+def farthest_hollow(hollows: dict[str, HollowFit], profile: BoardProfile, px_per_mm: float) -> tuple[str, float]:
+    """The hollow calibration found farthest from where ``profile`` has it, and how far (mm)."""
+    moved = {label: math.dist(hollows[label].centre, fit.centre) / px_per_mm
+             for label, fit in nominal_hollows(profile, px_per_mm).items()}
+    farthest = max(moved, key=moved.__getitem__)
+    return farthest, moved[farthest]
 
 
 def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence[float] | None = None,
@@ -239,11 +253,9 @@ def _refuse_moved_hollows(hollows: dict[str, HollowFit], profile: BoardProfile, 
     a 2 x 6 board with stores taken for a 2 x 5 board with outboxes, whose markers come out nearly
     square, still showed rims the hollow finder could move ten of the profile's hollows onto, 43 mm
     off. Markers stuck a few millimetres off their places move the hollows 11 mm at most."""
-    moved = {h.label: math.dist(hollows[h.label].centre, (h.centre[0] * px_per_mm, h.centre[1] * px_per_mm)) / px_per_mm
-             for h in profile.hollows}
-    farthest = max(moved, key=moved.__getitem__)
-    if moved[farthest] > HOLLOWS_MOVED_MM:
-        raise CalibrationError(f"empty image: pit {farthest}'s hollow lies {moved[farthest]:.0f} mm from where a "
+    farthest, moved = farthest_hollow(hollows, profile, px_per_mm)
+    if moved > HOLLOWS_MOVED_MM:
+        raise CalibrationError(f"empty image: pit {farthest}'s hollow lies {moved:.0f} mm from where a "
                                f"{profile.name} board has it: the board in the picture is of another shape, or its "
                                "markers are stuck far from their places; check the variant and the markers")
 

@@ -43,9 +43,9 @@ LIVE_FLAGS: tuple[tuple[str, str, str], ...] = (
 def _live(parser: argparse.ArgumentParser, extra: Sequence[tuple[str, str, str]] = ()) -> None:
     cfg.add_options(parser)
     for flag, key, text in (*LIVE_FLAGS, *extra):
-        parser.add_argument(flag, dest=f"opt:{key}", metavar=key.split(".")[1].upper(), help=f"{text} ({key})")
-    parser.add_argument("--allow-network", dest="opt:web.allow_network", action="store_const", const="true",
-                        help="serve the dashboard to other machines (then control actions need the token)")
+        cfg.add_flag(parser, flag, key, metavar=key.split(".")[1].upper(), help=f"{text} ({key})")
+    cfg.add_flag(parser, "--allow-network", "web.allow_network", action="store_const", const="true",
+                 help="serve the dashboard to other machines (then control actions need the token)")
 
 
 LIST_LIMIT = range(1, 100_001)  # how many games `games list --limit` may ask for
@@ -63,8 +63,8 @@ def _list_limit(text: str) -> int:
 def _game_database(parser: argparse.ArgumentParser, *, after_action: bool = False) -> None:
     """``--config``, ``--set`` and ``--db``: where ``pitwatch games`` finds the recorded games."""
     cfg.add_options(parser, after_action=after_action)
-    parser.add_argument("--db", dest="opt:recorder.database", metavar="DATABASE", help="SQLite game database",
-                        **({"default": argparse.SUPPRESS} if after_action else {}))
+    cfg.add_flag(parser, "--db", "recorder.database", metavar="DATABASE", help="SQLite game database",
+                 **({"default": argparse.SUPPRESS} if after_action else {}))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,10 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
                  ("--player", "demo.player", "random | clicks"),
                  ("--move-seconds", "demo.move_seconds", "seconds between the random player's moves"),
                  ("--seed", "demo.seed", "random seed (0: new every time)")))
-    demo.add_argument("--no-camera", dest="opt:demo.camera", action="store_const", const="false",
-                      help="do not render and read the virtual board with the synthetic camera")
-    demo.add_argument("--no-sensors", dest="opt:demo.sensors", action="store_const", const="false",
-                      help="do not run the emulated microcontroller")
+    cfg.add_flag(demo, "--no-camera", "demo.camera", action="store_const", const="false",
+                 help="do not render and read the virtual board with the synthetic camera")
+    cfg.add_flag(demo, "--no-sensors", "demo.sensors", action="store_const", const="false",
+                 help="do not run the emulated microcontroller")
     demo.set_defaults(func=cmd_demo)
 
     from .vision_commands import add_vision_commands

@@ -121,7 +121,7 @@ class Config:
         return picture_size(self.get("camera.size"))
 
 
-PARSER = "config:parser"  # the command's parser, in its parsed arguments: the named flags' spellings
+FLAGS = "config:flags"  # in a command's parsed arguments: the named flag that sets each key (add_flag)
 
 
 def add_options(parser: argparse.ArgumentParser, *, after_action: bool = False) -> None:
@@ -131,31 +131,30 @@ def add_options(parser: argparse.ArgumentParser, *, after_action: bool = False) 
     --config F`` as well as ``pitwatch games --config F list``. argparse fills an action's options
     into a namespace of their own and copies it over the command's, so there they default to
     nothing (not to a value that would undo the command's) and ``--set`` gathers into a list of
-    its own, applied after the command's. The command's parser is kept in its parsed arguments
-    (:data:`PARSER`): a bad value given with a named flag is then blamed on that flag."""
+    its own, applied after the command's."""
     parser.add_argument("--config", metavar="FILE", help="configuration file (TOML)",
                         **({"default": argparse.SUPPRESS} if after_action else {}))
     parser.add_argument("--set", dest="overrides_after_action" if after_action else "overrides", action="append",
                         default=argparse.SUPPRESS if after_action else [], metavar="SECTION.KEY=VALUE",
                         help="override one configuration option (repeatable)")
-    if not after_action:
-        parser.set_defaults(**{PARSER: parser})
+
+
+def add_flag(parser: argparse.ArgumentParser, flag: str, key: str, **kwargs: Any) -> None:
+    """A named flag (``--port``) that sets configuration ``key`` (``web.port``) as ``--set`` would, over
+    the file; the parser remembers the flag (:data:`FLAGS`), so a bad value is blamed on what the
+    user typed (``--port 'abc'``), not on a ``--set`` they never wrote."""
+    parser.add_argument(flag, dest=f"opt:{key}", **kwargs)
+    parser.set_defaults(**{FLAGS: {**(parser.get_default(FLAGS) or {}), key: flag}})
 
 
 def from_arguments(args: argparse.Namespace) -> Config:
     """The configuration file plus ``--set`` plus the named flags (``opt:SECTION.KEY`` attributes;
     later wins). A bad value given with a flag is blamed on the flag the user typed (``--port 'abc'``)."""
     overrides = [*getattr(args, "overrides", []), *getattr(args, "overrides_after_action", [])]
-    flags = [(_flag_of(args, name), name[4:], str(value)) for name, value in vars(args).items()
+    named = getattr(args, FLAGS, {})
+    flags = [(named.get(name[4:]), name[4:], str(value)) for name, value in vars(args).items()
              if name.startswith("opt:") and value is not None]
     return load(getattr(args, "config", None), overrides, required=bool(getattr(args, "config", None)), flags=flags)
-
-
-def _flag_of(args: argparse.Namespace, dest: str) -> str | None:
-    """The flag the command's parser fills ``dest`` from (``--port``), if it is known."""
-    parser = getattr(args, PARSER, None)
-    return next((action.option_strings[0] for action in getattr(parser, "_actions", ())
-                 if action.dest == dest and action.option_strings), None)
 
 
 def default_path() -> Path:

@@ -22,7 +22,7 @@ from vision.picture_size import DEVICE_SIZE, picture_size_text
 from .config import Config, ConfigError
 from .livelock import LiveLock
 from .recorder import SCHEMA_VERSION, Recorder, RecorderError
-from .runtime import check_calibrated_board, configured_variant, played_variant, port_problem
+from .runtime import configured_variant, played_variant, port_problem, refuse_another_board
 from .session import describe
 
 if TYPE_CHECKING:  # vision loads only when a camera is checked
@@ -167,7 +167,7 @@ def check_camera(config: Config, played: Variant | None) -> Iterator[Check]:
         return
     try:
         if played is not None:
-            check_calibrated_board(config, played)
+            refuse_another_board(Path(path).expanduser(), calibration.profile.layout.labels, played)
     except ConfigError as exc:
         yield Check("calibration", False, str(exc))
     else:

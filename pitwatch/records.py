@@ -96,12 +96,6 @@ def export(recorder: Recorder, game_id: int, fmt: str) -> str:
     return record.to_text() if fmt == "text" else json.dumps(record.to_json(), indent=2)
 
 
-def import_records(recorder: Recorder, text: str) -> list[int]:
-    """Store every game of a record (:func:`read_records`), all or none. The games' ids, in the
-    record's order."""
-    return recorder.import_games(read_records(text))
-
-
 def read_records(text: str) -> list[ImportedGame]:
     """Every game of a record (text notation, where a Pass It On match is several games one after
     the other, or one game's JSON object), each move and player's name checked, as the recorder

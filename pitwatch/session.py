@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import rules
-from rules import PLAYER_NAMES, Game, Reading
+from rules import PLAYER_NAMES, Game, Reading, notation
 from rules.game import score_of
 
 from .hub import Hub
@@ -51,14 +51,9 @@ def describe(variant: rules.Variant) -> str:
     """The variant's one-line description, followed by the options it is played with where they differ
     from its defaults. The registry's description speaks of the defaults ("Kalah: 2 x 6 houses, 4 seeds,
     ..."), and a game of 8 houses of 12 seeds was headed so on the dashboard."""
-    changed = [f"{option.name} = {_option_text(variant.options[option.name])}"
+    changed = [f"{option.name} = {notation.option_text(variant.options[option.name])}"
                for option in rules.options_of(variant.name) if variant.options[option.name] != option.default]
     return variant.description + (f"; played with {', '.join(changed)}" if changed else "")
-
-
-def _option_text(value: Any) -> str:
-    """An option's value as the configuration file and ``pitwatch games variants`` write it."""
-    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def variants_on(pits: Sequence[str]) -> list[str]:

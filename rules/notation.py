@@ -144,7 +144,7 @@ class Record:
         assert self.start is not None
         tags = {name: self.tags.get(name, UNKNOWN) for name in ROSTER}
         tags["Variant"] = self.variant.name
-        tags["Options"] = " ".join(f"{k}={_option_text(v)}" for k, v in self.variant.options.items())
+        tags["Options"] = " ".join(f"{k}={option_text(v)}" for k, v in self.variant.options.items())
         tags["Result"] = self.result
         final = self.positions[-1]
         if final.result is not None:
@@ -456,7 +456,8 @@ def _unescape(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
 
 
-def _option_text(value: Any) -> str:
+def option_text(value: Any) -> str:
+    """An option's value as records, the configuration file and the dashboard write it (``true``, ``6``)."""
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
