@@ -21,7 +21,8 @@ from vision.picture_size import DEVICE_SIZE, picture_size_text
 
 from .config import Config, ConfigError
 from .livelock import LiveLock
-from .recorder import SCHEMA_VERSION, Recorder, RecorderError
+from .recorder import SCHEMA_VERSION, GameRecord, Recorder, RecorderError
+from .records import game_of
 from .runtime import configured_variant, played_variant, port_problem, refuse_another_board
 from .session import describe
 
@@ -104,12 +105,24 @@ def check_database(config: Config, live: bool) -> Check:
         version = recorder.schema_version
         upgrade = f" (`pitwatch run` upgrades it to v{SCHEMA_VERSION})" if version < SCHEMA_VERSION else ""
         detail = f"{path}: schema v{version}{upgrade}, " + (
-            f"game {active.id} ({active.variant}, {active.move_count} moves) "
-            f"{'is being played' if live else 'will be resumed'}" if active
-            else "no game in progress" if games else "no games yet")
+            game_in_progress(recorder, active, live) if active else "no game in progress" if games else "no games yet")
         return Check("database", True, detail)
     finally:
         recorder.close()
+
+
+def game_in_progress(recorder: Recorder, active: GameRecord, live: bool) -> str:
+    """What ``run`` does with the game in progress: plays it on, or, if it does not replay (a row
+    changed outside Pitwatch, rules that no longer accept it), keeps it on record and starts a new
+    game, as :meth:`pitwatch.session.Session.resume_or_start` does."""
+    game = f"game {active.id} ({active.variant}, {active.move_count} moves)"
+    if live:
+        return f"{game} is being played"
+    try:
+        game_of(recorder, active.id)
+    except (RecorderError, rules.RulesError) as exc:
+        return f"{game} cannot be resumed ({exc}): `pitwatch run` keeps it on record and starts a new game"
+    return f"{game} will be resumed"
 
 
 def check_new_database(path: Path) -> Check:

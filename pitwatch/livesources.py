@@ -38,36 +38,36 @@ FIRST_VALUES_WAIT = 5.0  # seconds a microcontroller has to send its first senso
 CONFIRMED_FRAMES = 5  # raw frames of a confirmed position (about 0.2 s)
 
 
-def camera_source(config: Config, variant: Variant, fusion: Fusion, runtime: Runtime) -> tuple[CameraSource, LiveCorners]:
-    """The configured camera, read with its calibration file (which must match the game's board),
-    and its board corners as the dashboard sets them."""
-    from vision.camera import SourceError, open_source
-
+def camera_calibration(config: Config) -> tuple[Path, Calibration]:
+    """The camera's calibration file (``camera.calibration``) and what it says, read once, when
+    ``pitwatch run`` starts: a :class:`ConfigError` naming the file and the field if it is not set
+    or does not read, before the database is touched (a refused run records no game)."""
     path = config["camera"]["calibration"]
     if not path:
         raise ConfigError("camera.calibration is not set: run `pitwatch calibrate` first and set it "
                           "(or --calibration FILE)")
     path = Path(path).expanduser()
     try:
-        calibration = load_calibration(path)
-        source = open_source(config["camera"]["source"], config.camera_size)
-    except (CalibrationError, SourceError) as exc:
+        return path, load_calibration(path)
+    except CalibrationError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def camera_source(config: Config, calibrated: tuple[Path, Calibration], variant: Variant, fusion: Fusion,
+                  runtime: Runtime) -> tuple[CameraSource, LiveCorners]:
+    """The configured camera, read with its ``calibrated`` file (:func:`camera_calibration`), which
+    must be of the game's board, and its board corners as the dashboard sets them."""
+    from vision.camera import SourceError, open_source
+
+    path, calibration = calibrated
     refuse_another_board(path, calibration.profile.layout.labels, variant)
+    try:
+        source = open_source(config["camera"]["source"], config.camera_size)
+    except SourceError as exc:
+        raise ConfigError(str(exc)) from None
     camera, corners = live_camera(source.read, calibration, path, config, fusion, runtime.frames, source.close)
     camera.on_placement = runtime.session.set_camera_placement
     return camera, corners
-
-
-def calibrated_board(config: Config) -> tuple[str, ...] | None:
-    """The pits of the board the camera's calibration file (``camera.calibration``) is of: the board
-    ``pitwatch run`` watches. None where the file is not set or does not read (:func:`camera_source`
-    then says why)."""
-    path = config["camera"]["calibration"]
-    try:
-        return load_calibration(Path(path).expanduser()).profile.layout.labels if path else None
-    except CalibrationError:
-        return None
 
 
 def own_sensor_file(config: Config) -> Path:

@@ -30,6 +30,7 @@ from .fusion import Fusion, StableGate
 from .hub import FrameFeed, Hub
 from .livelock import LiveLock
 from .recorder import Recorder, RecorderError
+from .records import game_of
 from .session import Session, board_name, variants_on
 from .sources import CAMERA, SENSORS, CameraSource, SensorSource
 
@@ -237,23 +238,11 @@ def played_variant(config: Config, configured: Variant) -> Variant:
         return configured
     try:
         active = recorder.active_game()
-        return rules.variant(active.variant, **active.options) if active else configured
-    except (RecorderError, rules.RulesError):
+        return game_of(recorder, active.id)[1].variant if active else configured
+    except (RecorderError, rules.RulesError):  # a game that does not replay is not resumed
         return configured
     finally:
         recorder.close()
-
-
-def check_calibrated_board(config: Config, variant: Variant) -> None:
-    """``pitwatch run``'s refusal (a :class:`ConfigError`) to play ``variant`` on another board than the
-    camera's calibration file (``camera.calibration``) is of, naming the variants that board plays.
-    Made before anything is set up (before the players are asked to learn the sensors), and by
-    ``pitwatch doctor``; a file that is not set or does not read passes here (the camera says why)."""
-    from .livesources import calibrated_board
-
-    board = calibrated_board(config)
-    if board is not None:
-        refuse_another_board(Path(config["camera"]["calibration"]).expanduser(), board, variant)
 
 
 def refuse_another_board(path: Path, board: tuple[str, ...], variant: Variant) -> None:
@@ -284,7 +273,7 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
     (``variant_asked``: the variant was named on the command line, :meth:`Runtime.play_asked_variant`)."""
     from firmware_bridge.bridge import probe
 
-    from .livesources import (CAMERA_ALONE, FIRST_VALUES_WAIT, calibrated_board, camera_source, learned_board,
+    from .livesources import (CAMERA_ALONE, FIRST_VALUES_WAIT, camera_calibration, camera_source, learned_board,
                               plays_without_a_board, sensor_source)
 
     weights = source_weights(camera=bool(config["camera"]["source"]), sensors=bool(config["sensors"]["port"]))
@@ -292,13 +281,16 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
         print("pitwatch run: no camera and no microcontroller configured: set camera.source or sensors.port "
               "(or try `pitwatch demo`)", file=sys.stderr)
         return 2
+    calibrated = None
     if CAMERA in weights:  # refused before the database is touched: a refused run records no game
+        calibrated = camera_calibration(config)
         configured = configured_variant(config)
-        check_calibrated_board(config, configured if variant_asked else played_variant(config, configured))
+        refuse_another_board(calibrated[0], calibrated[1].profile.layout.labels,
+                             configured if variant_asked else played_variant(config, configured))
     runtime = Runtime(config)
     resumed = runtime.start_session()
     # the board the camera was calibrated on, else the one the sensors were learned on: a variant asked for is played on it
-    runtime.session.fixed_board = calibrated_board(config) if CAMERA in weights else learned_board(config)
+    runtime.session.fixed_board = calibrated[1].profile.layout.labels if calibrated else learned_board(config)
     if variant_asked and runtime.play_asked_variant():
         resumed = False
     layout = runtime.session.game.variant.layout
@@ -313,7 +305,7 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
         runtime.session.leds = runtime.sensors.set_leds
         runtime.session.refresh()  # the first LED frame: the legal moves of the game in progress
     if CAMERA in weights:
-        runtime.camera, runtime.corners = camera_source(config, runtime.session.game.variant, fusion, runtime)
+        runtime.camera, runtime.corners = camera_source(config, calibrated, runtime.session.game.variant, fusion, runtime)
     runtime.serve()
     for source in (runtime.sensors, runtime.camera):
         if source is not None:

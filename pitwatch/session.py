@@ -26,7 +26,7 @@ from rules import PLAYER_NAMES, Game, Reading, notation
 from rules.game import score_of
 
 from .hub import Hub
-from .recorder import AcceptedMove, GameRecord, Recorder, player_name
+from .recorder import AcceptedMove, DamagedGame, GameRecord, Recorder, player_name
 from .records import game_of, last_move_path
 from .settled import SettledBoard
 from .verdicts import VerdictView, judge_reading, view_of
@@ -128,8 +128,9 @@ class Session:
         if record is not None:
             try:
                 _, game = game_of(self.recorder, record.id)
-            except rules.RulesError as exc:  # recorded by another version of the rules: keep it, start afresh
-                log.warning("game %s cannot be resumed (%s); starting a new game", record.id, exc)
+            except (rules.RulesError, DamagedGame) as exc:  # recorded by other rules, or a row changed outside
+                # Pitwatch: it stays on record (abandoned, every row as it was) and a new game starts
+                log.warning("game %s cannot be resumed (%s); it stays on record, starting a new game", record.id, exc)
             else:
                 with self._lock:
                     self._install(game, record.id, (record.south, record.north))

@@ -4,6 +4,7 @@ it said "ready" for a variant run refuses, and for a board calibration of anothe
 from __future__ import annotations
 
 import re
+import sqlite3
 import subprocess
 import sys
 
@@ -95,3 +96,32 @@ def test_the_board_checked_is_that_of_the_game_in_progress_which_run_resumes(tmp
     session.recorder.close()
     _, out = doctor(tmp_path, capsys, "game.variant=oware", *settings)
     assert re.search(r"^ok\s+calibration: .*board2.json: a 2x6 board, 12 pits", out, re.M), out
+
+
+def test_a_game_in_progress_that_does_not_replay_is_said_and_the_new_games_board_checked(tmp_path, capsys):
+    """A Kalah game in progress damaged outside Pitwatch: run will not resume it but start the configured
+    Oware, so the doctor says so and checks the Oware calibration against Oware (ok, not FIX)."""
+    session = Session(Recorder(tmp_path / "g.sqlite"))
+    session.new_game("kalah", {}, "Ann", "Bob")
+    damaged = session.game_id
+    session.recorder.close()
+    with sqlite3.connect(tmp_path / "g.sqlite") as db:
+        db.execute("UPDATE games SET options='[]' WHERE id=?", (damaged,))
+    db.close()
+    settings = (f"camera.source={tmp_path / 'no-camera'}", f"camera.calibration={oware_calibration(tmp_path)}",
+                "sensors.port=")
+    _, out = doctor(tmp_path, capsys, "game.variant=oware", *settings)
+    assert (f"game {damaged} (kalah, 0 moves) cannot be resumed (game {damaged} is damaged: games.options is not a "
+            "JSON object): `pitwatch run` keeps it on record and starts a new game") in out, out
+    assert re.search(r"^ok\s+calibration: .*board2.json: a 2x6 board, 12 pits", out, re.M), out
+
+
+def test_a_calibration_file_that_does_not_read_refuses_run_before_a_game_is_recorded(tmp_path, capsys):
+    """The file is read once, at start: its fault is named, and no database is made for a run that never plays."""
+    board = tmp_path / "board.json"
+    board.write_text('{"version": 1,')
+    code = main(["run", "--camera", "synthetic:oware:3", "--serial", "", "--calibration", str(board), "--port", "0",
+                 "--db", str(tmp_path / "g.sqlite")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"pitwatch run: {board}: ") and "line 1" in err, err
+    assert not (tmp_path / "g.sqlite").exists(), "run refused, but recorded a game of 0 moves first"

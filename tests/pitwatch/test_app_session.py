@@ -79,6 +79,33 @@ def test_restart_resumes_the_game_where_it_was(tmp_path):
     assert again.game.position == truth.position
 
 
+def test_a_game_damaged_outside_pitwatch_stays_on_record_and_a_new_game_starts(tmp_path, caplog):
+    """A row of the game in progress changed by hand: run plays on (a new game) instead of stopping,
+    and keeps every row of the damaged game as it was."""
+    path = tmp_path / "games.sqlite"
+    first = Session(Recorder(path))
+    first.new_game("oware", {}, "Ann", "Bob")
+    replay = Game("oware")
+    for move in random_game("oware", 3, 1).moves:
+        replay.play(move)
+        first.submit(board(replay))
+    damaged = first.game_id
+    first.recorder.close()
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE moves SET position='{' WHERE game_id=? AND ply=1", (damaged,))
+    db.close()
+    again = Session(Recorder(path))
+    assert again.resume_or_start("kalah", {}, "Cy", "Di") is False
+    assert again.game.variant.name == "kalah" and again.game_id != damaged and again.names == ("Cy", "Di")
+    assert (f"game {damaged} cannot be resumed (game {damaged}, move 2 is damaged: moves.position is not a JSON "
+            "object); it stays on record, starting a new game") in caplog.text
+    kept = again.recorder.game(damaged)
+    assert (kept.status, kept.move_count) == ("abandoned", 3)
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT position FROM moves WHERE game_id=? AND ply=1", (damaged,)).fetchone() == ("{",)
+    db.close()
+
+
 def test_illegal_board_blinks_the_differing_pits_until_it_is_put_right(session):
     wrong = Game("kalah")
     wrong.play("C")
