@@ -398,6 +398,9 @@ class Bridge:
         except (serial.SerialException, OSError, ValueError) as error:
             if getattr(error, "errno", None) in (errno.EAGAIN, errno.EWOULDBLOCK):
                 raise LinkLost("busy: another program holds the port (a `pitwatch run`?)") from None
+            if getattr(error, "errno", None) == errno.EACCES:
+                raise LinkLost("permission denied: this user may not open the port; add it to the port's group "
+                               "(on Debian `sudo usermod -aG dialout $USER`), then log in again") from None
             raise LinkLost(f"cannot open: {error}") from None
         try:
             ser.reset_input_buffer()

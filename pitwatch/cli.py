@@ -1,7 +1,7 @@
 """The ``pitwatch`` command: run, demo, calibrate/read/markers, games, doctor, config.
 
-Every subcommand reads the configuration file (``--config``, default
-``~/.config/pitwatch/pitwatch.toml``) and takes ``--set section.key=value``
+Every subcommand but ``markers`` and ``config`` reads the configuration file (``--config``,
+default ``~/.config/pitwatch/pitwatch.toml``) and takes ``--set section.key=value``
 for any option; the named flags (``--port``, ``--db``, ...) are shorthands
 for the same ``--set``. Errors are one line on stderr naming what is wrong,
 with exit status 2; never a traceback. Output nobody reads any more (a pipe

@@ -186,3 +186,16 @@ def test_a_port_another_bridge_holds_is_busy_and_that_bridge_keeps_its_board():
             assert running.status.connected and running.status.reconnects == 0, running.status
         finally:
             running.stop()
+
+
+def test_a_port_this_user_may_not_open_is_named_with_the_fix(monkeypatch):
+    """A serial port of the ``dialout`` group, for a user not in it. Tests run as root here, whom no
+    port refuses, so pyserial's refusal is given as it raises it (``SerialException`` with EACCES)."""
+    def refused(url, **_):
+        raise serial.SerialException(errno.EACCES, f"could not open port {url}: [Errno 13] Permission denied: '{url}'")
+
+    monkeypatch.setattr(serial, "serial_for_url", refused)
+    checked = probe("/dev/ttyACM0", 0.5)
+    assert not checked.connected
+    assert checked.message == ("/dev/ttyACM0: permission denied: this user may not open the port; add it to the "
+                               "port's group (on Debian `sudo usermod -aG dialout $USER`), then log in again")
