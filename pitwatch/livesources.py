@@ -26,7 +26,7 @@ from .sources import CameraSource, SensorSource
 from .terminal import wait_for_enter
 
 if TYPE_CHECKING:
-    from vision.camera import Frame
+    from vision.camera import Frame, FrameSource
 
 log = logging.getLogger(__name__)
 
@@ -38,36 +38,49 @@ FIRST_VALUES_WAIT = 5.0  # seconds a microcontroller has to send its first senso
 CONFIRMED_FRAMES = 5  # raw frames of a confirmed position (about 0.2 s)
 
 
-def camera_calibration(config: Config) -> tuple[Path, Calibration]:
-    """The camera's calibration file (``camera.calibration``) and what it says, read once, when
-    ``pitwatch run`` starts: a :class:`ConfigError` naming the file and the field if it is not set
-    or does not read, before the database is touched (a refused run records no game)."""
+@dataclass
+class CameraSetUp:
+    """The camera ``pitwatch run`` watches with: its calibration file, read once, and its source, opened,
+    both at start (:func:`camera_set_up`), before the database is touched."""
+
+    path: Path
+    calibration: Calibration
+    source: FrameSource
+
+    @property
+    def board(self) -> tuple[str, ...]:
+        """The pits of the board the camera was calibrated on: the board ``pitwatch run`` watches."""
+        return self.calibration.profile.layout.labels
+
+
+def camera_set_up(config: Config, variant: Variant) -> CameraSetUp:
+    """The configured camera (``camera.source``) and its calibration file (``camera.calibration``),
+    which must be of ``variant``'s board: a :class:`ConfigError` naming the file and the field, the
+    board, or the source, if the file is not set or does not read, is of another board, or the source
+    names nothing usable. Made first, so that a refused run records no game; the source is opened last."""
+    from vision.camera import SourceError, open_source
+
     path = config["camera"]["calibration"]
     if not path:
         raise ConfigError("camera.calibration is not set: run `pitwatch calibrate` first and set it "
                           "(or --calibration FILE)")
     path = Path(path).expanduser()
     try:
-        return path, load_calibration(path)
-    except CalibrationError as exc:
+        calibration = load_calibration(path)
+        refuse_another_board(path, calibration.profile.layout.labels, variant)
+        return CameraSetUp(path, calibration, open_source(config["camera"]["source"], config.camera_size))
+    except (CalibrationError, SourceError) as exc:
         raise ConfigError(str(exc)) from None
 
 
-def camera_source(config: Config, calibrated: tuple[Path, Calibration], variant: Variant, fusion: Fusion,
+def camera_source(config: Config, camera: CameraSetUp, fusion: Fusion,
                   runtime: Runtime) -> tuple[CameraSource, LiveCorners]:
-    """The configured camera, read with its ``calibrated`` file (:func:`camera_calibration`), which
-    must be of the game's board, and its board corners as the dashboard sets them."""
-    from vision.camera import SourceError, open_source
-
-    path, calibration = calibrated
-    refuse_another_board(path, calibration.profile.layout.labels, variant)
-    try:
-        source = open_source(config["camera"]["source"], config.camera_size)
-    except SourceError as exc:
-        raise ConfigError(str(exc)) from None
-    camera, corners = live_camera(source.read, calibration, path, config, fusion, runtime.frames, source.close)
-    camera.on_placement = runtime.session.set_camera_placement
-    return camera, corners
+    """The loop reading the ``camera`` set up at start (:func:`camera_set_up`), and its board corners
+    as the dashboard sets them."""
+    loop, corners = live_camera(camera.source.read, camera.calibration, camera.path, config, fusion, runtime.frames,
+                                camera.source.close)
+    loop.on_placement = runtime.session.set_camera_placement
+    return loop, corners
 
 
 def own_sensor_file(config: Config) -> Path:

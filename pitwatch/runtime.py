@@ -273,7 +273,7 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
     (``variant_asked``: the variant was named on the command line, :meth:`Runtime.play_asked_variant`)."""
     from firmware_bridge.bridge import probe
 
-    from .livesources import (CAMERA_ALONE, FIRST_VALUES_WAIT, camera_calibration, camera_source, learned_board,
+    from .livesources import (CAMERA_ALONE, FIRST_VALUES_WAIT, camera_set_up, camera_source, learned_board,
                               plays_without_a_board, sensor_source)
 
     weights = source_weights(camera=bool(config["camera"]["source"]), sensors=bool(config["sensors"]["port"]))
@@ -281,16 +281,14 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
         print("pitwatch run: no camera and no microcontroller configured: set camera.source or sensors.port "
               "(or try `pitwatch demo`)", file=sys.stderr)
         return 2
-    calibrated = None
+    camera = None
     if CAMERA in weights:  # refused before the database is touched: a refused run records no game
-        calibrated = camera_calibration(config)
         configured = configured_variant(config)
-        refuse_another_board(calibrated[0], calibrated[1].profile.layout.labels,
-                             configured if variant_asked else played_variant(config, configured))
+        camera = camera_set_up(config, configured if variant_asked else played_variant(config, configured))
     runtime = Runtime(config)
     resumed = runtime.start_session()
     # the board the camera was calibrated on, else the one the sensors were learned on: a variant asked for is played on it
-    runtime.session.fixed_board = calibrated[1].profile.layout.labels if calibrated else learned_board(config)
+    runtime.session.fixed_board = camera.board if camera else learned_board(config)
     if variant_asked and runtime.play_asked_variant():
         resumed = False
     layout = runtime.session.game.variant.layout
@@ -304,8 +302,8 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
         runtime.sensors = sensor_source(config, layout.labels, fusion, runtime)
         runtime.session.leds = runtime.sensors.set_leds
         runtime.session.refresh()  # the first LED frame: the legal moves of the game in progress
-    if CAMERA in weights:
-        runtime.camera, runtime.corners = camera_source(config, calibrated, runtime.session.game.variant, fusion, runtime)
+    if camera is not None:
+        runtime.camera, runtime.corners = camera_source(config, camera, fusion, runtime)
     runtime.serve()
     for source in (runtime.sensors, runtime.camera):
         if source is not None:

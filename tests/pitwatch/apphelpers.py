@@ -11,7 +11,7 @@ from typing import Iterator
 from firmware_bridge.emulator import SensorModel, adc_value
 from firmware_bridge.sensors import SensorCalibration
 from pitwatch import config as cfg
-from pitwatch.livesources import camera_calibration, camera_source
+from pitwatch.livesources import camera_set_up, camera_source
 from pitwatch.recorder import MIGRATIONS, Recorder
 from pitwatch.runtime import Runtime
 from rules import Game, PitReading, Reading
@@ -27,7 +27,7 @@ def configured_camera(tmp_path: Path, source: object, calibration: Path) -> Iter
     try:
         runtime.start_session()
         fusion = runtime.use_fusion({"camera": 1.0})
-        camera, corners = camera_source(config, camera_calibration(config), runtime.session.game.variant, fusion, runtime)
+        camera, corners = camera_source(config, camera_set_up(config, runtime.session.game.variant), fusion, runtime)
         yield camera, corners, fusion
     finally:
         runtime.stop()

@@ -116,12 +116,19 @@ def test_a_game_in_progress_that_does_not_replay_is_said_and_the_new_games_board
     assert re.search(r"^ok\s+calibration: .*board2.json: a 2x6 board, 12 pits", out, re.M), out
 
 
-def test_a_calibration_file_that_does_not_read_refuses_run_before_a_game_is_recorded(tmp_path, capsys):
-    """The file is read once, at start: its fault is named, and no database is made for a run that never plays."""
-    board = tmp_path / "board.json"
-    board.write_text('{"version": 1,')
-    code = main(["run", "--camera", "synthetic:oware:3", "--serial", "", "--calibration", str(board), "--port", "0",
-                 "--db", str(tmp_path / "g.sqlite")])
+@pytest.mark.parametrize("fault", ["calibration", "camera"])
+def test_a_camera_set_up_that_does_not_open_refuses_run_before_a_game_is_recorded(tmp_path, capsys, fault):
+    """The calibration file is read once and the camera opened at start: a fault in either is named,
+    and no database is made for a run that never plays."""
+    board, empty_folder = oware_calibration(tmp_path), tmp_path / "no pictures"
+    empty_folder.mkdir()
+    if fault == "calibration":
+        board.write_text('{"version": 1,')
+    camera = str(empty_folder) if fault == "camera" else "synthetic:oware:3"
+    code = main(["run", "--variant", "oware", "--camera", camera, "--serial", "", "--calibration", str(board),
+                 "--port", "0", "--db", str(tmp_path / "g.sqlite")])
     err = capsys.readouterr().err
-    assert code == 2 and err.startswith(f"pitwatch run: {board}: ") and "line 1" in err, err
+    said = (f"{board}: not JSON (line 1" if fault == "calibration"
+            else f"camera source '{empty_folder}': the folder holds no images")
+    assert code == 2 and err.startswith(f"pitwatch run: {said}"), err
     assert not (tmp_path / "g.sqlite").exists(), "run refused, but recorded a game of 0 moves first"
