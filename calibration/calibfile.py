@@ -308,8 +308,15 @@ def _sensors(data: Any, profile: BoardProfile) -> SensorCalibration | None:
 
 
 def save_calibration(calibration: Calibration, path: str | Path) -> None:
-    """Write ``calibration`` as JSON (atomically: a crash never leaves half a file)."""
-    _write_atomically(Path(path), json.dumps(calibration.to_json(), indent=1))
+    """Write ``calibration`` as JSON (atomically: a crash never leaves half a file). It is checked
+    first as :func:`load_calibration` will check it, so that a calibration no reader would load
+    (a measurement out of its range) is refused, naming the field, instead of replacing a good file."""
+    data = calibration.to_json()
+    try:
+        Calibration.from_json(data)
+    except CalibrationError as error:
+        raise CalibrationError(f"{path}: not written, no reader would load it: {error}") from None
+    write_whole(path, json.dumps(data, indent=1))
 
 
 def save_corners(path: str | Path, corners: Sequence[float] | None, picture: tuple[int, int] | None = None) -> None:
@@ -336,7 +343,7 @@ def save_sensor_file(path: str | Path, sensors: SensorCalibration) -> None:
     calibrated, or none at all), as a calibration file is written: whole or not at all, flushed to
     the disk, an error naming ``path``. The sensors are learned again after every confirmed
     position, so a power cut at the table must not leave the players a half-written file."""
-    _write_atomically(Path(path), json.dumps(sensors.to_json(), indent=2) + "\n")
+    write_whole(path, json.dumps(sensors.to_json(), indent=2) + "\n")
 
 
 def load_sensor_file(path: str | Path) -> SensorCalibration:
@@ -355,23 +362,32 @@ def _set_fields(path: Path, fields: dict[str, Any]) -> None:
         _parse(data, path)  # the file on disk is a calibration (and a JSON object)
         data.update(fields)
         _parse(data, path)  # and still one with this value
-        _write_atomically(path, json.dumps(data, indent=1))
+        write_whole(path, json.dumps(data, indent=1))
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Write a sibling temporary file, flush it to the disk, then rename it over ``path``. A failure
-    names ``path``, the file the user asked for, and leaves no temporary file behind."""
-    tmp = path.with_name(path.name + ".tmp")
+def write_whole(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` whole or not at all: a sibling temporary file,
+    flushed to the disk, then renamed over it, so a crash or a full disk keeps the file that was
+    there and leaves no temporary one. A link's file is written (the link stays). A device or a
+    pipe standing at ``path`` (a printer, /dev/full) has no file to leave half-written: it is
+    written as it is. A failure is an OSError naming ``path``, the file the user asked for, not
+    the temporary one (``sheet.png: cannot write: No space left on device``)."""
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    target = Path(os.path.realpath(path))  # Path.resolve raises on a link loop, not an OSError
+    tmp = target.with_name(target.name + ".tmp")
     try:
-        with open(tmp, "w", encoding="utf-8") as out:
-            out.write(text)
+        if target.exists() and not target.is_file():
+            target.write_bytes(raw)
+            return
+        with open(tmp, "wb") as out:
+            out.write(raw)
             out.flush()
             os.fsync(out.fileno())
-        tmp.replace(path)
+        tmp.replace(target)
     except OSError as error:
         with contextlib.suppress(OSError):  # the error to tell is the write's
             tmp.unlink(missing_ok=True)
-        raise OSError(error.errno, error.strerror, str(path)) from None
+        raise OSError(error.errno, f"cannot write: {error.strerror or error}", str(path)) from None
 
 
 def load_calibration(path: str | Path) -> Calibration:

@@ -31,7 +31,7 @@ from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES, placement_fault, places_found
 from vision.pits import HollowFit, find_hollows, hollow_mask, in_hollows, nominal_hollows
-from vision.reader import BoardReader, BoardView, locate_board
+from vision.reader import NO_COLOUR, BoardReader, BoardView, is_colourless, locate_board
 from vision.rectify import rectified_size, warp_to_board
 from vision.seed_size import seed_area_mm2
 
@@ -53,12 +53,20 @@ SQUARE_WITHIN = math.log(1.15)  # its markers come out this far from square (log
 HOLLOWS_MOVED_MM = 20.0  # ...or a hollow calibration found this far from where the markers put it: the right
 # profile's were at most 11.4 mm, another 2-row board's 13-48 mm (those under 20 mm caught by their markers' shape)
 HOLLOW_MIDDLE = 0.8  # a hollow's detail is measured within 0.8 of its rim: clear of the rim's edge
+# How much more fine detail the start picture's filled hollows show than the empty picture's (_start_detail). On
+# rendered set-ups of every board the right pictures gave 2.3-4.8, the two swapped 0.21-0.44, and the start position
+# given as both pictures, or photographed twice, 0.98-1.17 (the empty picture taken before the seeds were lifted
+# out; 18 set-ups, 2026-12-07): that calibrated without a word, with a seed 0 mm2 large, a file no reader loads.
+SWAPPED_BELOW = 0.6
+SEEDS_IN_BOTH_BELOW = 1.6
 
 
 def _picture_size(frame: np.ndarray, what: str) -> tuple[int, int]:
     """The (width, height) of ``frame``, a colour picture; :class:`CalibrationError` otherwise."""
     if frame is None or not isinstance(frame, np.ndarray) or frame.ndim != 3:
         raise CalibrationError(f"{what}: not a colour image")
+    if is_colourless(frame[..., :3]):
+        raise CalibrationError(f"{what}: {NO_COLOUR}")
     return frame.shape[1], frame.shape[0]
 
 
@@ -150,10 +158,12 @@ def calibrate(name: str, empty: np.ndarray, start: np.ndarray, corners: Sequence
         raise CalibrationError(f"start image: it does not show the start position of {name}: {shown}; it shows no "
                                "seeds the empty image does not: lay out the start position before taking it")
     view = reader.view(start)
-    if _start_detail(draft, view.board, counts) < 1:
-        raise CalibrationError(f"empty image: its pits show the fine detail of seeds, more than the start image's: the "
-                               f"two pictures look swapped (--empty must show every pit empty, --start the start "
-                               f"position of {name})")
+    more_detail = _start_detail(draft, view.board, counts)
+    if more_detail < SEEDS_IN_BOTH_BELOW:
+        fault = ("more than the start image's: the two pictures look swapped" if more_detail < SWAPPED_BELOW else
+                 "as much as the start image's: was it taken before the seeds were lifted out?")
+        raise CalibrationError(f"empty image: its pits show the fine detail of seeds, {fault} (--empty must show every "
+                               f"pit empty, --start the start position of {name})")
     if len(misread) > len(counts) / 2:
         raise CalibrationError(f"start image: it does not show the start position of {name}: {shown}; is it the start "
                                "position, fully in view, on the same board as the empty image?")
@@ -169,7 +179,8 @@ def _start_detail(draft: Calibration, start_board: np.ndarray, counts: dict[str,
     round, and the seed counter, which reads a pit against the empty board, would not say so (it
     read the swapped pictures of 11 of 12 rendered set-ups as a start position, a scratch probe,
     2026-12-04). On 89 rendered set-ups of every board, in depth and painted flat (another
-    probe), the right pictures gave 2.3-4.8 and the same pictures swapped 0.21-0.44."""
+    probe), the right pictures gave 2.3-4.8 and the same pictures swapped 0.21-0.44; about 1,
+    seeds in both (SEEDS_IN_BOTH_BELOW)."""
     empty_detail, start_detail = _fine_detail(draft.empty, draft.px_per_mm), _fine_detail(start_board, draft.px_per_mm)
     ratios = []
     for label, n in counts.items():

@@ -21,6 +21,7 @@ import numpy as np
 
 from vision.markers import MARKER_NAMES, marker_image
 
+from .calibfile import write_whole
 from .profiles import MARKER_MM, MARKER_QUIET_MM
 
 DPI = 300
@@ -111,11 +112,12 @@ def _pdf(image: np.ndarray) -> bytes:
 
 
 def render_marker_sheet(path: str | Path) -> Path:
-    """Write the marker sheet to ``path``: ``.png`` or ``.pdf`` (ValueError for anything else)."""
+    """Write the marker sheet to ``path``: ``.png`` or ``.pdf`` (ValueError for anything else; an
+    OSError naming ``path`` when it cannot be written)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".png", ".pdf"):
         raise ValueError(f"{path}: the marker sheet is written as .png or .pdf, not {suffix or 'no extension'!r}")
     sheet = marker_sheet()
-    path.write_bytes(_png_with_dpi(sheet) if suffix == ".png" else _pdf(sheet))
+    write_whole(path, _png_with_dpi(sheet) if suffix == ".png" else _pdf(sheet))
     return path

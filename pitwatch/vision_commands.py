@@ -4,15 +4,15 @@
 handler taking the parsed arguments and returning the exit code (0, or 2
 after a one-line error on stderr for bad input: a missing file, a board not
 found, a malformed calibration; ``read`` returns 1 when some of its pictures
-gave nothing to read, once it has read the rest). ``pitwatch.cli`` runs
-``sys.exit(args.func(args))``.
+gave nothing to read or could not be opened, once it has read the rest).
+``pitwatch.cli`` runs ``sys.exit(args.func(args))``.
 """
 
 from __future__ import annotations
 
 import argparse
-import errno
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -21,12 +21,12 @@ from typing import Any, Callable, Iterator
 import cv2
 import numpy as np
 
-from calibration.calibfile import CalibrationError, load_calibration, save_calibration
+from calibration.calibfile import Calibration, CalibrationError, load_calibration, save_calibration
 from calibration.calibrate import calibrate
 from calibration.markersheet import render_marker_sheet
 from calibration.profiles import board_profile
 from firmware_bridge.sensors import SensorCalibration
-from vision.camera import first_frame, open_source, picture_of
+from vision.camera import SourceError, first_frame, open_source, picture_of
 from vision.counter import CounterError
 from vision.glare import seed_top_mm2
 from vision.markers import parse_corners
@@ -83,11 +83,9 @@ def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callabl
 def _calibrate(args: argparse.Namespace) -> int:
     size = cfg.from_arguments(args).camera_size
     # What can be told wrong without pictures is said before the players set the board up twice for nothing.
-    folder = Path(args.output).parent
-    if not folder.is_dir():
-        raise FileNotFoundError(errno.ENOENT, f"cannot be written, there is no folder {folder}", args.output)
+    replaced = _calibration_to_replace(args.output, {"--empty": args.empty, "--start": args.start})
     board_profile(args.variant)
-    values = parse_corners(args.corners) if args.corners else None
+    values = None if args.corners is None else parse_corners(args.corners)  # '' too is refused, not ignored
     empty = first_frame(args.empty, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: empty every pit, the whole board in the camera's view, then press Enter... ", NO_TERMINAL))
     start = first_frame(args.start, size=size, when_live=lambda: wait_for_enter(
@@ -98,7 +96,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         outline = check_outline([values[i:i + 2] for i in range(0, 8, 2)], (empty.shape[1], empty.shape[0]))
         corners = [v for point in outline for v in point]
     calibration = calibrate(args.variant, empty, start, corners)
-    calibration = replace(calibration, sensors=_learned_sensors(args.output, calibration.board))
+    calibration = replace(calibration, sensors=_learned_sensors(replaced, calibration.board))
     save_calibration(calibration, args.output)
     exact = round(calibration.start_exact * len(calibration.hollows))
     widened = "" if calibration.temperature == 1.0 else (
@@ -116,20 +114,62 @@ def _calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _learned_sensors(path: str, board: str) -> SensorCalibration | None:
-    """The pit sensors' calibration already in the file being replaced, if it is of the same board:
-    calibrating the camera again must not make the players teach the sensors again."""
+def _calibration_to_replace(output: str, pictures: dict[str, str]) -> Calibration | None:
+    """The calibration that ``-o`` would replace (None: the file is new), once it is checked that
+    the new one may be written there: before any picture is taken, since with a camera each try
+    costs the players setting the board up twice.
+
+    Refused, named: the picture given as --empty or --start (``pictures``: flag -> source), which
+    the calibration would replace; a folder, a pipe or a device (reading one for the sensors it
+    has learned would wait for ever); a folder missing or that this user may not write in; a file
+    that is not a calibration (a photo, someone's notes). Only a calibration is replaced, as a
+    board is calibrated again, and the sensors it has learned are kept."""
+    path = Path(output)
+    if path.exists():
+        for flag, source in pictures.items():
+            if Path(source).exists() and os.path.samefile(path, source):
+                raise ValueError(f"{output}: is the {flag} picture, which the calibration would replace: "
+                                 "give -o another file")
+        if not path.is_file():
+            raise ValueError(f"{output}: is {_kind(path)}, not a file: -o names the calibration file to write")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ValueError(f"{output}: cannot be written, there is no folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{output}: cannot be written, this user may not write in the folder {folder}")
+    if not path.exists():
+        return None
     try:
-        old = load_calibration(path)
-    except CalibrationError:
-        return None  # no file yet (or not a readable one): nothing learned to keep
-    return old.sensors if old.board == board else None
+        return load_calibration(path)
+    except CalibrationError as error:
+        raise CalibrationError(f"{error}; not overwritten: -o names a new file or a calibration file to replace") from None
+
+
+def _kind(path: Path) -> str:
+    """What stands at ``path`` instead of a file, in the user's words."""
+    if path.is_dir():
+        return "a folder"
+    if path.is_fifo():
+        return "a named pipe"
+    return "a socket" if path.is_socket() else "a device"
+
+
+def _learned_sensors(old: Calibration | None, board: str) -> SensorCalibration | None:
+    """The pit sensors' calibration in the file being replaced, if it is of the same board:
+    calibrating the camera again must not make the players teach the sensors again."""
+    return old.sensors if old is not None and old.board == board else None
 
 
 def _frames(spec: str, size: tuple[int, int]) -> Iterator[tuple[str, np.ndarray | None, str]]:
     """(name, picture or None, status) for every picture a source gives (one for a live camera,
-    once its exposure has settled; a device is asked for pictures of ``size``)."""
-    source = open_source(spec, size)
+    once its exposure has settled; a device is asked for pictures of ``size``). A source that
+    cannot be opened (no such file, a folder this user may not read) gives one, without picture,
+    saying why: it is one of the pictures that gave nothing to read, and those after it are read."""
+    try:
+        source = open_source(spec, size)
+    except (SourceError, OSError) as error:
+        yield spec, None, said(error)
+        return
     try:
         for frame in [picture_of(source)] if source.live else source:
             yield frame.origin or f"{spec}#{frame.index}", frame.image, frame.status
@@ -154,8 +194,9 @@ def pit_summary(result: FrameResult) -> dict[str, Any]:
 
 
 def _read(args: argparse.Namespace) -> int:
-    """Read every picture, then 1 if some gave nothing to read (not a picture, a black one), named
-    on stderr: a script reading a folder must not take a corrupt file for a read board.
+    """Read every picture, then 1 if some gave nothing to read (not a picture, a black one, a file
+    that is not there), named on stderr: a script reading a folder must not take a corrupt file
+    for a read board, nor miss the pictures after a name mistyped.
 
     Each picture is read on its own, by a reader of its own (23 ms to make), as if it were the
     first: pictures given together need not follow one another as a camera's frames do. One

@@ -37,6 +37,10 @@ OPEN_WAIT_S = STREAM_TIMEOUT_MS / 1000 + 1  # how long a live camera may take to
 SETTLED_FRAMES = 10  # a live camera's exposure has settled once this many frames in a row...
 SETTLED_SPREAD = 0.03  # ...differ in each colour's mean by at most this share of it
 SETTLE_WAIT_S = 4.0  # the longest a picture for calibration waits for that (then the newest is taken)
+# Device numbers a camera source may name: OpenCV reads VideoCapture(N) for N of 100 or more as a capture API
+# plus a device (N // 100 * 100 the API, e.g. CAP_V4L2 = 200, and N % 100 the device: 205 is /dev/video5), so
+# /dev/video0 to /dev/video99 are all a bare number can open (the kernel's V4L2 goes on to /dev/video255).
+DEVICE_NUMBERS = range(100)
 
 
 class SourceError(ValueError):
@@ -148,30 +152,40 @@ def _captured(capture: cv2.VideoCapture, index: int) -> Frame | None:
 
 
 class VideoFile(FrameSource):
-    """A video file: every frame in order, then "end of video"."""
+    """A video file: every frame in order, then "end of video".
+
+    Frames are decoded one ahead of :meth:`read`: a video's end is found only
+    by reading past its last frame, and read in turn, ``ended`` would be set
+    by the read after it, which iterating the source then handed out as one
+    more (bogus) picture. Read ahead, ``ended`` is set with the last frame, as
+    a folder's is with its last image. A video that cannot be opened or holds
+    no frame gives one frame saying so.
+    """
 
     def __init__(self, path: str) -> None:
         self.name = path
         self._index = 0
         self._closed = False
         self._capture = _open_capture(path)
+        self._ahead = None if self._capture is None else _captured(self._capture, 1)  # the frame read() gives next
 
     def read(self) -> Frame:
         now = time.time()
         self._index += 1
         if self._closed:
             return Frame(None, "closed", now, self._index)
-        if self._capture is None:
-            self.ended = True
-            return Frame(None, f"cannot open {self.name}", now, self._index)
-        frame = _captured(self._capture, self._index)
+        frame = self._ahead
         if frame is None:
             self.ended = True
-            return Frame(None, "end of video", now, self._index)
+            why = f"cannot open {self.name}" if self._capture is None else "end of video"
+            return Frame(None, why, now, self._index)
+        self._ahead = _captured(self._capture, self._index + 1)
+        self.ended = self._ahead is None
         return frame
 
     def close(self) -> None:
         self._closed = self.ended = True
+        self._ahead = None
         if self._capture is not None:
             self._capture.release()
             self._capture = None
@@ -189,7 +203,10 @@ class LiveCamera(FrameSource):
     was handed out already. ``Frame.index`` is the camera's own frame number,
     so a reader can see how many frames it skipped. A camera that gives no
     frame is released and opened again every ``REOPEN_EVERY_S`` seconds, in
-    that thread; :meth:`read` meanwhile says "camera lost".
+    that thread; :meth:`read` meanwhile says "camera lost". So does it when
+    opening or reading the camera raises (a driver's error, a target OpenCV
+    refuses): the thread outlives any exception, which would otherwise print
+    a traceback and leave :meth:`read` waiting on a thread that is gone.
     """
 
     live = True
@@ -201,6 +218,7 @@ class LiveCamera(FrameSource):
         self._newest: Frame | None = None  # the newest frame the camera gave
         self._lost: str | None = None  # why the camera gives no frames now, or None while it does
         self._handed_out = 0  # index of the last frame read() returned
+        self._taken = 0  # the camera's number of the last frame it gave: numbered on when it is opened again
         self._changed = threading.Condition()
         self._closing = threading.Event()
         self._grabber = threading.Thread(target=self._grab_frames, name=f"grabber {self.name}", daemon=True)
@@ -226,29 +244,30 @@ class LiveCamera(FrameSource):
                 or (self._newest is not None and self._newest.index > self._handed_out))
 
     def _grab_frames(self) -> None:
-        index = 0
         while not self._closing.is_set():
-            capture = _open_capture(self.target, self.size)
-            if capture is None:
-                self._publish(None, f"{CAMERA_LOST}: {self.name} does not answer")
-            else:
-                index = self._take_frames(capture, index)
+            try:
+                self._take_frames()
+            except Exception as error:  # whatever the cause, a camera that fails is lost, and retried
+                self._publish(None, f"{CAMERA_LOST}: {self.name} failed: {_one_line(error)}")
             self._closing.wait(REOPEN_EVERY_S)
 
-    def _take_frames(self, capture: cv2.VideoCapture, index: int) -> int:
-        """Publish every frame ``capture`` gives until it gives none (then say so and release it);
-        the last frame's number."""
+    def _take_frames(self) -> None:
+        """Open the camera and publish every frame it gives until it gives none (then say so and
+        release it)."""
+        capture = _open_capture(self.target, self.size)
+        if capture is None:
+            self._publish(None, f"{CAMERA_LOST}: {self.name} does not answer")
+            return
         try:
             while not self._closing.is_set():
-                frame = _captured(capture, index + 1)
+                frame = _captured(capture, self._taken + 1)
                 if frame is None:
                     self._publish(None, f"{CAMERA_LOST}: {self.name} gave no frame")
                     break
-                index = frame.index
+                self._taken = frame.index
                 self._publish(frame, None)
         finally:
             capture.release()
-        return index
 
     def _publish(self, frame: Frame | None, lost: str | None) -> None:
         with self._changed:
@@ -263,6 +282,11 @@ class LiveCamera(FrameSource):
             self._closing.set()
             self._changed.notify_all()
         self._grabber.join(timeout=OPEN_WAIT_S)
+
+
+def _one_line(error: Exception) -> str:
+    """``error`` said on one line: OpenCV's errors span several (its failed overloads, one a line)."""
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 class ImageFolder(FrameSource):
@@ -280,7 +304,7 @@ class ImageFolder(FrameSource):
         path = self.paths[self._index]
         self._index += 1
         self.ended = self._index >= len(self.paths)
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        image = _read_image(path)
         if image is None:
             return Frame(None, f"cannot read image {path}", now, self._index, str(path))
         status = frame_status(image)
@@ -290,30 +314,44 @@ class ImageFolder(FrameSource):
         self.ended = True
 
 
+def _read_image(path: Path) -> np.ndarray | None:
+    """The picture in the file at ``path`` as ``cv2.imread(path, cv2.IMREAD_COLOR)`` gives it (BGR
+    uint8, turned upright as its EXIF says), or None if the file holds no whole picture or cannot
+    be read. Python reads the file and OpenCV decodes the bytes, so that a file opens whatever its
+    name: handed a name that is not UTF-8 (a byte such as 0xff, which Python holds as a lone
+    surrogate), cv2.imread kills the process (OpenCV 5.0). Decoded from bytes, a JPEG cut short
+    is refused, where cv2.imread gave the rows it holds and grey below: no picture to read a board in."""
+    try:
+        data = np.fromfile(path, np.uint8)
+    except OSError:
+        return None
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None  # imdecode raises on no bytes
+
+
 def names_device(spec: int | str) -> bool:
     """Whether ``spec`` names a camera device (``0``, ``"1"``), which is asked for a picture size;
     a file, a folder or a stream gives the pictures it holds."""
-    return isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdigit())
+    return isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdecimal())
 
 
 def open_source(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> FrameSource:
     """The frame source a spec names; :class:`SourceError` if it names nothing usable.
 
-    ``0`` / ``"0"``: a camera device; ``rtsp://...``, ``http(s)://...``: a
+    ``0`` / ``"0"``: a camera device (``DEVICE_NUMBERS``); ``rtsp://...``, ``http(s)://...``: a
     stream; a folder: its images; an image file: that image; another file: a
     video; ``synthetic:VARIANT`` (optionally ``synthetic:VARIANT:SEED``): a
     rendered board holding the variant's start position. ``size``: the picture a camera device
     is asked for.
     """
     if names_device(spec):
-        return LiveCamera(int(spec), size)
+        return LiveCamera(_device_number(spec), size)
     text = str(spec).strip()
     if text.startswith("synthetic:"):
         from .synthetic import SyntheticCamera, parse_synthetic_spec  # the renderer loads only when asked for
 
         return SyntheticCamera(*parse_synthetic_spec(text))
     if "://" in text:
-        return LiveCamera(text)
+        return LiveCamera(_opencv_name(text))
     path = Path(text)
     if path.is_dir():
         images = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
@@ -323,8 +361,33 @@ def open_source(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> FrameSo
     if path.is_file():
         if path.suffix.lower() in IMAGE_SUFFIXES:
             return ImageFolder([path], text)
-        return VideoFile(text)
+        return VideoFile(_opencv_name(text))
     raise SourceError(f"camera source {text!r}: no such file, folder, device number or URL")
+
+
+def _device_number(spec: int | str) -> int:
+    """The device number ``spec`` names; :class:`SourceError` if no camera can have it
+    (``DEVICE_NUMBERS``), said before the camera is opened: OpenCV would take it for another
+    device (-1 for any, and with none there OpenCV 5.0 kills the process), or refuse it in the
+    grabber thread, leaving the camera lost for ever (a number too big for a C int)."""
+    number = int(spec)
+    if number not in DEVICE_NUMBERS:
+        first, last = DEVICE_NUMBERS[0], DEVICE_NUMBERS[-1]
+        raise SourceError(f"camera source {spec!r}: a camera device number is {first} to {last} (/dev/video{first} to "
+                          f"/dev/video{last}; OpenCV takes a larger number for a capture API and a device)")
+    return number
+
+
+def _opencv_name(text: str) -> str:
+    """``text``, a video file's name or a stream's URL, to give OpenCV; :class:`SourceError` if it
+    is not UTF-8 (a byte such as 0xff, which Python holds as a lone surrogate): cv2.VideoCapture
+    kills the process when handed one (OpenCV 5.0)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SourceError(f"camera source {text!r}: its name is not UTF-8, and OpenCV opens a video or a stream "
+                          "only by a UTF-8 name: rename it") from None
+    return text
 
 
 def first_good_frame(source: FrameSource, tries: int = 30) -> Frame:

@@ -46,15 +46,14 @@ def parse_synthetic_spec(text: str) -> tuple[str, Callable[[], Any], int]:
     parts = text.split(":")
     if len(parts) not in (2, 3) or not parts[1]:
         raise SourceError(f"camera source {text!r}: expected synthetic:VARIANT or synthetic:VARIANT:SEED")
-    try:
-        seed = int(parts[2]) if len(parts) == 3 else 0
-    except ValueError:
-        raise SourceError(f"camera source {text!r}: the seed {parts[2]!r} is not a whole number") from None
+    seed = parts[2] if len(parts) == 3 else "0"
+    if not seed.strip().isdecimal():  # numpy's generator takes no negative seed
+        raise SourceError(f"camera source {text!r}: the seed {seed!r} is not a whole number 0 or more")
     try:
         start = start_counts(parts[1])
     except ValueError as error:
         raise SourceError(f"camera source {text!r}: {error}") from None
-    return parts[1], (lambda: start), seed
+    return parts[1], (lambda: start), int(seed)
 
 
 class SyntheticCamera(FrameSource):

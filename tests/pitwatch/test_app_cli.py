@@ -136,7 +136,7 @@ def test_bad_input_is_one_line_naming_the_problem(recorded, capsys, tmp_path):
     assert main(["games", "--db", str(db), "import", str(tmp_path / "lost.txt")]) == 2
     assert capsys.readouterr().err == f"pitwatch games: {tmp_path / 'lost.txt'}: No such file or directory\n"
     assert main(["markers", "-o", str(tmp_path / "no" / "sheet.png")]) == 2
-    assert capsys.readouterr().err == f"pitwatch markers: error: {tmp_path / 'no' / 'sheet.png'}: No such file or directory\n"
+    assert capsys.readouterr().err == f"pitwatch markers: error: {tmp_path / 'no' / 'sheet.png'}: cannot write: No such file or directory\n"
     assert main(["games", "--set", "web.prot=1", "list"]) == 2
     assert "unknown key web.prot" in capsys.readouterr().err
     assert main(["games", "--db", str(db), "list", "--set", "web.prot=1"]) == 2

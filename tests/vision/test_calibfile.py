@@ -2,6 +2,7 @@
 
 import base64
 import json
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -157,3 +158,14 @@ def test_a_board_s_blur_limit_is_kept_and_a_file_without_one_has_the_general_lim
     assert loaded.blur_limit_mm == 0.955
     save_calibration(loaded, saved)
     assert json.loads(saved.read_text())["counter"]["blur_limit_mm"] == 0.955
+
+
+def test_a_calibration_no_reader_would_load_is_not_written_over_a_good_file(saved, kalah_setup):
+    """A seed measured 0 mm2 (an empty picture taken with the seeds in: calibration refuses it now, and this is
+    the net under every such measurement) is refused, named, and the good file on disk is kept."""
+    before = saved.read_bytes()
+    with pytest.raises(CalibrationError) as refused:
+        save_calibration(replace(kalah_setup[1], seed_area_mm2=0.0), saved)
+    assert str(refused.value) == (f"{saved}: not written, no reader would load it: counter.seed_area_mm2: 0.0 is "
+                                  "outside 1.0..2000.0")
+    assert saved.read_bytes() == before

@@ -1,7 +1,12 @@
 """Camera sources: folders, single images, videos, devices that are not there, a live network
 camera (a real MJPEG stream over HTTP, read by OpenCV's FFmpeg), the synthetic board."""
 
+import os
+import struct
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -10,7 +15,7 @@ from network_camera import NumberedCamera, frame_number
 from waiting import wait_until
 
 from vision import camera
-from vision.camera import (BLACK_FRAME, STREAM_TIMEOUT_MS, SourceError, first_frame, first_good_frame,
+from vision.camera import (BLACK_FRAME, STREAM_TIMEOUT_MS, LiveCamera, SourceError, first_frame, first_good_frame,
                            frame_status, is_black, names_device, open_source, settled_frame)
 from vision.picture_size import DEVICE_SIZE
 
@@ -27,6 +32,14 @@ def _write(path, value):
     cv2.imwrite(str(path), image)
 
 
+def _write_video(path, values):
+    """An MJPG video of flat grey frames, one of each value."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
+    for value in values:
+        writer.write(np.full((48, 64, 3), value, np.uint8))
+    writer.release()
+
+
 def test_folder_gives_its_images_in_name_order_with_statuses(tmp_path):
     _write(tmp_path / "b.png", 120)
     _write(tmp_path / "a.jpg", 90)
@@ -38,6 +51,94 @@ def test_folder_gives_its_images_in_name_order_with_statuses(tmp_path):
     assert [f.status for f in frames][:2] == ["ok", "ok"] and frames[0].ok
     assert frames[2].image is None and "cannot read image" in frames[2].status
     assert frames[3].image is None and frames[3].status.startswith("black frame: is the lens covered")
+
+
+NOT_UTF8 = os.fsdecode(b"b\xffd")  # a name as Python holds one that is not UTF-8: the byte 0xff a lone surrogate
+
+
+def _in_a_child(code, *args):
+    """``code`` run by Python in a child process with ``args`` (sys.argv[1:]): one that kills its
+    process (OpenCV handed a name that is not UTF-8) must not kill the tests with it."""
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).parents[2], env={**os.environ, "PYTHONFAULTHANDLER": "1"})
+
+
+def test_an_image_is_read_whatever_its_name(tmp_path):
+    _write(tmp_path / "odd.jpg", 90)
+    (tmp_path / "odd.jpg").rename(tmp_path / f"{NOT_UTF8}.jpg")  # cv2.imwrite too dies of such a name
+    _write(tmp_path / "é.png", 120)
+    child = _in_a_child("import sys; from vision.camera import open_source\n"
+                        "print([(f.status, f.image.shape) for f in open_source(sys.argv[1])])", str(tmp_path))
+    assert (child.returncode, child.stdout) == (0, "[('ok', (48, 64, 3)), ('ok', (48, 64, 3))]\n"), child.stderr
+
+
+def _refused_in_a_child(spec):
+    """What ``open_source(spec)`` says, asked in a child process: a :class:`SourceError`'s message,
+    or nothing if the spec opens (then it is closed again)."""
+    return _in_a_child("import ast, sys; from vision.camera import SourceError, open_source\n"
+                       "try:\n    open_source(ast.literal_eval(sys.argv[1])).close()\n"
+                       "except SourceError as error:\n    print(error)", repr(spec))
+
+
+NAME_NOT_UTF8 = "its name is not UTF-8, and OpenCV opens a video or a stream only by a UTF-8 name: rename it"
+NO_DEVICE_NUMBER = ("a camera device number is 0 to 99 (/dev/video0 to /dev/video99; OpenCV takes a larger number "
+                    "for a capture API and a device)")
+
+
+def test_a_video_whose_name_is_not_utf8_is_refused_by_name(tmp_path):
+    """OpenCV can be given no such name (handed one, it kills the process): the user is told to rename the file."""
+    _write_video(tmp_path / "clip.avi", [100])
+    video = (tmp_path / "clip.avi").rename(tmp_path / f"{NOT_UTF8}.avi")
+    child = _refused_in_a_child(str(video))
+    assert (child.returncode, child.stdout) == (0, f"camera source {str(video)!r}: {NAME_NOT_UTF8}\n"), child.stderr
+
+
+@pytest.mark.parametrize("spec, message", [
+    (f"rtsp://camera.local/{NOT_UTF8}", NAME_NOT_UTF8),
+    ("2147483648", NO_DEVICE_NUMBER),  # past a C int: cv2.VideoCapture raised in the grabber thread
+    ("100", NO_DEVICE_NUMBER),  # to OpenCV, device 0 of capture API 100 (there is none)
+    (-1, NO_DEVICE_NUMBER),  # to OpenCV, any camera: where there is none, cv2.VideoCapture(-1) kills the process
+])
+def test_a_spec_opencv_cannot_open_a_camera_by_is_refused_up_front(spec, message):
+    """Said when the source is opened, not as a camera lost for ever after (or a dead process)."""
+    child = _refused_in_a_child(spec)
+    assert (child.returncode, child.stdout) == (0, f"camera source {spec!r}: {message}\n"), child.stderr
+
+
+def _jpeg_turned_by_exif(path, image):
+    """``image`` as a JPEG whose EXIF says to turn it a quarter clockwise (orientation 6)."""
+    jpeg = cv2.imencode(".jpg", image)[1].tobytes()
+    tiff = b"II*\x00" + struct.pack("<IHHHIHHI", 8, 1, 0x0112, 3, 1, 6, 0, 0)  # one IFD entry: Orientation = 6
+    exif = b"Exif\x00\x00" + tiff
+    path.write_bytes(jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(exif) + 2) + exif + jpeg[2:])
+
+
+def test_an_image_is_decoded_as_cv2_imread_decodes_it(tmp_path):
+    """Read by any name, a picture still comes as cv2.imread(IMREAD_COLOR) gives it: BGR, 8 bits,
+    turned upright as its EXIF says."""
+    picture = np.zeros((40, 80, 3), np.uint8)
+    picture[:, :40] = (40, 90, 200)
+    _jpeg_turned_by_exif(tmp_path / "a_turned.jpg", picture)
+    cv2.imwrite(str(tmp_path / "b_grey.png"), picture[:, :, 2])
+    cv2.imwrite(str(tmp_path / "c_16bit.png"), picture.astype(np.uint16) * 257)
+    cv2.imwrite(str(tmp_path / "d_alpha.png"), cv2.cvtColor(picture, cv2.COLOR_BGR2BGRA))
+    frames = list(open_source(str(tmp_path)))
+    assert frames[0].image.shape == (80, 40, 3)
+    for frame in frames:
+        assert frame.ok and np.array_equal(frame.image, cv2.imread(frame.origin, cv2.IMREAD_COLOR)), frame.origin
+
+
+def test_a_file_that_holds_no_whole_picture_is_unreadable(tmp_path):
+    """An empty file, a folder named as a picture, a JPEG cut short (copied while it was written):
+    cv2.imread gave the last the rows it holds and grey below, to be read as a board; decoded from
+    its bytes, it is named unreadable."""
+    (tmp_path / "a.png").write_bytes(b"")
+    (tmp_path / "b.jpg").mkdir()
+    board = np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8)
+    (tmp_path / "c.jpg").write_bytes(cv2.imencode(".jpg", board)[1].tobytes()[:-5000])
+    _write(tmp_path / "d.png", 100)
+    frames = list(open_source(str(tmp_path)))
+    assert [f.status.split(" /")[0] for f in frames] == ["cannot read image"] * 3 + ["ok"]
 
 
 def test_a_black_frame_is_dark_and_flat_a_dim_board_is_not():
@@ -55,15 +156,19 @@ def test_a_black_frame_is_dark_and_flat_a_dim_board_is_not():
 
 def test_video_file_plays_then_ends(tmp_path):
     path = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (64, 48))
-    for k in range(3):
-        writer.write(np.full((48, 64, 3), 60 + 40 * k, np.uint8))
-    writer.release()
+    _write_video(path, [60, 100, 140])
     source = open_source(str(path))
-    frames = list(source)
-    assert sum(f.ok for f in frames) == 3 and frames[-1].status == "end of video"
+    frames = list(source)  # its pictures, and no bogus one for the read that found the end
+    assert [f.status for f in frames] == ["ok", "ok", "ok"] and source.ended
+    assert [(f.index, round(f.image.mean() / 10)) for f in frames] == [(1, 6), (2, 10), (3, 14)]  # in order
+    assert source.read().status == "end of video"  # read on (the camera loop of `pitwatch run`), it says so
     source.close()
     assert source.read().status == "closed"
+
+
+def test_a_file_that_is_no_video_says_so_once(tmp_path):
+    (tmp_path / "notes.avi").write_text("not a video")
+    assert [f.status for f in open_source(str(tmp_path / "notes.avi"))] == [f"cannot open {tmp_path / 'notes.avi'}"]
 
 
 def test_missing_device_reports_camera_lost_without_raising():
@@ -71,6 +176,19 @@ def test_missing_device_reports_camera_lost_without_raising():
     frames = [source.read() for _ in range(3)]
     assert all(f.image is None and "camera lost" in f.status for f in frames)
     source.close()
+
+
+@pytest.mark.filterwarnings("error::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_camera_opencv_raises_on_is_lost_with_the_reason_not_a_thread_traceback():
+    """Past a C int, cv2.VideoCapture raises in the grabber thread: the camera is lost, at once, and says why
+    (open_source refuses such a number; a driver's error gives the same)."""
+    source = LiveCamera(2 ** 31)
+    try:
+        status = source.read().status
+        assert status.startswith("camera lost: camera 2147483648 failed: ") and "C int" in status, status
+        assert "\n" not in status
+    finally:
+        source.close()
 
 
 def test_a_missing_camera_is_named_before_the_players_are_asked_to_set_the_board_up():
@@ -126,7 +244,7 @@ def test_a_device_source_keeps_the_size_it_is_to_ask_for():
 
 
 @pytest.mark.parametrize("spec, device", [
-    (0, True), ("1", True), (" 2 ", True), ("", False), ("rtsp://camera.local/live", False),
+    (0, True), ("1", True), (" 2 ", True), ("", False), ("²", False), ("rtsp://camera.local/live", False),
     ("http://camera.local/video", False), ("game.mp4", False), ("pictures/", False), ("synthetic:kalah", False),
 ])
 def test_only_a_device_number_names_a_camera_device(spec, device):
@@ -140,10 +258,11 @@ def test_only_a_device_number_names_a_camera_device(spec, device):
     ("synthetic:", "expected synthetic:VARIANT"),
     ("synthetic:chess", "unknown variant or board"),
     ("synthetic:kalah:x", "not a whole number"),
+    ("synthetic:kalah:-1", "camera source 'synthetic:kalah:-1': the seed '-1' is not a whole number 0 or more"),
 ])
 def test_bad_specs_are_named(spec, message):
     with pytest.raises(SourceError, match=message):
-        open_source(spec)
+        open_source(spec).close()  # closed if it opens after all: no camera thread left behind
 
 
 def test_empty_folder_and_first_frame(tmp_path):

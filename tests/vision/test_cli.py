@@ -3,6 +3,7 @@
 import argparse
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -40,6 +41,17 @@ def pictures(tmp_path_factory):
     game_white = dict(white, A=0, N=1)
     cv2.imwrite(str(folder / "game.jpg"), camera.frame_of(game, game_white))
     return folder, game, game_white
+
+
+@pytest.fixture()
+def board(pictures, tmp_path, capsys):
+    """The pictures' board calibrated, as a calibration file (what calibrate printed left unread)."""
+    folder = pictures[0]
+    path = tmp_path / "board.json"
+    assert run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png",
+               "-o", path) == 0
+    capsys.readouterr()
+    return path
 
 
 def test_calibrate_then_read_json(pictures, tmp_path, capsys):
@@ -124,9 +136,21 @@ def test_a_calibration_file_that_could_not_be_written_is_named_before_any_pictur
                                        f"{output.parent}\n")
 
 
+@pytest.mark.parametrize("make, kind", [(Path.mkdir, "a folder"), (os.mkfifo, "a named pipe")])
+def test_an_output_that_is_not_a_file_is_named_before_any_picture_is_taken(tmp_path, capsys, make, kind):
+    """A folder was written to only after both pictures; a named pipe (or -o /dev/stdout) was
+    opened to look for learned sensors, and calibrate waited there for ever."""
+    output = tmp_path / "board.json"
+    make(output)
+    assert run("calibrate", "--variant", "kalah", "--empty", "0", "--start", "0", "-o", output) == 2
+    assert capsys.readouterr().err == (f"pitwatch calibrate: error: {output}: is {kind}, not a file: -o names the "
+                                       f"calibration file to write\n")
+
+
 @pytest.mark.parametrize("option, message", [
     (("--variant", "chess"), "unknown variant or board 'chess'"),
     (("--variant", "kalah", "--corners", "1,2,3"), "expected 8 numbers"),
+    (("--variant", "kalah", "--corners", ""), "expected 8 numbers (near-left, near-right, far-right, far-left x,y), got 0"),
 ])
 def test_a_wrong_variant_or_corners_is_named_before_any_picture_is_taken(tmp_path, capsys, option, message):
     """Camera 0 does not exist here: any picture asked for would fail on it first."""
@@ -147,29 +171,23 @@ def test_a_camera_calibration_with_no_terminal_says_to_give_pictures(pictures, t
     assert not (tmp_path / "board.json").exists()
 
 
-def test_read_plain_text(pictures, tmp_path, capsys):
+def test_read_plain_text(pictures, board, tmp_path, capsys):
     folder, _, _ = pictures
-    board = tmp_path / "board.json"
-    run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board)
-    capsys.readouterr()
     assert run("read", "--calibration", board, folder / "game.jpg") == 0
     out = capsys.readouterr().out
     assert "game.jpg: ok" in out and "B: 4 (0 white, 4 yellow)" in out
 
 
-def test_read_reads_every_picture_then_fails_for_those_it_could_not_read(pictures, tmp_path, capsys):
+def test_read_reads_every_picture_then_fails_for_those_it_could_not_read(pictures, board, tmp_path, capsys):
     """A folder with a corrupt file and a black picture beside a good one: the good one is read,
     each bad one gets its record, and the exit code is 1 with the bad ones named, so a script
     does not take a corrupt file for a read board."""
     folder, game, _ = pictures
-    board = tmp_path / "board.json"
-    run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board)
     shots = tmp_path / "shots"
     shots.mkdir()
     (shots / "a-game.jpg").write_bytes((folder / "game.jpg").read_bytes())
     (shots / "b-cut-off.jpg").write_bytes((folder / "game.jpg").read_bytes()[:300])
     cv2.imwrite(str(shots / "c-lens-covered.png"), np.zeros((720, 1280, 3), np.uint8))
-    capsys.readouterr()
     assert run("read", "--calibration", board, shots, "--json") == 1
     said = capsys.readouterr()
     records = [json.loads(line) for line in said.out.strip().splitlines()]
@@ -181,7 +199,23 @@ def test_read_reads_every_picture_then_fails_for_those_it_could_not_read(picture
     assert "c-lens-covered.png (black frame" in said.err
 
 
-def test_each_picture_is_read_on_its_own_whatever_came_before(pictures, tmp_path, capsys):
+def test_read_reads_the_pictures_after_one_that_is_not_there(pictures, board, tmp_path, capsys):
+    """A picture that cannot be opened is one that gave nothing to read: named with the others,
+    and the pictures after it are read all the same."""
+    folder, game, _ = pictures
+    missing = tmp_path / "missing.jpg"
+    assert run("read", "--calibration", board, folder / "game.jpg", missing, folder / "empty.png", "--json") == 1
+    said = capsys.readouterr()
+    records = [json.loads(line) for line in said.out.strip().splitlines()]
+    assert [record["image"] for record in records] == [str(folder / "game.jpg"), str(missing), str(folder / "empty.png")]
+    assert {label: pit["count"] for label, pit in records[0]["pits"].items()} == game
+    assert records[1]["pits"] is None and records[1]["status"]["board_found"] is False
+    assert all(pit["count"] == 0 for pit in records[2]["pits"].values())
+    assert said.err == (f"pitwatch read: 1 of 3 pictures gave nothing to read: {missing} (camera source "
+                        f"'{missing}': no such file, folder, device number or URL)\n")
+
+
+def test_each_picture_is_read_on_its_own_whatever_came_before(pictures, board, tmp_path, capsys):
     """A picture with a marker stuck back turned, read after a right one: read on its own, it says
     which marker and how. One reader for both had kept the first picture's board and said a hand
     was over it."""
@@ -190,8 +224,6 @@ def test_each_picture_is_read_on_its_own_whatever_came_before(pictures, tmp_path
     from vision.render import render
 
     folder, game, game_white = pictures
-    board = tmp_path / "board.json"
-    run("calibrate", "--variant", "2x5+outboxes", "--empty", folder / "empty.png", "--start", folder / "start.png", "-o", board)
     camera = SyntheticCamera("2x5+outboxes", lambda: ({}, None), rng_seed=5)
     turned = replace(camera.scene, markers=((0, 0), (1, 1), (2, 0), (3, 0)))
     cv2.imwrite(str(tmp_path / "turned.png"), render(turned, game, game_white).image)
@@ -214,6 +246,33 @@ def test_markers_png_and_pdf(tmp_path, capsys):
     assert run("markers", "-o", tmp_path / "sheet.pdf") == 0
     pdf = (tmp_path / "sheet.pdf").read_bytes()
     assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF") and b"/MediaBox [0 0 595.276 841.890]" in pdf
+
+
+def test_a_marker_sheet_the_disk_refuses_is_named(tmp_path, capsys):
+    """/dev/full takes a file's place: the device is written (and left a device), and the error
+    names the sheet asked for, not Python's '[Errno 28] No space left on device'."""
+    sheet = tmp_path / "sheet.png"
+    sheet.symlink_to("/dev/full")
+    assert run("markers", "-o", sheet) == 2
+    assert capsys.readouterr().err == f"pitwatch markers: error: {sheet}: cannot write: No space left on device\n"
+    assert Path("/dev/full").is_char_device() and sheet.is_symlink()
+    assert not Path("/dev/full.tmp").exists() and [p.name for p in tmp_path.iterdir()] == ["sheet.png"]
+
+
+def test_a_marker_sheet_cut_short_leaves_the_sheet_printed_before(tmp_path):
+    """The disk fills half-way through the sheet (here: pitwatch may write files of 64 KiB, the
+    sheet is bigger): the sheet already there stays whole, no half a picture nor temporary file
+    is left, and the error names the sheet."""
+    sheet = tmp_path / "sheet.png"
+    assert run("markers", "-o", sheet) == 0
+    before = sheet.read_bytes()
+    assert len(before) > 65536
+    limited = ("import resource, runpy; resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536)); "
+               "runpy.run_module('pitwatch.cli', run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", limited, "markers", "-o", str(sheet)], capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr) == (2, f"pitwatch markers: error: {sheet}: cannot write: File too large\n")
+    assert sheet.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["sheet.png"]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -251,3 +310,40 @@ def test_calibrating_again_keeps_the_sensors_already_learned(pictures, tmp_path,
     save_sensors(board, sensors)
     assert run(*arguments) == 0
     assert load_calibration(board).sensors.to_json() == sensors.to_json()
+
+
+@pytest.mark.parametrize("flag", ["--empty", "--start"])
+def test_calibrate_refuses_to_write_over_its_own_picture_before_any_picture_is_taken(pictures, tmp_path, capsys, flag):
+    """-o naming the picture given as --empty or --start (here by another path to the same file) is
+    refused, the picture left as it was, before the other picture is asked of camera 0, which is
+    not there: asked for one, it would fail first."""
+    folder, _, _ = pictures
+    photo = tmp_path / "board.png"
+    photo.write_bytes((folder / "start.png").read_bytes())
+    kept = photo.read_bytes()
+    (tmp_path / "same").mkdir()
+    output = tmp_path / "same" / ".." / "board.png"
+    sources = {"--empty": "0", "--start": "0", flag: photo}
+    assert run("calibrate", "--variant", "2x5+outboxes", *[v for pair in sources.items() for v in pair], "-o", output) == 2
+    assert capsys.readouterr().err == (f"pitwatch calibrate: error: {output}: is the {flag} picture, which the "
+                                       f"calibration would replace: give -o another file\n")
+    assert photo.read_bytes() == kept
+
+
+@pytest.mark.parametrize("name, contents, fault", [
+    ("game.jpg", None, "not a calibration file (not JSON text)"),
+    ("players.json", b'{"players": ["Ann", "Bob"]}', "format: expected 'pitwatch-calibration', got None"),
+])
+def test_calibrate_writes_over_no_file_but_a_calibration(pictures, tmp_path, capsys, name, contents, fault):
+    """A file that is there and is not a calibration (a photo, someone's notes) is named and left
+    as it is, as save_corners leaves a damaged calibration, before any picture is asked of camera
+    0 (not there); a calibration is replaced, as a board is calibrated again
+    (test_calibrating_again_keeps_the_sensors_already_learned)."""
+    folder, _, _ = pictures
+    output = tmp_path / name
+    output.write_bytes((folder / name).read_bytes() if contents is None else contents)
+    kept = output.read_bytes()
+    assert run("calibrate", "--variant", "2x5+outboxes", "--empty", "0", "--start", "0", "-o", output) == 2
+    assert capsys.readouterr().err == (f"pitwatch calibrate: error: {output}: {fault}; not overwritten: -o names a new "
+                                       f"file or a calibration file to replace\n")
+    assert output.read_bytes() == kept

@@ -5,6 +5,7 @@ seeded set; benchmarks/vision_bench.py measures the real figures on more images.
 """
 
 import json
+import re
 from dataclasses import replace
 
 import cv2
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import rules
+from calibration.calibfile import CalibrationError
 from calibration.calibrate import calibrate, calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, start_counts
 from rules.reading import PitReading, Reading
@@ -25,7 +27,7 @@ from vision.markers import homography_from_corners
 from vision.moved_markers import MovedMarker
 from vision.nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from vision.pits import hollow_mask, nominal_hollows, rim_gap
-from vision.reader import BoardReader, BoardView, _bare_wood
+from vision.reader import NO_COLOUR, BoardReader, BoardView, _bare_wood
 from vision.flicker import picture_rows
 from vision.rectify import GAIN_CELL_PX, LightModel, reduce
 from vision.render import Shot, camera_homography, project, random_counts, random_scene, random_shot, render
@@ -735,6 +737,25 @@ def test_a_dim_frame_is_read_its_small_black_is_not_a_covered_lens(setup_of):
         result = BoardReader(calibration).read(dim)
         assert result.status.message == "ok", (board, result.status.message)
         assert {label: pit.most_likely for label, pit in result.reading.pits.items()} == counts, board
+
+
+def test_a_greyscale_picture_is_refused_as_such_not_misread(setup_of):
+    """A greyscale camera, or a greyscale file read as colour: the counter, which learnt seeds in
+    colour, read Kalah's start position so "ok" with its 4s as 2s and 3s. Refused, and named; the
+    same picture in colour reads, as do a dim one and a dull, nearly grey one."""
+    scene, calibration = setup_of("kalah")
+    counts = {label: 4 for label in scene.profile.layout.labels}
+    frame = render(scene, counts, None, Shot(seed=11)).image
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    for picture in (grey, cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR)):
+        result = BoardReader(calibration).read(picture)
+        assert result.status.message == NO_COLOUR and not result.status.board_found
+        assert all(pit is None for pit in result.reading.pits.values())
+    dull = cv2.addWeighted(frame, 0.3, cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), 0.7, 0)
+    for picture in (frame, dull):
+        assert BoardReader(calibration).read(picture).status.message == "ok"
+    with pytest.raises(CalibrationError, match=f"^empty image: {re.escape(NO_COLOUR)}$"):
+        calibrate("kalah", cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), frame)
 
 
 def _glare_frames(scene, calibration, frames: int = 12):
