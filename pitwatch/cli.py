@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ctypes
 import ctypes.util
+import io
 import json
 import os
 import sys
@@ -128,6 +129,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     quiet_camera_libraries()
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 is printed escaped, not refused
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:

@@ -71,9 +71,13 @@ def add_vision_commands(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _guarded(name: str, handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``handler`` with bad input said in one line (status 2); a reader of the output that stopped
+    reading (``| head``) is left to :func:`pitwatch.cli.main`, which stops quietly."""
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
+        except BrokenPipeError:
+            raise
         except USER_ERRORS as error:
             print(f"pitwatch {name}: error: {said(error)}", file=sys.stderr)
             return 2

@@ -464,12 +464,15 @@ def test_run_referees_the_microcontrollers_board(tmp_path):
             stop(proc)
 
 
-def test_output_read_no_further_stops_the_command_quietly(tmp_path):
+@pytest.mark.parametrize("command", [["games", "export", "1"], ["markers", "-o", "sheet.png"]])
+def test_output_read_no_further_stops_the_command_quietly(tmp_path, command):
     """`pitwatch games export 1 | head`: once the reader has gone, the command stops without a
-    word on stderr (it said `[Errno 32] Broken pipe`)."""
+    word on stderr (it said `[Errno 32] Broken pipe`; `pitwatch markers`, `calibrate` and `read`
+    said `error: [Errno 32] Broken pipe`)."""
     db = tmp_path / "g.sqlite"
     kalah_game_in_progress(db)
-    proc = subprocess.Popen([sys.executable, "-m", "pitwatch.cli", "games", "export", "1", "--db", str(db)],
+    proc = subprocess.Popen([sys.executable, "-m", "pitwatch.cli", *command, "--db", str(db)] if command[0] == "games"
+                            else [sys.executable, "-m", "pitwatch.cli", *command], cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc.stdout.close()  # gone before the command has printed anything
     assert proc.wait(timeout=60) == 1

@@ -215,6 +215,20 @@ def test_read_reads_the_pictures_after_one_that_is_not_there(pictures, board, tm
                         f"'{missing}': no such file, folder, device number or URL)\n")
 
 
+def test_a_picture_whose_name_is_not_utf8_is_read_and_named_escaped(pictures, board, tmp_path):
+    """A file named with a byte that is no UTF-8 (0xff, from a camera's card or an old system) is
+    read, and its name printed with that byte escaped: a terminal or a pipe that takes only UTF-8
+    refused the whole line before, and the command stopped."""
+    folder = tmp_path / "from the card"
+    folder.mkdir()
+    odd = folder / os.fsdecode(b"b\xffd.jpg")
+    odd.write_bytes((pictures[0] / "game.jpg").read_bytes())
+    done = subprocess.run([sys.executable, "-m", "pitwatch.cli", "read", "--calibration", str(board), str(folder)],
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"}, capture_output=True, timeout=120)
+    assert (done.returncode, done.stderr) == (0, b""), done.stderr
+    assert done.stdout.startswith(f"{folder}/b\\udcffd.jpg: ok\n".encode()), done.stdout
+
+
 def test_each_picture_is_read_on_its_own_whatever_came_before(pictures, board, tmp_path, capsys):
     """A picture with a marker stuck back turned, read after a right one: read on its own, it says
     which marker and how. One reader for both had kept the first picture's board and said a hand
