@@ -72,11 +72,13 @@ from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
 from vision.rectify import rectified_size
 
+from .outline import CornersError, check_outline
 from .profiles import MARKER_MM, BoardProfile, UnknownBoard, board_profile
 
 FORMAT = "pitwatch-calibration"
 VERSION = 2
 READABLE_VERSIONS = (1, 2)  # version 1: before the seed counter (its "seed" field is ignored)
+ANY_PICTURE = (100_000, 100_000)  # the picture corners lie in, for a file that did not record it (before 2026-11-27)
 MEASURED = {"whitest_seed": (0.0, 10_000.0, 1), "blur_limit_mm": (0.0, 10.0, 3), "seed_area_mm2": (1.0, 2_000.0, 1)}
 # the counter's optional fields, each absent from files written before calibration measured it: its bounds and the
 # decimals it is written with
@@ -174,6 +176,8 @@ class Calibration:
                 raise CalibrationError("corners: expected null or 8 numbers (x,y of near-left, near-right, far-right, far-left)")
             corners = tuple(_number(v, f"corners[{k}]", -1e5, 1e5) for k, v in enumerate(corners))
         picture = _picture(data.get("corners_picture"))
+        if corners is not None:
+            _outline(corners, picture)
         hollows = _hollows(data.get("hollows"), profile, px_per_mm)
         markers = _marker_places(data.get("markers"), profile)
         counter = _counter(data.get("counter"), version)
@@ -181,6 +185,17 @@ class Calibration:
         sensors = _sensors(data.get("sensors"), profile)
         return cls(profile.name, variant, px_per_mm, hollows, empty, corners, sensors=sensors, corners_picture=picture,
                    markers=markers, **counter)
+
+
+def _outline(corners: tuple[float, ...], picture: tuple[int, int] | None) -> None:
+    """Corners that cannot be a board seen from South's seat (all four at one point, in a line, in
+    another order) refused as they are when clicked: a file edited by hand with such corners loaded,
+    and every frame then read as "picture too blurred to count seeds". A file from before the
+    picture's size was recorded (``corners_picture`` null) is checked within any picture."""
+    try:
+        check_outline([list(corners[k:k + 2]) for k in range(0, 8, 2)], picture or ANY_PICTURE)
+    except CornersError as error:
+        raise CalibrationError(str(error)) from None
 
 
 def _counter(data: Any, version: int) -> dict[str, float | None]:

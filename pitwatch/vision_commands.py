@@ -24,6 +24,7 @@ import numpy as np
 from calibration.calibfile import Calibration, CalibrationError, load_calibration, save_calibration
 from calibration.calibrate import calibrate
 from calibration.markersheet import render_marker_sheet
+from calibration.outline import check_outline
 from calibration.profiles import board_profile
 from firmware_bridge.sensors import SensorCalibration
 from vision.camera import SourceError, first_frame, open_source, picture_of
@@ -34,7 +35,6 @@ from vision.reader import BoardReader, FrameResult, locate_board
 from vision.seed_size import seed_size_text
 
 from . import config as cfg
-from .corners import check_outline
 from .errors import said
 from .placement import judge_placement
 from .terminal import wait_for_enter

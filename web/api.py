@@ -14,8 +14,9 @@ from typing import Any, Callable, Iterator
 from flask import Blueprint, Response, abort, jsonify, request, stream_with_context
 
 import rules
+from calibration.outline import CornersError
 from pitwatch import records
-from pitwatch.corners import CornersError, CornersUnavailable
+from pitwatch.corners import CornersUnavailable
 from pitwatch.recorder import DamagedGame, GameRecord, RecorderError
 from pitwatch.session import SessionError
 

@@ -18,7 +18,8 @@ from apphelpers import configured_camera
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration, save_corners
 from network_camera import NumberedCamera
 from pitwatch import config as cfg
-from pitwatch.corners import CornersError, CornersUnavailable, check_outline
+from calibration.outline import CornersError, check_outline
+from pitwatch.corners import CornersUnavailable
 from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime
 from vision.camera import Frame
@@ -64,14 +65,15 @@ def test_saving_corners_changes_only_the_corners_and_their_picture_size(tmp_path
     save_calibration(markerless.calibration(), path)
     before = json.loads(path.read_text())
     assert before["corners_picture"] == [1280, 720]  # calibrated with --corners on 1280 x 720 pictures
-    save_corners(path, [1, 2, 3, 4, 5, 6, 7, 8], (1920, 1080))
+    save_corners(path, [100, 1000, 1800, 1000, 1600, 100, 300, 100], (1920, 1080))
     after = json.loads(path.read_text())
-    assert after.pop("corners") == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+    assert after.pop("corners") == [100.0, 1000.0, 1800.0, 1000.0, 1600.0, 100.0, 300.0, 100.0]
     assert after.pop("corners_picture") == [1920, 1080]
     before.pop("corners"), before.pop("corners_picture")
     assert after == before
     saved = load_calibration(path)
-    assert saved.corners == (1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0) and saved.corners_picture == (1920, 1080)
+    assert saved.corners == (100.0, 1000.0, 1800.0, 1000.0, 1600.0, 100.0, 300.0, 100.0)
+    assert saved.corners_picture == (1920, 1080)
     save_corners(path, None)
     assert load_calibration(path).corners is None and load_calibration(path).corners_picture is None
     assert [p.name for p in tmp_path.iterdir()] == ["board.json"]  # no temporary file left behind

@@ -70,6 +70,13 @@ def _broken(saved, change):
     (lambda d: d.update(empty="not base64!"), "empty"),
     (lambda d: d.update(empty=_png(np.zeros((40, 60, 3), np.uint8))), "empty: image is 60x40 px, a 2x6+stores board at 1.5 px/mm needs "),
     (lambda d: d.update(corners=[1, 2, 3]), "corners"),
+    # corners edited by hand that cannot be a board: each frame read as "picture too blurred" before
+    (lambda d: d.update(corners=[0] * 8), "corners: near-left and near-right are only 0 px apart"),
+    (lambda d: d.update(corners=[100, 600, 500, 600, 900, 600, 1200, 600]),
+     "corners: the outline is almost straight or folded back at near-left"),
+    (lambda d: d.update(corners=[100, 100, 1100, 100, 1100, 600, 100, 600]), "corners: the points go round clockwise"),
+    (lambda d: d.update(corners=[100, 460, 1100, 460, 1000, 100, 200, 100], corners_picture=[640, 480]),
+     "corners[1] (near-right): (1100, 460) lies outside the 640 x 480 camera picture"),
     (lambda d: d.update(corners_picture=[1280.5, 720]), "corners_picture"),
     (lambda d: d.update(corners_picture="1280x720"), "corners_picture"),
     (lambda d: d.update(board="2x8+stores"), "hollows: no ellipse for pit(s) G, H"),  # file of another board
