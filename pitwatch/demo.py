@@ -105,6 +105,7 @@ class DemoPlayer(Loop):
             moves = [m for m in position.variant.legal_moves(position) if m.pit == layout.index_of(label)]
             if not moves:
                 raise ValueError(f"pit {label} has no legal move now")
+            self._agreed()
             self.board.play(moves[0])
             return moves[0].text
 
@@ -113,14 +114,21 @@ class DemoPlayer(Loop):
         session = self.runtime.session
         return session.game is not None and session.game.position == self.board.position
 
+    def _agreed(self) -> None:
+        """The session and the board agree now: what :meth:`_unstick` measures the referee's wait
+        from, and the moves since it tells the players' truth by. Said before every move the players
+        make, a click too: a click after the referee caught up between two steps was measured from the
+        step before, taken for a board stuck for seconds with no known move, and set back (2026-12-07)."""
+        self._waiting_since = time.monotonic()
+        self._sync = (len(self.runtime.session.game.moves), len(self.board.game.moves))
+
     def step(self) -> None:
         session = self.runtime.session
         with self._lock:
             if not self.caught_up():
                 self._unstick()
                 return
-            self._waiting_since = time.monotonic()
-            self._sync = (len(session.game.moves), len(self.board.game.moves))
+            self._agreed()
             game = session.game
             if game.is_over:  # let the players look at the result, then set up the next game
                 if self._over_since is None:

@@ -113,7 +113,7 @@ def player_name(name: str, seat: str) -> str:
     live game is started with and those an imported record brings are held to the same rule, so the
     dashboard and the exports never meet a name the rest of the app refuses."""
     name = str(name).strip()
-    if not name or len(name) > 40 or any(ord(c) < 32 for c in name):
+    if not name or len(name) > 40 or not name.isprintable():  # no control, zero-width or lone surrogate character
         raise ValueError(f"{seat} player's name must be 1 to 40 printable characters")
     return name
 

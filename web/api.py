@@ -34,7 +34,10 @@ JSON_KINDS = {str: "a string", dict: "an object"}  # how the API's clients (Java
 def _body() -> dict[str, Any]:
     if not request.is_json:
         abort(415, description="send the control as JSON (Content-Type: application/json)")
-    data = request.get_json(silent=True)
+    try:
+        data = request.get_json(silent=True)  # silent: None for a body that is no JSON (a ValueError)
+    except RecursionError:  # no ValueError: JSON nested deeper than Python's parser goes, under the size limit
+        abort(400, description="the request body's JSON is nested too deeply")
     if not isinstance(data, dict):
         abort(400, description="the request body must be a JSON object")
     return data

@@ -136,6 +136,8 @@ def test_choosing_between_ambiguous_explanations(client, csrf, session):
     ("/api/game", {"variant": "kalah", "options": []}, 400, "field 'options' must be an object, not []"),
     ("/api/game", {"variant": None}, 400, "field 'variant' must be a string, not null"),
     ("/api/game", {"variant": "kalah", "south": ""}, 400, "1 to 40 printable"),
+    ("/api/game", {"variant": "kalah", "south": "\u200b"}, 400, "1 to 40 printable"),  # invisible, recorded before
+    ("/api/game", {"variant": "kalah", "north": "Ann\ud800"}, 400, "1 to 40 printable"),  # no UTF-8: a 500 before
     ("/api/demo/click", {"pit": "S"}, 409, "no legal move"),
     ("/api/demo/player", {"mode": "robot"}, 400, "'random' or 'clicks'"),
 ])
@@ -172,6 +174,9 @@ def test_body_must_be_a_json_object(client, csrf):
     assert r.status_code == 400
     r = client.post("/api/move", data=b"{" + b" " * 300_000 + b"}", content_type="application/json", headers=csrf)
     assert r.status_code == 413
+    deep = b"[" * 100_000 + b"]" * 100_000  # 200 KB, under the size limit: Python's parser gives up first (a 500 before)
+    r = client.post("/api/move", data=deep, content_type="application/json", headers=csrf)
+    assert r.status_code == 400 and r.get_json()["error"] == "the request body's JSON is nested too deeply"
 
 
 def test_unknown_routes_and_methods_answer_in_json(client, csrf):
