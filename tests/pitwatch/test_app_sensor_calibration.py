@@ -52,11 +52,11 @@ def test_the_board_file_keeps_the_sensor_calibration_beside_everything_else(boar
     old.pop("sensors", None)  # as Pitwatch wrote board files before the field existed
     board_file.write_text(json.dumps(old))
     assert load_calibration(board_file).sensors is None
-    save_corners(board_file, [1, 2, 3, 4, 5, 6, 7, 8])
+    save_corners(board_file, [100, 700, 1180, 700, 1000, 80, 280, 80])
     save_sensors(board_file, sensors())
     loaded = load_calibration(board_file)
     assert loaded.sensors.to_json() == sensors().to_json()
-    assert loaded.corners == (1, 2, 3, 4, 5, 6, 7, 8), "saving the sensors lost the corners"
+    assert loaded.corners == (100, 700, 1180, 700, 1000, 80, 280, 80), "saving the sensors lost the corners"
     assert json.loads(board_file.read_text())["hollows"] == old["hollows"]
 
 
