@@ -23,6 +23,7 @@ from typing import Any, Callable, Sequence
 
 import rules
 from rules import PLAYER_NAMES, Game, Reading, notation
+from rules.reading import STILL_BOARD
 from rules.game import score_of
 
 from .hub import Hub
@@ -80,15 +81,36 @@ class _Board:
     camera_placement: list[dict[str, Any]] = field(default_factory=list)  # where the camera stands, judged
     sensors: dict[str, Any] = field(default_factory=dict)
     reading: dict[str, int | None] = field(default_factory=dict)
+    still_at: float | None = None  # when the camera's still board of that reading began (None: no camera)
     stable_at: float = 0.0  # wall-clock time the last stable Reading reached the session
     judge_ms: float = 0.0  # how long the referee took over it
     commit_ms: float = 0.0  # how long the recorder took to make the last accepted move durable
 
 
+@dataclass(frozen=True)
+class _BoardBeforeGame:
+    """The board on the table when a new game began (the last game's, often), so that it is not
+    taken for moves of the new one while nobody has touched it."""
+
+    counts: dict[str, int | None]  # the last board judged before the game began (its most likely counts), if any
+    still_at: float | None  # when the camera's still board of it began (None: no camera)
+
+    def shows(self, reading: Reading, game: Game) -> bool:
+        """Whether ``reading`` is that board, untouched: no move played yet, and the camera's still
+        board the same one (it keeps its ``at`` while nothing moves), or without a camera the same
+        counts."""
+        if game.moves:
+            return False
+        still_at = reading.notes.get(STILL_BOARD, {}).get("at")
+        if still_at is not None or self.still_at is not None:
+            return still_at == self.still_at
+        return bool(self.counts) and reading.most_likely_counts() == self.counts
+
+
 class Session:
     """One board, one game at a time, recorded.
 
-    ``judge(game, reading)`` is the referee (``rules.referee.judge`` by
+    ``judge(game, reading, laid_before=...)`` is the referee (``rules.referee.judge`` by
     default); ``leds(frame)`` sends an LED frame to the microcontroller;
     ``extra_state()`` adds fields to the dashboard state (the demo uses it).
     """
@@ -98,7 +120,7 @@ class Session:
         recorder: Recorder,
         hub: Hub | None = None,
         *,
-        judge: Callable[[Game, Reading], Any] | None = None,
+        judge: Callable[..., Any] | None = None,
         leds: Callable[[LedFrame], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         flash_seconds: float = 1.5,
@@ -120,6 +142,7 @@ class Session:
         self.fixed_board: tuple[str, ...] | None = None  # pits of the one physical board (pitwatch run)
         self._sensors_changed, self._shown_at = False, 0.0
         self._settled = SettledBoard()  # the camera's still board the position shows, if known
+        self._before_game: _BoardBeforeGame | None = None  # the board on the table as a new game began
 
     # -- games -------------------------------------------------------------------
     def resume_or_start(self, variant: str, options: dict[str, Any], south: str, north: str) -> bool:
@@ -150,9 +173,11 @@ class Session:
                                "its own for the microcontroller) and restart pitwatch run")
         game = Game(v, start, {"South": south, "North": north})
         with self._lock:
+            before = _BoardBeforeGame(dict(self._board.reading), self._board.still_at)
             game_id = self.recorder.start_game(v.name, dict(v.options), south, north,
                                                start=start.to_json() if start is not None else None)
             self._install(game, game_id, (south, north))
+            self._before_game = before
         return game_id
 
     def next_game(self) -> int:
@@ -171,6 +196,7 @@ class Session:
 
     def _install(self, game: Game, game_id: int, names: tuple[str, str]) -> None:
         self.game, self.game_id, self.names = game, game_id, names
+        self._before_game = None  # a resumed game: the board on the table is judged as ever
         self._settled.settle(None)
         self._match = match_history(self.recorder, game_id)
         self._board = _Board(sources=self._board.sources, sensors=self._board.sensors)
@@ -186,9 +212,11 @@ class Session:
             game = self._require_game()
             self._board.stable_at = stable_at
             self._board.reading = reading.most_likely_counts()
+            self._board.still_at = reading.notes.get(STILL_BOARD, {}).get("at")
             if game.is_over:
                 return self._board.verdict
-            verdict = judge_reading(self._judge, game, self._settled.pinned(reading, game.position))
+            laid_before = self._before_game is not None and self._before_game.shows(reading, game)
+            verdict = judge_reading(self._judge, game, self._settled.pinned(reading, game.position), laid_before)
             self._board.judge_ms = (time.time() - stable_at) * 1000
             view = view_of(verdict, game)
             if view.kind in ("move", "takeback"):

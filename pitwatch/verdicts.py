@@ -28,13 +28,15 @@ class VerdictView:
     observed: Position | None = None  # the accepted position where it is not the engine's (a Nam Nam four left)
 
 
-def judge_reading(judge: Callable[[Game, Reading], Any] | None, game: Game, reading: Reading) -> Any:
-    """Ask the referee; a referee failure becomes an ``error`` verdict instead of stopping the session."""
+def judge_reading(judge: Callable[..., Any] | None, game: Game, reading: Reading, laid_before: bool = False) -> Any:
+    """Ask the referee (``laid_before``: the board lay there before the game began,
+    :meth:`rules.referee.Referee.judge`); a referee failure becomes an ``error`` verdict instead of
+    stopping the session."""
     if judge is None:
         from rules.referee import judge as referee_judge
         judge = referee_judge
     try:
-        return judge(game, reading)
+        return judge(game, reading, laid_before=laid_before)
     except Exception as exc:  # the live loop must go on; the banner says what happened
         return {"kind": "error", "message": f"the referee failed on this board: {exc}"}
 

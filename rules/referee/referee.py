@@ -96,8 +96,13 @@ class Referee:
         self.explorer = Explorer()
 
     # -- the entry point ---------------------------------------------------
-    def judge(self, game_or_positions: Any, reading: Reading | dict) -> Verdict:
-        """The verdict on ``reading`` given the game so far (a Game, positions oldest first, or a Position)."""
+    def judge(self, game_or_positions: Any, reading: Reading | dict, *, laid_before: bool = False) -> Verdict:
+        """The verdict on ``reading`` given the game so far (a Game, positions oldest first, or a Position).
+
+        ``laid_before``: the board was laid on the table before the game began and has not been
+        touched since (a new game begun with the last one's board there). It shows the start, or the
+        start not laid out yet, never a move of this game: an old board one move from the new start
+        would otherwise be taken for that move (and taken back once the start was laid out)."""
         positions = _positions_of(game_or_positions)
         current = positions[-1]
         variant = current.variant
@@ -114,17 +119,18 @@ class Referee:
         # a Game knows of ends no position shows (a draw agreed on the dashboard), and whether it has begun
         over = bool(getattr(game_or_positions, "is_over", False))
         begun = bool(getattr(game_or_positions, "moves", True))
-        return _Judgement(self, positions, evidence, over, begun).run()
+        return _Judgement(self, positions, evidence, over, begun, laid_before).run()
 
 
 class _Judgement:
     """One verdict in the making: the explanations scored so far and the stages of the search."""
 
     def __init__(self, referee: Referee, positions: list[Position], evidence: Evidence, over: bool,
-                 begun: bool) -> None:
+                 begun: bool, laid_before: bool = False) -> None:
         self.referee = referee
         self.over = over
         self.begun = begun  # False: a Game in which no move has been played yet
+        self.laid_before = laid_before  # the board lay there before the game began: no move of it can show
         self.positions = positions
         self.current = positions[-1]
         self.evidence = evidence
@@ -174,7 +180,7 @@ class _Judgement:
 
     def run(self) -> Verdict:
         current = self.current
-        successors = () if self.over else self.explorer.successors(current)
+        successors = () if self.over or self.laid_before else self.explorer.successors(current)
         self._after = dict(successors)
         if not _forced_silent_pass(current, successors):
             self.add(self.explanation("unchanged", (), current, 0.0))
@@ -471,6 +477,8 @@ class _Judgement:
         a pit emptied, while a hand caught mid-sowing leaves the lifted pit empty and the sowing
         short of its last pits. The likelier story wins."""
         legal = [e for e in self.everyone() if e.kind in ("move", "unchanged")]
+        if self.laid_before:  # untouched since the game began: neither a move nor a move gone wrong
+            return self.not_set_up(legal[0], exhaustive)
         if self.over or self.current.result is not None:
             mistake = Mistake("unknown", "the game is over: no move may be played", None,
                               tuple(d.pit for d in self.evidence.differences(*legal[0].seen_board)),
@@ -528,11 +536,12 @@ class _Judgement:
 _DEFAULT = Referee()
 
 
-def judge(game_or_positions: Any, reading: Reading | dict) -> Verdict:
+def judge(game_or_positions: Any, reading: Reading | dict, *, laid_before: bool = False) -> Verdict:
     """Judge ``reading`` against the game so far with the shared default :class:`Referee`
     (from one thread; a server judging from several threads gives each its own Referee).
 
     ``game_or_positions``: a ``rules.Game``, a list of Positions oldest first
-    (the last one is the current position), or a single Position.
+    (the last one is the current position), or a single Position; ``laid_before``: see
+    :meth:`Referee.judge`.
     """
-    return _DEFAULT.judge(game_or_positions, reading)
+    return _DEFAULT.judge(game_or_positions, reading, laid_before=laid_before)

@@ -11,6 +11,7 @@ import pytest
 from pitwatch.recorder import Recorder, RecorderError
 from pitwatch.session import ILLEGAL_COLOUR, PLAYER_COLOURS, Session, SessionError
 from rules import Game, PitReading, Reading
+from rules.reading import STILL_BOARD
 
 from apphelpers import between, board, random_game
 
@@ -104,6 +105,33 @@ def test_a_game_damaged_outside_pitwatch_stays_on_record_and_a_new_game_starts(t
     with sqlite3.connect(path) as db:
         assert db.execute("SELECT position FROM moves WHERE game_id=? AND ply=1", (damaged,)).fetchone() == ("{",)
     db.close()
+
+
+def test_a_new_game_does_not_take_the_last_games_board_for_its_moves(session):
+    """New game pressed with the last game's board on the table, one move from the start: judged
+    again for the new game (the judging loop does so), it was recorded as that move of the new
+    game, then taken back once the start was laid out. Untouched since the game began (the
+    camera's same still board; without a camera, the same counts), it is the start not laid out
+    yet; once the players touch the board, its boards are judged as ever."""
+    first = Game("kalah")
+    first.play("F")
+    for seen in ({}, still_since(100.0)):  # the sensors alone, and a camera
+        on_the_table = Reading(board(first).pits, "camera", notes=seen)
+        session.new_game("kalah", {}, "Ann", "Bob")
+        assert session.submit(on_the_table)["kind"] == "move"
+        session.new_game("kalah", {}, "Ann", "Bob")
+        verdict = session.submit(on_the_table)
+        assert verdict["kind"] == "illegal" and verdict["message"].startswith("the board is not laid out as the "
+                                                                              "game's start yet"), verdict
+        assert session.game.moves == [] and session.recorder.moves(session.game_id) == []
+        assert set(session.state()["differing"]) == {"F", "S", "a", "b", "c"}  # F's four seeds, sown
+    touched = Reading(board(first).pits, "camera", notes=still_since(200.0))  # seeds moved since the game began
+    assert session.submit(touched)["kind"] == "move" and [m.text for m in session.game.moves] == ["F"]
+
+
+def still_since(at: float) -> dict:
+    """A camera Reading's note of the still board it shows, still since ``at``."""
+    return {STILL_BOARD: {"at": at, "since": None, "kept": [], "changed": [], "moved": {}}}
 
 
 def test_illegal_board_blinks_the_differing_pits_until_it_is_put_right(session):

@@ -535,6 +535,25 @@ def test_a_new_game_with_the_last_game_s_board_still_on_the_table_is_not_set_up(
     assert judge(played, reading(variant, last_game.pits, last_game.white)).mistake.code != "not_set_up"
 
 
+@pytest.mark.parametrize("name", ["kalah", "oware", "pass-it-on"])
+def test_a_board_laid_before_the_game_began_shows_the_start_or_not_yet_never_a_move(name: str) -> None:
+    """The last game's board, one legal move from the new start, still on the table as a new game
+    begins: judged as ever it is that move (and was recorded as one, then taken back once the start
+    was laid out). Laid before the game began, it is the start not laid out yet; the start itself
+    is the start."""
+    variant = rules.variant(name)
+    start = variant.start()
+    first = variant.legal_moves(start)[0]
+    after, _ = variant.play(start, first)
+    on_the_table = reading(variant, after.pits, after.white)
+    assert judge(rules.Game(variant), on_the_table).kind == "move"
+    verdict = judge(rules.Game(variant), on_the_table, laid_before=True)
+    assert verdict.kind == "illegal" and verdict.mistake.code == "not_set_up", verdict.reason
+    assert {d.pit for d in verdict.differences} == {
+        label for label, now, then in zip(variant.layout.labels, after.pits, start.pits) if now != then}
+    assert judge(rules.Game(variant), reading(variant, start.pits, start.white), laid_before=True).kind == "unchanged"
+
+
 def test_a_first_move_gone_wrong_is_not_a_board_still_being_set_up() -> None:
     kalah = rules.variant("kalah")
     pits = list(kalah.play(kalah.start(), kalah.parse_move(kalah.start(), "B"))[0].pits)
