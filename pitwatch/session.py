@@ -176,8 +176,7 @@ class Session:
             before = _BoardBeforeGame(dict(self._board.reading), self._board.still_at)
             game_id = self.recorder.start_game(v.name, dict(v.options), south, north,
                                                start=start.to_json() if start is not None else None)
-            self._install(game, game_id, (south, north))
-            self._before_game = before
+            self._install(game, game_id, (south, north), before)
         return game_id
 
     def next_game(self) -> int:
@@ -194,9 +193,12 @@ class Session:
                 raise SessionError(str(exc)) from None
         return self.new_game(game.variant.name, dict(game.variant.options), *self.names, start=start)
 
-    def _install(self, game: Game, game_id: int, names: tuple[str, str]) -> None:
+    def _install(self, game: Game, game_id: int, names: tuple[str, str],
+                 before: _BoardBeforeGame | None = None) -> None:
+        """Make ``game`` the one played; ``before``: the board on the table as a new game began (None
+        for a resumed game, whose board is judged as ever)."""
         self.game, self.game_id, self.names = game, game_id, names
-        self._before_game = None  # a resumed game: the board on the table is judged as ever
+        self._before_game = before
         self._settled.settle(None)
         self._match = match_history(self.recorder, game_id)
         self._board = _Board(sources=self._board.sources, sensors=self._board.sensors)

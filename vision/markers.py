@@ -237,7 +237,7 @@ def placement_fault(found: dict[int, np.ndarray]) -> str | None:
     calibration say it found no hollows, or that the board was out of the picture. Markers stuck
     as read from North's seat calibrated without a word, and then South's pits were read as
     North's. So the marker centres must go round the board anticlockwise on the picture, as
-    corners clicked by hand must (``pitwatch.corners.check_outline``), with the near side running
+    corners clicked by hand must (``calibration.outline.check_outline``), with the near side running
     left to right across the camera's side, and each marker's top must point across the board
     the way the board runs from its near marker to its far one.
     """
