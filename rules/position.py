@@ -39,14 +39,23 @@ class Result(NamedTuple):
         )
 
 
+WHITE, YELLOW = "w", "y"  # Pass It On's chip colours, as ``Move.colours``, ``Move.penalty`` and events write them
+
+
+def credited(pair: tuple[int, int], player: int, seeds: int) -> tuple[int, int]:
+    """``pair`` (one count per player: seeds captured, a score) with ``seeds`` more for ``player``:
+    the pairs are tuples, so a capture builds a new one instead of adding in place."""
+    return (pair[0] + seeds, pair[1]) if player == 0 else (pair[0], pair[1] + seeds)
+
+
 class Move(NamedTuple):
     """One legal move. ``str(move)`` is its text form, which ``parse_move`` reads back.
 
     ``pit`` is the canonical index of the pit sown from, ``-1`` for a pass.
     ``direction`` is ``""`` where the variant has one direction, else ``"ccw"``
     or ``"cw"`` as seen from above (text ``C>`` / ``C<``). ``colours`` is the
-    Pass It On drop order (``"wyy"``); ``penalty`` the chip a passing Pass It On
-    player takes: ``(outbox label, colour)``.
+    Pass It On drop order (``"wyy"``: ``WHITE`` and ``YELLOW``); ``penalty`` the
+    chip a passing Pass It On player takes: ``(outbox label, colour)``.
     """
 
     pit: int

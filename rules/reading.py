@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from .errors import RulesError
+from .position import Position
 
 
 STILL_BOARD = "still_board"  # a notes key: which pits kept their look since the source's previous still board
@@ -119,7 +120,7 @@ class Reading:
         return cls(pits, source, time)
 
     @classmethod
-    def of_position(cls, position: Any, source: str = "exact", time: float = 0.0) -> "Reading":
+    def of_position(cls, position: Position, source: str = "exact", time: float = 0.0) -> "Reading":
         """The exact Reading of a rules ``Position``."""
         return cls.exact(position.variant.layout.labels, position.pits, position.white, source, time)
 

@@ -15,6 +15,13 @@ from .variant import Option, Variant
 
 @dataclass(frozen=True)
 class Entry:
+    """One registered variant name: the rules class that plays it and its one-line description.
+
+    ``presets`` are option values that this name sets in place of the class's
+    defaults (``kalah-3`` is ``Kalah`` with ``seeds=3``); options given to
+    :func:`variant` override them in turn.
+    """
+
     name: str
     cls: type[Variant]
     description: str

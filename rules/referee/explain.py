@@ -13,7 +13,7 @@ import math
 from collections import OrderedDict
 from typing import Callable, Iterable, Iterator, Sequence
 
-from ..position import Move, Position
+from ..position import WHITE, Move, Position
 from ..variant import Event
 
 Board = tuple[tuple[int, ...], "tuple[int, ...] | None"]
@@ -147,7 +147,7 @@ def sowing_boards(pos: Position, move: Move, events: Sequence[Event]) -> tuple[l
             i = index[event["pit"]]
             pits[i] += 1
             hand -= 1
-            if white is not None and dropped < len(move.colours) and move.colours[dropped] == "w":
+            if white is not None and dropped < len(move.colours) and move.colours[dropped] == WHITE:
                 white[i] += 1
             dropped += 1
         elif kind == "capture" and event.get("pit") in index:
@@ -162,7 +162,7 @@ def sowing_boards(pos: Position, move: Move, events: Sequence[Event]) -> tuple[l
         elif kind == "penalty" and event.get("outbox") in index:
             i = index[event["outbox"]]
             pits[i] -= 1
-            if white is not None and event.get("colour") in ("w", "white"):
+            if white is not None and event.get("colour") == WHITE:
                 white[i] -= 1
             continue
         elif kind in ("sweep", "round_end", "setup", "game_end"):

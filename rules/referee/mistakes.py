@@ -26,7 +26,7 @@ from itertools import combinations
 from typing import Iterator, Sequence
 
 from ..layout import PLAYER_NAMES
-from ..position import Move, Position
+from ..position import WHITE, YELLOW, Move, Position
 from ..variant import Event, Variant
 from .explain import Board, sowing_boards
 from .likelihood import Evidence
@@ -101,7 +101,7 @@ def raw_sowing(pos: Position, start: int, cycle: Sequence[int], colours: str = "
 
 def dropped(pos: Position, start: int, pits_in_order: Sequence[int], colours: str = "") -> Board:
     """The board after lifting ``start`` and dropping one seed in each of ``pits_in_order``
-    (the ``n``-th chip white where ``colours[n]`` is ``w``)."""
+    (the ``n``-th chip white where ``colours[n]`` is ``WHITE``)."""
     pits = list(pos.pits)
     white = list(pos.white) if pos.white is not None else None
     pits[start] = 0
@@ -109,7 +109,7 @@ def dropped(pos: Position, start: int, pits_in_order: Sequence[int], colours: st
         white[start] = 0
     for n, i in enumerate(pits_in_order):
         pits[i] += 1
-        if white is not None and n < len(colours) and colours[n] == "w":
+        if white is not None and n < len(colours) and colours[n] == WHITE:
             white[i] += 1
     return tuple(pits), (tuple(white) if white is not None else None)
 
@@ -186,9 +186,9 @@ def hypotheses(pos: Position) -> Iterator[Hypothesis]:
     for move in legal:
         if move.is_pass:
             continue
-        after, events = variant.play(pos, move, check=False)
+        _, events = variant.play(pos, move, check=False)
         yield from _sowing_slips(pos, move, events, me, other)
-        yield from _capture_slips(pos, move, after, events)
+        yield from _capture_slips(pos, move, events)
         if not choose_direction:
             cw = "cw" if move.direction != "cw" else "ccw"
             board = raw_sowing(pos, move.pit, track(variant, mover, cw), move.colours)
@@ -268,7 +268,7 @@ def _moved_seed(pos: Position, move: Move, events: Sequence[Event], base: Board,
     return tuple(pits), sowing_boards(pos, move, moved)[1][1]
 
 
-def _capture_slips(pos: Position, move: Move, after: Position, events: Sequence[Event]) -> Iterator[Hypothesis]:
+def _capture_slips(pos: Position, move: Move, events: Sequence[Event]) -> Iterator[Hypothesis]:
     """A capture forgotten (all of it, or the end of a chain); a pit taken that may not be."""
     layout = pos.variant.layout
     labels = layout.labels
@@ -348,7 +348,7 @@ def _yellow_last(pos: Position, legal: Sequence[Move], me: str) -> Iterator[Hypo
         if not n:
             continue
         for whites in combinations(range(n - 1), w):  # the last chip is yellow
-            colours = "".join("w" if k in whites else "y" for k in range(n))
+            colours = "".join(WHITE if k in whites else YELLOW for k in range(n))
             if (i, colours) in permitted:
                 continue
             board = raw_sowing(pos, i, cycle, colours)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
+from ..game import Game
 from ..layout import PLAYER_NAMES
 from ..position import Move, Position
 from ..reading import BadReading, Reading
@@ -54,8 +55,11 @@ PRIOR_EXTRA_MOVE = -7.0   # log prior per board missed: a camera misses about 1 
 PRIOR_IN_PROGRESS = -7.0  # log prior of a stable board caught in the middle of a sowing: as rare
 PRIOR_LEFT_FOUR = -1.0    # log prior of a Nam Nam four left on the board by its owner
 
+# the game a Reading is judged against: a Game, its positions oldest first, or the current Position alone
+GameSoFar = Game | Sequence[Position] | Position
 
-def _positions_of(game_or_positions: Any) -> list[Position]:
+
+def _positions_of(game_or_positions: GameSoFar) -> list[Position]:
     if isinstance(game_or_positions, Position):
         return [game_or_positions]
     positions = getattr(game_or_positions, "positions", game_or_positions)
@@ -96,7 +100,7 @@ class Referee:
         self.explorer = Explorer()
 
     # -- the entry point ---------------------------------------------------
-    def judge(self, game_or_positions: Any, reading: Reading | dict, *, laid_before: bool = False) -> Verdict:
+    def judge(self, game_or_positions: GameSoFar, reading: Reading | dict, *, laid_before: bool = False) -> Verdict:
         """The verdict on ``reading`` given the game so far (a Game, positions oldest first, or a Position).
 
         ``laid_before``: the board was laid on the table before the game began and has not been
@@ -536,7 +540,7 @@ class _Judgement:
 _DEFAULT = Referee()
 
 
-def judge(game_or_positions: Any, reading: Reading | dict, *, laid_before: bool = False) -> Verdict:
+def judge(game_or_positions: GameSoFar, reading: Reading | dict, *, laid_before: bool = False) -> Verdict:
     """Judge ``reading`` against the game so far with the shared default :class:`Referee`
     (from one thread; a server judging from several threads gives each its own Referee).
 

@@ -19,13 +19,13 @@ occurrence of a position is a draw, and so is a draw agreed by the players.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from .. import events as ev
 from .. import repetition
 from ..errors import BadPosition, IllegalMove
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
-from ..position import Move, Position, Result
+from ..position import Move, Position, Result, credited
 from ..registry import register
 from ..sowing import WATCH_FROM, Memo, never_ends, sow, track_path
 from ..variant import Event, Variant
@@ -44,7 +44,7 @@ class _KenyanBao(QuickPlay, repetition.RepetitionRules, Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(HOUSES, self.STORES)
 
-    def __init__(self, name: str, description: str, **options) -> None:
+    def __init__(self, name: str, description: str, **options: Any) -> None:
         super().__init__(name, description, **options)
         self._houses = (self.layout.houses(0), self.layout.houses(1))
         self._owner = tuple(-1 if p.is_store else p.owner for p in self.layout.pits)
@@ -92,7 +92,7 @@ class _KenyanBao(QuickPlay, repetition.RepetitionRules, Variant):
         if self._cannot_move(pits, to_move):
             other = 1 - to_move
             rest = sum(p for i, p in enumerate(pits) if self._owner[i] >= 0)
-            final = (score[0] + rest, score[1]) if other == 0 else (score[0], score[1] + rest)
+            final = credited(score, other, rest)
             why = "has no seeds" if not any(pits[i] for i in self._houses[to_move]) else "cannot move"
             return most_seeds_result(final, f"{PLAYER_NAMES[to_move]} {why}"), other
         if seen >= REPEATS_TO_DRAW:
@@ -133,7 +133,7 @@ class BaoKenya(_KenyanBao):
     SEEDS = 3
     STORES = "right"
 
-    def __init__(self, name: str, description: str, **options) -> None:
+    def __init__(self, name: str, description: str, **options: Any) -> None:
         super().__init__(name, description, **options)
         self._stores = (self.layout.store(0), self.layout.store(1))
         size = len(self.layout)
@@ -196,7 +196,7 @@ class BaoKenyaLaps(_KenyanBao):
     SEEDS = 2
     STORES = "none"
 
-    def __init__(self, name: str, description: str, **options) -> None:
+    def __init__(self, name: str, description: str, **options: Any) -> None:
         super().__init__(name, description, **options)
         size = len(self.layout)
         self._paths = tuple(track_path(lambda pit: (pit + 1) % size, i) for i in range(size))
@@ -262,9 +262,7 @@ class BaoKenyaLaps(_KenyanBao):
         else:
             pits = list(pos.pits)
             taken = self._sow(pits, player, move.pit, events)
-        captured = (pos.captured[0] + taken, pos.captured[1]) if player == 0 else \
-            (pos.captured[0], pos.captured[1] + taken)
-        return self._next_position(pos, pits, captured, 1 - player, taken > 0, events)
+        return self._next_position(pos, pits, credited(pos.captured, player, taken), 1 - player, taken > 0, events)
 
     def _scores(self, pits: Sequence[int], captured: tuple[int, int]) -> tuple[int, int]:
         return captured
@@ -273,7 +271,7 @@ class BaoKenyaLaps(_KenyanBao):
         return not self._endings(tuple(pits), to_move)
 
     def _credit(self, pits: list[int], captured: tuple[int, int], player: int, seeds: int) -> tuple[int, int]:
-        return (captured[0] + seeds, captured[1]) if player == 0 else (captured[0], captured[1] + seeds)
+        return credited(captured, player, seeds)
 
 
 register("bao-kenya", BaoKenya,

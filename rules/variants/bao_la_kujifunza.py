@@ -165,8 +165,8 @@ class BaoLaKujifunza(Variant):
                 hand, view[RING + at] = view[RING + at], 0
                 from_left = _sow_from_left(at, d)
                 if telling:  # the kete go into the hand, to be sown from one end of the front row
-                    events.append({**ev.capture(names[RING + at], hand, player, "hand"),
-                                   "sow_from": names[0 if from_left else FRONT - 1]})
+                    events.append(ev.capture(names[RING + at], hand, player, "hand",
+                                             sow_from=names[0 if from_left else FRONT - 1]))
                 d = CW if from_left else CCW
                 step = STEP[d]
                 at = RING - 1 if from_left else FRONT  # the first kete goes into the end shimo itself

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 from itertools import compress
-from typing import Callable
+from typing import Any, Callable
 
 from .. import events as ev
 from ..errors import BadPosition
@@ -64,7 +64,7 @@ class Kalah(QuickPlay, Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(self.options["houses"], "right")
 
-    def __init__(self, name: str, description: str, **options) -> None:
+    def __init__(self, name: str, description: str, **options: Any) -> None:
         super().__init__(name, description, **options)
         n = self.options["houses"]
         size = 2 * n + 2

@@ -225,8 +225,7 @@ class NamNam(Variant):
         rounds = rounds + (captured,)
         leader = _leader(captured)
         if events is not None:
-            events.append({"type": "round_end", "round": rnd,
-                           "captured": {"south": captured[0], "north": captured[1]}})
+            events.append(ev.round_end(rnd, captured))
         if SEEDS in captured:
             result = Result(leader, "all 48 seeds won in a round", captured)
             if events is not None:
@@ -240,9 +239,7 @@ class NamNam(Variant):
         else:
             first = 1 - starter
         if events is not None:
-            labels = self.layout.labels
-            events.append({"type": "setup", "round": rnd + 1, "starts": PLAYER_NAMES[first],
-                           "owners": {labels[i]: PLAYER_NAMES[o] for i, o in enumerate(owners)}})
+            events.append(ev.setup(rnd + 1, first, self._labels, owners))
         return Position(self, (FOUR,) * HOLLOWS, first, (0, 0), None, (owners, rnd + 1, first, rounds))
 
     def _ownership(self, leader: int, extra: int) -> tuple[int, ...]:

@@ -10,6 +10,8 @@ sowings); seeds left on the board count for nobody.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import events as ev
 from ..errors import BadPosition, IllegalMove
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
@@ -28,7 +30,7 @@ class Nigerian(QuickPlay, Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(6, "right")
 
-    def __init__(self, name: str, description: str, **options) -> None:
+    def __init__(self, name: str, description: str, **options: Any) -> None:
         super().__init__(name, description, **options)
         pits = self.layout.pits
         size = len(pits)

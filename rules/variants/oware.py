@@ -22,13 +22,13 @@ tournaments (and OpenSpiel's ``oware``) play them:
 from __future__ import annotations
 
 from itertools import compress
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from .. import events as ev
 from .. import repetition
 from ..errors import BadPosition
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
-from ..position import Move, Position, Result
+from ..position import Move, Position, Result, credited
 from ..registry import register
 from ..sowing import sow, track_path
 from ..variant import Event, Option, Variant
@@ -55,7 +55,7 @@ class Oware(QuickPlay, repetition.RepetitionRules, Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(HOUSES, "none")
 
-    def __init__(self, name: str, description: str, **options) -> None:
+    def __init__(self, name: str, description: str, **options: Any) -> None:
         super().__init__(name, description, **options)
         size = 2 * HOUSES
         self._rows = (tuple(range(HOUSES)), tuple(range(HOUSES, size)))
@@ -128,7 +128,7 @@ class Oware(QuickPlay, repetition.RepetitionRules, Variant):
                         events.append(ev.capture(labels[j], pits[j], player, "captured"))
                     taken += pits[j]
                     pits[j] = 0
-                captured = (captured[0] + taken, captured[1]) if player == 0 else (captured[0], captured[1] + taken)
+                captured = credited(captured, player, taken)
         board = tuple(pits)
         if taken:  # captured seeds never come back: no earlier position can recur
             history, seen = repetition.fresh(board, to_move), 1

@@ -22,7 +22,7 @@ from typing import Any
 from .. import events as ev
 from ..errors import BadPosition, RulesError
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
-from ..position import Move, Position, Result
+from ..position import WHITE, YELLOW, Move, Position, Result
 from ..registry import register
 from ..variant import Event, Option, Variant
 
@@ -31,7 +31,6 @@ PITS = 12  # A B C D E N a b c d e S: the track is the canonical order
 OUTBOXES = (11, 5)  # South's outbox S, North's outbox N
 WHITES = 2  # of the 30 chips
 PENALTY_LIMIT = 6
-WHITE, YELLOW = "w", "y"
 
 
 def colour_orders(chips: int, whites: int, white_last: bool) -> tuple[str, ...]:
@@ -161,7 +160,7 @@ class PassItOn(Variant):
             if colour == WHITE:
                 white[i] += 1
             if events is not None:
-                events.append({**ev.drop(labels[i], pits[i]), "colour": colour})
+                events.append(ev.drop(labels[i], pits[i], colour=colour))
         new = Position(self, tuple(pits), 1 - player, (0, 0), tuple(white), pos.state)
         for side in (player, 1 - player):
             if not any(pits[s] for s in self._sections[side]):
@@ -188,8 +187,7 @@ class PassItOn(Variant):
         if events is not None:
             events.append(ev.pass_turn(player))
             outbox_label, colour = move.penalty or (None, None)
-            events.append({"type": "penalty", "player": PLAYER_NAMES[player], "outbox": outbox_label,
-                           "colour": colour, "points": penalties[player]})
+            events.append(ev.penalty(player, outbox_label, colour, penalties[player]))
         new = Position(self, tuple(pits), 1 - player, (0, 0), tuple(white),
                        (penalties, chips, match, game, starter))
         if penalties[player] >= PENALTY_LIMIT:

@@ -5,7 +5,8 @@ valid; legal moves are empty exactly when the game is over; every legal
 move's text parses back to it; the JSON form round-trips; playing is
 deterministic and the same with or without events; the events end with
 ``game_end`` exactly when the move ends the game. Every game ends within
-``MAX_MOVES`` (a stalemate rule counts as an end).
+``MAX_MOVES`` (a stalemate rule counts as an end). Every event has the type
+and fields that ``rules/events.py`` documents, and every documented one occurs.
 """
 
 from __future__ import annotations
@@ -115,3 +116,40 @@ def test_events_alone_rebuild_every_move(name, seed):
         move = next(m for m in variant.legal_moves(before) if variant.play(before, m, events=False)[0] == after)
         pits, captured = replay_events(before, variant.play(before, move)[1])
         assert (tuple(pits), tuple(captured)) == (after.pits, after.captured)
+
+
+# rules/events.py's vocabulary: for every event type, the fields it always has and those it may add
+EVENT_FIELDS = {
+    "lift": ({"pit", "seeds"}, set()),
+    "drop": ({"pit", "count"}, {"colour"}),
+    "skip": ({"pit"}, set()),
+    "lap": ({"pit", "seeds"}, set()),
+    "capture": ({"pit", "seeds", "by", "to"}, {"sow_from"}),
+    "extra_turn": ({"player"}, set()),
+    "pass": ({"player"}, set()),
+    "penalty": ({"player", "outbox", "colour", "points"}, set()),
+    "sweep": ({"pit", "seeds", "by"}, set()),
+    "round_end": ({"round", "captured"}, set()),
+    "setup": ({"round", "starts", "owners"}, set()),
+    "game_end": ({"winner", "reason", "score"}, set()),
+}
+
+
+def test_random_games_speak_exactly_the_documented_event_vocabulary():
+    """The dashboard, the app's records and the referee read events by these types and keys:
+    a variant may not invent one, and every documented one is really produced."""
+    seen = set()
+    for name in sorted(rules.VARIANTS):
+        variant = rules.variant(name)
+        rnd = random.Random(3)
+        for _ in range(3):
+            pos = variant.start()
+            while pos.result is None:
+                moves = variant.legal_moves(pos)
+                pos, events = variant.play(pos, moves[rnd.randrange(len(moves))])
+                for event in events:
+                    required, optional = EVENT_FIELDS[event["type"]]
+                    assert required <= event.keys() - {"type"} <= required | optional, (name, event)
+                    seen.update((event["type"], key) for key in event)
+    assert seen == {(kind, key) for kind, (required, optional) in EVENT_FIELDS.items()
+                    for key in {"type"} | required | optional}
