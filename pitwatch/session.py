@@ -287,15 +287,20 @@ class Session:
                 self._show()
 
 
-    def choose(self, index: int) -> dict[str, Any]:
-        """Pick explanation ``index`` of an ambiguous verdict."""
+    def choose(self, index: int, moves: Sequence[str] | None = None) -> dict[str, Any]:
+        """Pick explanation ``index`` of an ambiguous verdict; with ``moves`` (those the players saw on
+        it), only if it still has them: a new verdict since, or a choice made in another tab, is not
+        taken for the one they clicked."""
         with self._lock:
             choices = self._board.choices
             if not choices:
-                raise SessionError("there is no ambiguous verdict to choose for")
+                raise SessionError("there is no ambiguous verdict to choose for (it was settled or replaced): "
+                                   "look at the board again")
             if not 0 <= index < len(choices):
                 raise SessionError(f"choice {index} does not exist; choose 0 to {len(choices) - 1}")
             chosen = choices[index]
+            if moves is not None and list(moves) != chosen.json.get("moves", []):
+                raise SessionError("the verdict changed since it was shown: choose again")
             chosen.json.update(by="players", message=f"chosen by the players: {chosen.json.get('description', '')}")
             self._commit(chosen, self._board.choice_reading, None)
             self._show()
@@ -311,19 +316,42 @@ class Session:
                 raise SessionError(str(exc)) from None
             return self._by_players("move", f"{move.text} entered by hand", [move], None)
 
-    def correct(self, text: str) -> dict[str, Any]:
-        """Replace the last move by ``text`` (the referee accepted the wrong one)."""
+    def correct(self, text: str, replaces: str | None = None) -> dict[str, Any]:
+        """Replace the last move by ``text`` (the referee accepted the wrong one); with ``replaces``
+        (the last move the players saw), only if that is still the last move."""
         with self._lock:
             game = self._require_game()
             if not game.moves:
                 raise SessionError("there is no move to correct")
             last = game.moves[-1]
+            if replaces is not None and replaces != last.text:
+                raise SessionError(f"the last move is now {last.text}, not {replaces}: look at the board again")
             try:
                 move = game.variant.parse_move(game.positions[-2], text)
             except rules.RulesError as exc:
                 raise SessionError(str(exc)) from None
             return self._by_players("correction", f"{last.text} corrected to {move.text}", [move],
                                     len(game.moves) - 1, replaces=last.text)
+
+    def choose_hollows(self, hollows: Sequence[str]) -> dict[str, Any]:
+        """The round's leader takes these of the opponent's hollows (Oware Nam Nam, at the start of a
+        round after a decided one). Seed counts cannot show who owns a hollow, so the players say it;
+        the choice becomes the position the round-ending move left, recorded as such, so a resumed or
+        replayed game has it too."""
+        with self._lock:
+            game = self._require_game()
+            choice = round_choice(game)
+            if choice is None:
+                raise SessionError("no one chooses hollows now: the leader of an Oware Nam Nam round chooses "
+                                   "them at the start of the next round, before its first move")
+            leader, loser = self.names[::1 if choice["leader"] == "south" else -1]
+            distinct = set(hollows)
+            if len(distinct) != len(hollows) or len(hollows) != choice["count"] or not distinct <= set(choice["hollows"]):
+                raise SessionError(f"{leader} chooses {choice['count']} different hollows of {loser}'s "
+                                   f"({', '.join(choice['hollows'])}), not {', '.join(hollows) or 'none'}")
+            chosen = game.variant.set_up_round(game.position, hollows)  # the choice checked as the rules check it
+            return self._by_players("round_set_up", f"{leader} takes hollows {', '.join(sorted(hollows))}",
+                                    [game.moves[-1]], len(game.moves) - 1, observed=chosen)
 
     def takeback(self) -> dict[str, Any]:
         """Undo the last move (the players will put the seeds back)."""
@@ -352,10 +380,12 @@ class Session:
             return verdict
 
     def _by_players(self, kind: str, message: str, moves: list[rules.Move], takeback_to: int | None,
-                    **extra: Any) -> dict[str, Any]:
-        """A change the players made on the dashboard: recorded as a verdict of theirs, then shown."""
+                    observed: rules.Position | None = None, **extra: Any) -> dict[str, Any]:
+        """A change the players made on the dashboard: recorded as a verdict of theirs, then shown
+        (``observed``: the position the last move left, where it is not the engine's)."""
         data = {"kind": kind, "moves": [m.text for m in moves], "by": "players", "message": message, **extra}
-        view = VerdictView("takeback" if kind == "takeback" else "move", data, list(moves), takeback_to)
+        view = VerdictView("takeback" if kind == "takeback" else "move", data, list(moves), takeback_to,
+                           observed=observed)
         self._commit(view, None, None)
         self._show()
         return view.json
@@ -536,7 +566,20 @@ def game_state(game: Game, game_id: int | None, names: tuple[str, str],
         "result": game.result.to_json() if game.result else None,
         "draw_by_agreement": bool(getattr(variant, "draw_by_agreement", False)),
         "colours": dict(zip(PLAYER_NAMES, PLAYER_COLOURS)),
+        "round_choice": round_choice(game),
     }
+
+
+def round_choice(game: Game) -> dict[str, Any] | None:
+    """Who chooses which of the opponent's hollows now, how many, among which, and those he holds
+    (Oware Nam Nam's round set-up, :meth:`rules.variants.nam_nam.NamNam.round_choice`); ``None`` when
+    no one does. Only right after the round-ending move: the choice is recorded as its position."""
+    choose = getattr(game.variant, "round_choice", None)
+    choice = choose(game.position) if choose is not None and game.moves else None
+    if choice is None:
+        return None
+    return {"leader": PLAYER_NAMES[choice.leader], "count": choice.count,
+            "hollows": list(choice.hollows), "chosen": list(choice.chosen)}
 
 
 def _own_pits(game: Game) -> tuple[tuple[int, ...], tuple[int, ...]] | None:

@@ -28,7 +28,7 @@ KEEPALIVE_SECONDS = 15.0
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")  # a query parameter's number, as a client writes it
 
 
-JSON_KINDS = {str: "a string", dict: "an object"}  # how the API's clients (JavaScript, curl) name a field's type
+JSON_KINDS = {str: "a string", dict: "an object", list: "a list"}  # how the API's clients (JavaScript, curl) name a field's type
 
 
 def _body() -> dict[str, Any]:
@@ -55,6 +55,14 @@ def _field(data: dict[str, Any], name: str, kind: type, *, default: Any = ..., l
         abort(400, description=f"field {name!r} must be {JSON_KINDS[kind]}, not {json.dumps(value)[:40]}")
     if isinstance(value, str) and len(value) > limit:
         abort(400, description=f"field {name!r} is longer than {limit} characters")
+    return value
+
+
+def _texts(data: dict[str, Any], name: str, example: str, *, default: Any = ...) -> Any:
+    """A field that is a short list of short texts (move texts, hollow labels), or ``default``."""
+    value = _field(data, name, list, default=default)
+    if value is not default and (len(value) > 64 or not all(isinstance(t, str) and len(t) <= 60 for t in value)):
+        abort(400, description=f"field {name!r} must be a list of at most 64 {example}")
     return value
 
 
@@ -126,7 +134,9 @@ def next_game() -> Response:
 
 @api.post("/choose")
 def choose() -> Response:
-    return _control(services().session.choose, _field(_body(), "index", int))
+    data = _body()
+    moves = _texts(data, "moves", "move texts, as the choice showed them", default=None)
+    return _control(services().session.choose, _field(data, "index", int), moves)
 
 
 @api.post("/move")
@@ -136,7 +146,15 @@ def move() -> Response:
 
 @api.post("/correct")
 def correct() -> Response:
-    return _control(services().session.correct, _field(_body(), "move", str, limit=60))
+    data = _body()
+    return _control(services().session.correct, _field(data, "move", str, limit=60),
+                    _field(data, "replaces", str, default=None, limit=60))
+
+
+@api.post("/hollows")
+def hollows() -> Response:
+    chosen = _texts(_body(), "hollows", 'hollow labels, e.g. ["c", "e"]')
+    return _control(services().session.choose_hollows, chosen)
 
 
 @api.post("/takeback")

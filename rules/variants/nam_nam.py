@@ -17,7 +17,7 @@ captures of the round being played.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .. import events as ev
 from ..errors import BadPosition, IllegalMove, RulesError
@@ -34,6 +34,16 @@ START_OWNERS = (0,) * 6 + (1,) * 6  # each player owns his own row
 
 # what a sowing came to: the move ended, the round ended ("eight left"), or never-ending
 ENDED, ROUND_OVER, NEVER_ENDS = "ended", "round over", "never ends"
+
+
+class RoundChoice(NamedTuple):
+    """The choice of hollows at a round's start: the round's ``leader`` (0 South, 1 North) takes
+    ``count`` of the opponent's ``hollows`` (labels); ``chosen``: those he holds now."""
+
+    leader: int
+    count: int
+    hollows: tuple[str, ...]
+    chosen: tuple[str, ...]
 
 
 class NamNam(Variant):
@@ -68,30 +78,43 @@ class NamNam(Variant):
     def start(self) -> Position:
         return Position(self, (FOUR,) * HOLLOWS, 0, (0, 0), None, (START_OWNERS, 1, 0, ()))
 
+    def round_choice(self, pos: Position) -> RoundChoice | None:
+        """Who chooses which of the opponent's hollows at the round start ``pos``, how many, among
+        which, and those he holds now; ``None`` where no one chooses (round 1, after a tied round,
+        once the round's first move is made, a game over)."""
+        owners, _, _, rounds = pos.state
+        if pos.result is not None or pos.captured != (0, 0) or any(n != FOUR for n in pos.pits):
+            return None
+        leader = _leader(rounds[-1]) if rounds else None
+        if leader is None:
+            return None
+        loser_row = self._rows[1 - leader]
+        return RoundChoice(leader, rounds[-1][leader] // FOUR - 6, tuple(self._labels[i] for i in loser_row),
+                           tuple(self._labels[i] for i in loser_row if owners[i] == leader))
+
     def set_up_round(self, pos: Position, hollows: Sequence[str]) -> Position:
         """The round start ``pos`` with the leader's own choice of the opponent's hollows.
 
         On a real board the leader of the last round picks which of the
         opponent's hollows he fills; the engine's default (option
-        ``leader_hollows``) is replaced here by the labels read from the board.
+        ``leader_hollows``) is replaced here by the players' own choice
+        (seed counts cannot show it: every hollow holds 4).
         """
-        owners, rnd, starter, rounds = pos.state
-        if pos.result is not None or pos.captured != (0, 0) or any(n != FOUR for n in pos.pits):
-            raise RulesError(f"{self.name}: hollows can only be chosen at the start of a round")
-        leader = _leader(rounds[-1]) if rounds else None
-        if leader is None:
-            raise RulesError(f"{self.name}: no leader chooses hollows after a tied round or in round 1")
-        wanted = rounds[-1][leader] // FOUR - 6
-        loser_row = [self._labels[i] for i in self._rows[1 - leader]]
+        choice = self.round_choice(pos)
+        if choice is None:
+            raise RulesError(f"{self.name}: hollows are chosen at the start of a round after a decided one, "
+                             "by its leader (not in round 1, after a tied round, or once the round's first "
+                             "move is made)")
         chosen = set(hollows)
-        if not chosen <= set(loser_row) or len(chosen) != wanted:
+        if not chosen <= set(choice.hollows) or len(chosen) != choice.count or len(hollows) != choice.count:
             raise RulesError(
-                f"{self.name}: {PLAYER_NAMES[leader]} must choose {wanted} distinct hollows of "
-                f"{', '.join(loser_row)}, not {', '.join(hollows) or 'none'}"
+                f"{self.name}: {PLAYER_NAMES[choice.leader]} must choose {choice.count} distinct hollows of "
+                f"{', '.join(choice.hollows)}, not {', '.join(hollows) or 'none'}"
             )
-        new_owners = list(self._ownership(leader, 0))
+        owners, rnd, starter, rounds = pos.state
+        new_owners = list(self._ownership(choice.leader, 0))
         for label in chosen:
-            new_owners[self.layout.index_of(label)] = leader
+            new_owners[self.layout.index_of(label)] = choice.leader
         return pos._replace(state=(tuple(new_owners), rnd, starter, rounds))
 
     # -- moves ------------------------------------------------------------------

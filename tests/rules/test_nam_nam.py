@@ -179,6 +179,18 @@ def test_set_up_round_takes_the_leaders_own_choice(v):
         v.set_up_round(v.play(chosen, v.legal_moves(chosen)[0])[0], ["c", "e"])
 
 
+def test_round_choice_says_who_chooses_how_many_hollows_among_which(v):
+    assert v.round_choice(v.start()) is None  # round 1: no leader
+    pos = position(v, "A1 B3 C3 a1", captured=(24, 16))
+    assert v.round_choice(pos) is None  # a round in play
+    new, _ = v.play(pos, v.parse_move(pos, "B"))  # South leads 32-16
+    assert v.round_choice(new) == (0, 2, tuple("abcdef"), ("a", "b"))
+    assert v.round_choice(v.set_up_round(new, ["f", "c"])).chosen == ("c", "f")
+    assert v.round_choice(v.play(new, v.legal_moves(new)[0])[0]) is None  # the round's first move made
+    tied = position(v, "F1 a3 c2 d2", captured=(16, 24), owners="SSSSSSSSNNNN", rnd=2, rounds=[(32, 16)])
+    assert v.round_choice(v.play(tied, v.parse_move(tied, "F"))[0]) is None  # 24-24: ownership kept
+
+
 def test_json_round_trip_and_the_state_fields(v):
     pos = v.play(v.start(), v.legal_moves(v.start())[2])[0]
     data = pos.to_json()
