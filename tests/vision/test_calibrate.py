@@ -10,10 +10,12 @@ import pytest
 from calibration.calibfile import CalibrationError
 from calibration.calibrate import TEMPERATURES, board_temperature, calibrate, calibrate_empty
 from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts
+from rules import Game
 from rules.reading import PitReading, Reading
 from vision.counter import widened
 from vision.reader import BoardReader
 from vision.render import SEED_AXES_MM, Shot, project, random_scene, random_shot, render
+from vision.synthetic import SyntheticCamera
 
 
 @pytest.mark.parametrize("board", list(PROFILE_LAYOUTS))
@@ -71,6 +73,14 @@ def test_an_empty_picture_taken_with_the_seeds_still_in_is_refused(board, seed):
     assert str(refused.value) == ("empty image: its pits show the fine detail of seeds, as much as the start image's: "
                                   "was it taken before the seeds were lifted out? (--empty must show every pit empty, "
                                   f"--start the start position of {board})")
+
+
+@pytest.mark.parametrize("variant, seed", [("bao-la-kujifunza", 3), ("bao-la-kujifunza", 7)])
+def test_a_board_of_two_kete_a_pit_calibrates_from_the_right_pictures(variant, seed):
+    """Two kete show less fine detail over a bowl than four seeds: the demo of Bao la Kujifunza, seed 3,
+    refused its own synthetic camera's right pictures as an empty picture with seeds in it."""
+    camera = SyntheticCamera(variant, lambda: Game(variant).position, seed, 20.0)
+    assert camera.calibration().variant == variant
 
 
 ORDER = "0 near-left, 1 near-right, 2 far-right, 3 far-left, as seen from South's seat"
