@@ -45,16 +45,20 @@ def view_of(verdict: Any, game: Game) -> VerdictView:
     """Translate a referee Verdict (or an ``error`` dict) into a :class:`VerdictView`.
 
     The JSON gains ``message`` (plain words for the banner), ``player`` (who
-    moved) and, for an illegal board, ``mistake_words``.
+    made the first move), ``players`` (who made each of ``moves``, in order: a
+    verdict may hold a move of each player) and, for an illegal board,
+    ``mistake_words``.
     """
     data = dict(verdict if isinstance(verdict, dict) else verdict.to_json())
     kind = str(data.get("kind", "error"))
     data.setdefault("message", data.get("reason", ""))
     if kind == "move":
+        moves, movers = _moves(game, data.get("moves", []))
         data.setdefault("player", PLAYER_NAMES[game.position.to_move])
+        data.setdefault("players", [PLAYER_NAMES[side] for side in movers])
         left_for_owner = (data.get("best") or data).get("left_for_owner")  # a verdict, or a candidate of one
         observed = game.variant.position_from_json(data["position"]) if left_for_owner and data.get("position") else None
-        return VerdictView(kind, data, _moves(game, data.get("moves", [])), observed=observed)
+        return VerdictView(kind, data, moves, observed=observed)
     if kind == "takeback":
         return VerdictView(kind, data, [], max(0, len(game.moves) - int(data.get("undo", 0))))
     if kind == "ambiguous":
@@ -67,12 +71,14 @@ def view_of(verdict: Any, game: Game) -> VerdictView:
     return VerdictView(kind, data)
 
 
-def _moves(game: Game, texts: list[str]) -> list[Move]:
-    """Parse the verdict's move texts along the game (a sequence may be up to 3 moves)."""
+def _moves(game: Game, texts: list[str]) -> tuple[list[Move], list[int]]:
+    """Parse the verdict's move texts along the game (a sequence may be up to 3 moves); with them,
+    the side that makes each one."""
     pos = game.position
-    moves = []
+    moves, movers = [], []
     for text in texts:
         move = game.variant.parse_move(pos, text)
+        movers.append(pos.to_move)
         pos, _ = game.variant.play(pos, move, events=False, check=False)
         moves.append(move)
-    return moves
+    return moves, movers

@@ -8,6 +8,11 @@
   can neither read the token nor forge the header.
 * Served on the network, every control action also needs the access token
   (``X-Pitwatch-Token`` header, ``token`` form field); viewing does not.
+* A request for no route, or with a method its route does not take, is
+  answered 404 or 405 before any of the control checks: only a real control
+  action is asked for its tokens.
+* A control's body is at most the app's ``MAX_CONTENT_LENGTH``, whether sent
+  with a length or chunked (a chunked body is cut there, never read whole).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ class Guard:
         if not self.allow_network and host not in LOCAL_NAMES:
             abort(403, description=f"this dashboard only answers on 127.0.0.1, not {host!r} "
                                    "(start it with --allow-network to serve the network)")
+        if request.routing_exception is not None:  # no such route (404), or not with this method (405)
+            raise request.routing_exception
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return
         origin = request.headers.get("Origin")
@@ -49,3 +56,12 @@ class Guard:
             if not self.token or not hmac.compare_digest(given.encode(), self.token.encode()):
                 abort(401, description="this dashboard is served on the network: control actions need the "
                                        "access token (open the URL printed at start, which carries it)")
+        self.refuse_a_chunked_body_too_large()
+
+    @staticmethod
+    def refuse_a_chunked_body_too_large() -> None:
+        """A body sent with a length over the limit is refused by Flask (413); a chunked one is read
+        only up to the limit, and what was read would be judged as if it were the whole body."""
+        limit = request.max_content_length
+        if request.content_length is None and limit is not None and len(request.get_data(cache=True)) >= limit:
+            abort(413, description=f"the request body is larger than {limit // 1024} KiB")

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+from urllib.parse import urlsplit
 
 import pytest
 
 import rules
 from apphelpers import between, fill_the_disk
 from pitwatch.hub import FrameFeed
+from served import serving
 from rules import Game, Reading
 from web import create_app
 
@@ -184,6 +187,37 @@ def test_unknown_routes_and_methods_answer_in_json(client, csrf):
     assert "error" in client.get("/api/nothing").get_json()
     assert client.get("/api/takeback").status_code == 405
     assert client.get("/nothing").status_code == 404
+
+
+def chunked_move(url: str, csrf: dict, move: str) -> tuple[int, dict]:
+    """POST /api/move as curl --data-binary with Transfer-Encoding: chunked sends it: no Content-Length."""
+    body = json.dumps({"move": move}).encode()
+    connection = http.client.HTTPConnection(urlsplit(url).hostname, urlsplit(url).port, timeout=10)
+    try:
+        connection.request("POST", "/api/move", body=(body[i:i + 4096] for i in range(0, len(body), 4096)),
+                           headers={**csrf, "Content-Type": "application/json"}, encode_chunked=True)
+        answer = connection.getresponse()
+        return answer.status, json.loads(answer.read())
+    finally:
+        connection.close()
+
+
+def test_a_chunked_body_over_the_limit_is_too_large_not_a_bad_object(app, csrf, session):
+    """A chunked body has no length to refuse it by: it was cut at the limit, and the rest judged as JSON."""
+    with serving(app) as url:
+        assert chunked_move(url, csrf, "x" * 300_000) == (413, {"error": "the request body is larger than 256 KiB"})
+        assert chunked_move(url, csrf, "C")[0] == 200
+    assert [m.text for m in session.game.moves] == ["C"]
+
+
+@pytest.mark.parametrize("method, url, status", [
+    ("DELETE", "/api/state", 405), ("PUT", "/api/move", 405), ("POST", "/api/state", 405),
+    ("POST", "/api/nope", 404), ("DELETE", "/nothing", 404),
+])
+def test_a_wrong_method_or_route_is_told_before_any_token_is_asked_for(client, method, url, status):
+    r = client.open(url, method=method, data="{}", content_type="application/json")  # no CSRF token
+    assert r.status_code == status, r.get_data(as_text=True)
+    assert "CSRF" not in r.get_data(as_text=True)
 
 
 def test_demo_controls(client, csrf, app):

@@ -23,7 +23,7 @@ from calibration.calibfile import load_calibration, save_calibration
 from pitwatch import config as cfg
 from pitwatch.livesources import live_camera
 from pitwatch.runtime import Runtime, source_weights
-from pitwatch_browser import chromium, wait_for
+from pitwatch_browser import as_phone, chromium, wait_for
 from vision.camera import Frame
 from vision.nudge import BOARD_MOVED
 
@@ -134,3 +134,29 @@ def test_the_new_game_dialog_offers_only_the_variants_of_the_board_being_watched
         "return opts.length && opts.map(o => [o.value, o.disabled, o.textContent]);"), what="the variants offered")
     assert [name for name, disabled, _ in offered if not disabled] == ["kalah", "kalah-3", "egyptian", "ethiopian", "nigerian"]
     assert ["oware", True, "oware (a 2x6 board)"] in offered
+
+
+def test_the_corners_are_forgotten_for_the_markers_only_once_the_player_confirms(live_run, browser):
+    """On a board without markers the clicked corners are all that reads it: a slip must not lose them.
+    (On a phone, the saved file's long path wraps rather than widen the page.)"""
+    runtime, url, path = live_run
+    truth = [list(point) for point in markerless.true_corners(markerless.MOVED)]
+    as_phone(browser)
+    browser.get(url + "camera/corners")
+    csrf = browser.execute_script("return document.querySelector('meta[name=\"csrf-token\"]').content")
+    request = urllib.request.Request(url + "api/camera/corners", data=json.dumps({"corners": truth}).encode(),
+                                     headers={"Content-Type": "application/json", "X-CSRF-Token": csrf})
+    urllib.request.urlopen(request, timeout=10).read()
+    markers = wait_for(lambda: (button := browser.find_element(By.ID, "btn-markers")).is_displayed() and button,
+                       what="the button back to the markers")
+    markers.click()
+    asked = browser.switch_to.alert
+    assert str(path) in asked.text and "forgotten" in asked.text
+    asked.dismiss()
+    assert load_calibration(path).corners is not None
+    assert json.loads(urllib.request.urlopen(url + "api/camera/corners", timeout=5).read())["corners"] is not None
+    markers.click()
+    browser.switch_to.alert.accept()
+    wait_for(lambda: text(browser, "corner-message").startswith(f"Saved in {path}"), what="the markers saved")
+    assert load_calibration(path).corners is None
+    assert browser.execute_script("return document.documentElement.scrollWidth <= document.documentElement.clientWidth")

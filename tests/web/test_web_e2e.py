@@ -335,6 +335,11 @@ def test_kill_9_loses_no_shown_move_and_a_restart_resumes_the_game_and_the_page(
         game_id = shown["game"]["id"]
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+        # the page cannot know the board now: it must not go on saying all is well
+        down = wait_for(lambda: (banner := browser.execute_script(BANNER_JS))[0] == "Pitwatch cannot be reached" and banner,
+                        what="the banner saying Pitwatch cannot be reached")
+        assert down[1] == "nothing is being refereed until it is back"
+        assert browser.find_element(By.ID, "banner").get_attribute("class") == "lost"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -355,6 +360,8 @@ def test_kill_9_loses_no_shown_move_and_a_restart_resumes_the_game_and_the_page(
             "const m = document.querySelector('meta[name=\"csrf-token\"]'); return m && m.content") not in (csrf, None),
             what="the page reloaded with the new CSRF token")
         wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#board g.pit'), what="the board redrawn")
+        wait_for(lambda: browser.execute_script(BANNER_JS)[0] not in ("Pitwatch cannot be reached", "Connecting to the board"),
+                 what="the banner back to the game")
         browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
         wait_for(lambda: state(url)["demo"]["player"] == "clicks", what="a control accepted after the restart")
     finally:

@@ -4,6 +4,8 @@
 
 const Board = (() => {
   const CELL = 112, PAD = 30, R = 44;
+  const COUNT_FONT = 15, LABEL_FONT = 13;  // in board units, as drawn on a wide screen
+  const COUNT_PX = 12, LABEL_PX = 10;      // the least either may be on the screen: a phone's board must be read
   const SEED_COLOURS = ["#dfe9f3", "#9fd3c7", "#f4d35e", "#ee964b", "#c4a7e7", "#8ecae6", "#f7a1a1", "#b5e48c"];
   const CHIP = { white: "#f8f8f2", yellow: "#f2c230" };
   const PLAYER = { south: "#2f7df6", north: "#f28c28" };
@@ -64,6 +66,27 @@ const Board = (() => {
     return `<path class="sowing-path" d="${d}" fill="none" stroke="#fff" stroke-opacity="0.55" stroke-width="5" stroke-dasharray="0.1 10" stroke-linejoin="round" stroke-linecap="round" marker-end="url(#arrow)"/>`;
   }
 
+  // How much larger than on a wide screen the counts and labels are drawn, for the board's width on
+  // the screen (a phone shows a board of eight columns about a third of its size): at least 1.
+  function textGrowth(svg, g) {
+    const shown = svg.getBoundingClientRect().width;
+    if (!shown) return { count: 1, label: 1 };
+    const unit = shown / g.width;  // screen pixels a board unit
+    return { count: Math.max(1, COUNT_PX / (COUNT_FONT * unit)), label: Math.max(1, LABEL_PX / (LABEL_FONT * unit)) };
+  }
+
+  // A pit's count: in a badge on the rim, so it never hides the seeds; grown larger (a phone), in the
+  // pit's middle, the one place a badge that size fits.
+  function countBadge(c, p, count, grow) {
+    const large = grow > 1.3;
+    const r = large ? Math.min(COUNT_FONT * grow, R * 0.72) : COUNT_FONT;
+    const bx = large ? c.x : p.kind === "store" ? c.x : c.x + c.rx * 0.78;
+    const by = large ? c.y : p.kind === "store" ? c.y + c.ry - 2 : c.y - c.ry * 0.78;
+    const font = COUNT_FONT * grow;
+    return `<circle cx="${bx}" cy="${by}" r="${r.toFixed(1)}" fill="#12161b" fill-opacity="${large ? 0.78 : 0.88}" stroke="#e9e4da" stroke-opacity="0.3"/>`
+      + `<text class="count" x="${bx}" y="${(by + font / 3).toFixed(1)}" text-anchor="middle" font-size="${font.toFixed(1)}" font-weight="700" fill="#f5efe2">${count}</text>`;
+  }
+
   /**
    * opts: {legal: [labels], moverColour, differing: [labels], flash: [labels], last: {from, path, captures},
    *        owners: {label: "south"|"north"}, clickable: bool, expected: {label: "2 → 3" (seen -> should hold)}}
@@ -71,6 +94,7 @@ const Board = (() => {
   function render(svg, layout, position, opts) {
     opts = opts || {};
     const g = geometry(layout);
+    const grow = textGrowth(svg, g);
     const legal = new Set(opts.legal || []);
     const differing = new Set(opts.differing || []);
     const flash = new Set(opts.flash || []);
@@ -104,6 +128,10 @@ const Board = (() => {
       const white = position.white ? position.white[p.label] : null;
       const cls = "pit" + (opts.clickable && legal.has(p.label) ? " clickable" : "");
       parts.push(`<g class="${cls}" data-label="${esc(p.label)}" data-count="${count}"${legal.has(p.label) ? ' data-legal="1"' : ""}>`);
+      if (cls.includes("clickable")) {  // the whole cell is the pit's target, not only its hollow: a finger is wide
+        const edge = CELL / 2 - R;  // from the hollow's rim to its cell's edge
+        parts.push(`<rect class="target" x="${c.x - CELL / 2}" y="${c.y - c.ry - edge}" width="${CELL}" height="${2 * (c.ry + edge)}" fill="transparent"/>`);
+      }
       parts.push(`<ellipse cx="${c.x}" cy="${c.y}" rx="${c.rx}" ry="${c.ry}" fill="url(#hollow)" stroke="#2b1709" stroke-width="2"/>`);
       const owner = opts.owners && opts.owners[p.label];
       if (owner) parts.push(ring(c, -2, PLAYER[owner], 3, "owner-ring", "6 5"));
@@ -112,21 +140,19 @@ const Board = (() => {
       if (opts.last && opts.last.from === p.label) parts.push(ring(c, 9, "#ffffff", 2, "from-ring", "5 6"));
       if (flash.has(p.label) || p.label in captured) parts.push(ring(c, 7, "#ffd23f", flash.has(p.label) ? 5 : 3, "capture-ring"));
       if (differing.has(p.label)) parts.push(ring(c, 7, "#ff1e1e", 6, "differ-ring"));
-      // the count, in a badge on the rim, so it never hides the seeds
-      const bx = p.kind === "store" ? c.x : c.x + c.rx * 0.78;
-      const by = p.kind === "store" ? c.y + c.ry - 2 : c.y - c.ry * 0.78;
-      parts.push(`<circle cx="${bx}" cy="${by}" r="15" fill="#12161b" fill-opacity="0.88" stroke="#e9e4da" stroke-opacity="0.3"/>`);
-      parts.push(`<text class="count" x="${bx}" y="${by + 5}" text-anchor="middle" font-size="15" font-weight="700" fill="#f5efe2">${count}</text>`);
-      const ly = p.kind === "store" ? c.y - c.ry + 18 : c.y + c.ry + 4;
+      parts.push(countBadge(c, p, count, grow.count));
+      const labelFont = LABEL_FONT * grow.label;
+      const ly = p.kind === "store" ? c.y - c.ry + 5 + labelFont : c.y + c.ry + 4 + (labelFont - LABEL_FONT) * 0.8;
       const lx = p.kind === "store" ? c.x : c.x - c.rx * 0.8;
-      parts.push(`<text class="label" x="${lx}" y="${ly}" text-anchor="middle" font-size="13" fill="#f3dfc1" fill-opacity="0.75">${esc(p.label)}</text>`);
+      parts.push(`<text class="label" x="${lx}" y="${ly.toFixed(1)}" text-anchor="middle" font-size="${labelFont.toFixed(1)}" fill="#f3dfc1" fill-opacity="0.75">${esc(p.label)}</text>`);
       if (p.label in captured) {
         parts.push(`<text class="captured" x="${c.x - c.rx * 0.78}" y="${c.y - c.ry * 0.7}" text-anchor="middle" font-size="16" font-weight="700" fill="#ffd23f">−${captured[p.label]}</text>`);
       }
       if (opts.expected && p.label in opts.expected) {
         // what the board shows -> what it should hold, on a dark tab inside the pit
         const y = c.y + c.ry * 0.62;
-        parts.push(`<rect x="${c.x - 30}" y="${y - 13}" width="60" height="19" rx="9" fill="#12161b" fill-opacity="0.9" stroke="#ff1e1e"/>`);
+        const half = Math.max(30, String(opts.expected[p.label]).length * 4.2 + 8);  // wide enough for "0 → 1 white"
+        parts.push(`<rect x="${c.x - half}" y="${y - 13}" width="${2 * half}" height="19" rx="9" fill="#12161b" fill-opacity="0.9" stroke="#ff1e1e"/>`);
         parts.push(`<text class="expected" x="${c.x}" y="${y + 1}" text-anchor="middle" font-size="13" font-weight="700" fill="#ff8080">${esc(opts.expected[p.label])}</text>`);
       }
       parts.push("</g>");

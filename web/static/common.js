@@ -1,4 +1,5 @@
-// Shared helpers: control requests carry the CSRF token (and the access token when served on the network).
+// Shared helpers: control requests carry the CSRF token (and the access token when served on the network);
+// a result's words, the same on every page.
 "use strict";
 
 const Pitwatch = (() => {
@@ -19,6 +20,7 @@ const Pitwatch = (() => {
     toast.timer = setTimeout(() => el.classList.remove("show"), 5000);
   }
 
+  // A control request: resolves to the answer, or rejects once the player has been told why it was refused.
   async function post(url, body) {
     const headers = { "Content-Type": "application/json", "X-CSRF-Token": csrf };
     const token = sessionStorage.getItem("pitwatch-token");
@@ -27,8 +29,9 @@ const Pitwatch = (() => {
     try {
       response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body || {}) });
     } catch (error) {  // Pitwatch stopped or restarting: the action was not taken, and the player must see that
-      toast("Pitwatch cannot be reached: the action was not taken, try again");
-      throw error;
+      const message = "Pitwatch cannot be reached: the action was not taken, try again";
+      toast(message);
+      throw new Error(message);
     }
     const data = await response.json().catch(() => ({ error: response.statusText }));
     if (!response.ok) {
@@ -38,6 +41,17 @@ const Pitwatch = (() => {
     return data;
   }
 
+  // A control sent from a button: the refusal is told in the toast, and there is nothing more to do with it.
+  function control(url, body) {
+    return post(url, body).catch(() => null);
+  }
+
+  // A finished game's score, the winner's first ("115–0"); a draw's South's first.
+  function score(result) {
+    const { south, north } = result.score;
+    return result.winner === "north" ? `${north}–${south}` : `${south}–${north}`;
+  }
+
   function el(tag, attrs, text) {
     const node = document.createElement(tag);
     for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
@@ -45,5 +59,5 @@ const Pitwatch = (() => {
     return node;
   }
 
-  return { post, toast, el };
+  return { post, control, toast, el, score };
 })();

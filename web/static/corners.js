@@ -100,7 +100,10 @@
       (answer) => used(answer, `Saved in ${answer.calibration}: the board is read from these corners from now on.`),
       (error) => message(error.message || "the corners were not used", "bad"));
   });
+  // The clicked corners are the only way to read a board without markers: forgotten only when the player says so.
   $("btn-markers").addEventListener("click", () => {
+    if (!confirm(`Find the board by its markers from now on? The corners saved in ${$("calibration-file").textContent} `
+      + "are forgotten: a board without markers is then not read until its corners are clicked again.")) return;
     Pitwatch.post("/api/camera/corners", { corners: null }).then(
       (answer) => used(answer, `Saved in ${answer.calibration}: the board is found by its markers from now on.`),
       (error) => message(error.message || "not changed", "bad"));

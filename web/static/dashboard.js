@@ -8,21 +8,84 @@
   let state = null;
   let demoMode = "random";
   let demoModeAsked = null;  // a switch of the demo's player the server has not yet published
+  let reachable = false;  // the live connection to Pitwatch: while it is lost, nothing is refereed
+  let hollowsPressed = null;  // {choice, hollows}: the hollows pressed for the round's set-up shown (Nam Nam)
   window.__pitwatchRenders = [];  // {version, moves, at, stableAt, byPlayers, boardChangedAt, judgeMs, commitMs, publishedAt}: read by the end-to-end tests and the benchmark
 
-  const ICONS = { move: "✓", takeback: "↶", unchanged: "✓", in_progress: "…", ambiguous: "?", illegal: "✗",
+  const ICONS = { move: "✓", round_set_up: "✓", takeback: "↶", unchanged: "✓", in_progress: "…", ambiguous: "?", illegal: "✗",
     unreadable: "✗", error: "✗", waiting: "…", agreement: "⚑", correction: "✓", over: "⚑", lost: "✗" };
 
   function playerName(side) { return state.game.names[side]; }
+  function opponent(side) { return side === "south" ? "north" : "south"; }
+  function capitalised(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+
+  // -- moves and boards in plain words ------------------------------------------------
+  const CHIP_COLOURS = { w: "white", y: "yellow" };
+  const OUTBOX_OWNERS = { S: "south", N: "north" };  // Pass It On's outboxes
+
+  // One move, as the players would say it: "played C", "passed and took a yellow chip from Ann's outbox (S)".
+  function moveWords(text) {
+    const pass = /^pass(?::([SN]):([wy]))?$/.exec(text);
+    if (pass && !pass[1]) return "passed";
+    if (pass) return `passed and took a ${CHIP_COLOURS[pass[2]]} chip from ${playerName(OUTBOX_OWNERS[pass[1]])}'s outbox (${pass[1]})`;
+    const sown = /^([A-Za-z]+):([wy]+)$/.exec(text);  // a Pass It On section and the colours dropped, in order
+    if (sown) return `played ${sown[1]} (${[...sown[2]].map((c) => CHIP_COLOURS[c]).join(", ")})`;
+    return `played ${text}`;
+  }
+
+  // Each move with its mover: "Ann played B, then Bob played e" (a verdict may hold a move of each player).
+  function movesWords(v) {
+    const players = v.players || (v.moves || []).map(() => v.player);
+    const said = (v.moves || []).map((text, i) => (players[i] ? `${playerName(players[i])} ` : "") + moveWords(text));
+    const left = (v.best || v).left_for_owner || [];  // Nam Nam: a four its owner keeps on the board
+    if (left.length) said.push(`the four in ${left.join(" and ")} left on the board`);
+    return said.join(", then ");
+  }
+
+  // An ambiguous verdict's possible story, for its button.
+  function choiceWords(choice) {
+    if (choice.kind === "move") return capitalised(movesWords(choice));
+    if (choice.kind === "unchanged") return "Nothing was played";
+    if (choice.kind === "takeback") return choice.undo > 1 ? `The last ${choice.undo} moves were taken back` : "The last move was taken back";
+    return choice.description || choice.kind;
+  }
+
+  // Pass It On is played with chips of two colours, every other variant with seeds.
+  function pieces() { return state.game.position.white ? "chips" : "seeds"; }
+
+  // A pit that differs from what the game says it holds: its white and yellow chips where chips are coloured.
+  function differenceWords(d) {
+    if (d.expected_white === undefined) return `${d.pit}: should be ${d.expected} ${pieces()}, seen ${d.seen}`;
+    const colours = (count, white) => `${white} white and ${count - white} yellow`;
+    return `${d.pit}: should be ${colours(d.expected, d.expected_white)} chips, seen ${colours(d.seen, d.seen_white)}`;
+  }
+
+  function differences(v) {
+    return (v.differences || []).map(differenceWords).join(" · ");
+  }
+
+  // The tab drawn in a differing pit: what it shows -> what it should hold.
+  function differenceTab(d) {
+    if (d.expected_white !== undefined && d.expected === d.seen) return `${d.seen_white} → ${d.expected_white} white`;
+    return `${d.seen} → ${d.expected}`;
+  }
+
+  // The board left from the last game, not yet laid out as this one's start: the players set it up.
+  function awaitsSetUp(v) {
+    return v.kind === "illegal" && !!v.mistake && v.mistake.code === "not_set_up";
+  }
+
+  function setUpWords(v) {
+    return (v.differences || []).map((d) => `${d.pit}: ${d.expected} ${pieces()} (now ${d.seen})`).join(" · ");
+  }
 
   function headline(v, game) {
-    const mover = (side) => playerName(side);
-    const moves = (v.moves || []).join(", ");
     switch (v.kind) {
-      case "move": return [`${v.player ? mover(v.player) + " played" : "Played"} ${moves}`, moveDetail(v)];
+      case "move": return [capitalised(movesWords(v)), moveDetail(v)];
       case "correction": return [v.message, ""];
+      case "round_set_up": return [v.message, "the round starts"];
       case "takeback": return ["Move taken back", v.message];
-      case "unchanged": return ["The board matches the game", `${mover(game.to_move)} to move`];
+      case "unchanged": return ["The board matches the game", `${playerName(game.to_move)} to move`];
       case "in_progress": return ["A move is being played…", "waiting for a still board"];
       case "ambiguous": return ["More than one move fits: which was played?", v.message];
       case "illegal": return [`Illegal: ${v.mistake_words || v.message || "the board does not match any legal move"}`, differences(v)];
@@ -45,51 +108,69 @@
     return parts.join(" · ");
   }
 
-  function differences(v) {
-    return (v.differences || []).map((d) => `${d.pit}: should be ${d.expected}, seen ${d.seen}`).join(" · ");
-  }
-
   function resultText(game) {
     const r = game.result;
-    const score = `${r.score.south}–${r.score.north}`;
+    const score = Pitwatch.score(r);
     if (r.winner === null) return [`Draw (${r.reason})`, score];
     return [`${playerName(r.winner)} wins`, `${score} · ${r.reason}`];
   }
 
+  // -- the banner: the most pressing thing first ----------------------------------------
+  const SOURCE_TROUBLE = /lost|failed|not sent|never still|no reading|microcontroller not found|error/i;
+
+  // The sources that cannot read the board now, in words: "Camera: board never still (settling)".
+  function sourceTrouble() {
+    const troubled = Object.entries(state.sources || {}).filter(([, s]) => s !== "ok" && SOURCE_TROUBLE.test(s));
+    const words = troubled.map(([name, s]) => capitalised(/camera|microcontroller/i.test(s) ? s : `${name}: ${s}`)).join(" · ");
+    const watching = Object.keys(state.sources || {}).length > troubled.length;
+    return { troubled: troubled.length > 0, words, watching };
+  }
+
+  // [kind, headline, detail]: the verdict leads, unless nothing can be refereed or the game is over.
+  function bannerSays() {
+    if (!reachable) return ["lost", "Pitwatch cannot be reached", "nothing is being refereed until it is back"];
+    if (state.recording) {  // the disk full: the game stays as recorded until it can be written again
+      return ["lost", `Cannot record the game: ${state.recording}`,
+        "the board is judged again once it can be recorded; every move recorded before is kept"];
+    }
+    const v = state.verdict;
+    if (state.game.result && v.kind !== "illegal") return ["over", ...resultText(state.game)];
+    const sources = sourceTrouble();
+    if (sources.troubled && !sources.watching && v.kind !== "illegal" && v.kind !== "ambiguous") {
+      return ["lost", sources.words, "nothing watches the board until it is back"];
+    }
+    if (awaitsSetUp(v)) return ["waiting", "Lay out the start position", setUpWords(v)];
+    return [v.kind, ...headline(v, state.game)];
+  }
+
+  // Below the headline: a source that cannot read the board, when it does not lead; a seed on the wood.
+  function bannerRemarks(kind) {
+    if (!reachable || kind === "over") return [];
+    const remarks = [];
+    const sources = sourceTrouble();
+    if (sources.troubled && kind !== "lost") {
+      remarks.push(`${sources.words}: ${sources.watching ? "the game goes on with the other source" : "nothing watches the board until it is back"}`);
+    }
+    remarks.push(...Object.values(state.sources || {}).filter((s) => / on the wood by /.test(s)));  // the board is a seed short: say where it is
+    return remarks;
+  }
+
   function renderBanner() {
     const banner = $("banner");
-    const game = state.game;
-    let kind = state.verdict.kind;
-    let [head, detail] = headline(state.verdict, game);
-    const lost = Object.entries(state.sources || {}).filter(([, s]) => s !== "ok" && /lost|failed|not sent|never still|no reading|microcontroller not found|error/i.test(s));
-    const strays = Object.values(state.sources || {}).filter((s) => / on the wood by /.test(s));  // the board is a seed short: say where it is
-    if (state.recording) {  // the disk full: the game stays as recorded until it can be written again
-      kind = "lost";
-      head = `Cannot record the game: ${state.recording}`;
-      detail = "the board is judged again once it can be recorded; every move recorded before is kept";
-    } else if (game.result && kind !== "illegal") {
-      kind = "over";
-      [head, detail] = resultText(game);
-    } else if (lost.length && kind !== "illegal") {
-      kind = "lost";
-      head = lost.map(([name, s]) => (/camera|microcontroller/i.test(s) ? s : `${name}: ${s}`)).join(" · ");
-      head = head.charAt(0).toUpperCase() + head.slice(1);
-      const watching = Object.keys(state.sources || {}).length > lost.length;
-      detail = watching ? "the game goes on with the other source" : "nothing watches the board until it is back";
-    }
-    if (strays.length && kind !== "over") detail = [detail, ...strays].filter(Boolean).join(" · ");
+    const [kind, head, detail] = bannerSays();
     banner.className = kind;
     banner.replaceChildren(
       Pitwatch.el("span", { class: "icon" }, ICONS[kind] || "•"),
       Pitwatch.el("span", { class: "headline" }, head || ""),
     );
     if (detail) banner.append(Pitwatch.el("span", { class: "detail" }, detail));
-    if (state.choices && state.choices.length) {
+    for (const remark of bannerRemarks(kind)) banner.append(Pitwatch.el("span", { class: "detail remark" }, remark));
+    if (reachable && state.choices && state.choices.length) {
       const box = Pitwatch.el("div", { class: "choices" });
       state.choices.forEach((choice, index) => {
-        const label = choice.description || (choice.moves || []).join(" then ") || choice.kind;
-        const button = Pitwatch.el("button", { class: "primary", "data-choice": index }, label);
-        button.addEventListener("click", () => Pitwatch.post("/api/choose", { index }));
+        const button = Pitwatch.el("button", { class: "primary", "data-choice": index }, choiceWords(choice));
+        // with the moves shown: a verdict replaced meanwhile (another tab, a new board) is refused, not chosen for
+        button.addEventListener("click", () => Pitwatch.control("/api/choose", { index, moves: choice.moves || [] }));
         box.append(button);
       });
       banner.append(box);
@@ -101,8 +182,10 @@
     for (const side of ["south", "north"]) {
       const tag = $(`tag-${side}`);
       tag.querySelector(".name").textContent = game.names[side];
+      tag.querySelector(".name").title = game.names[side];  // a long name is cut short on the page
       tag.classList.toggle("moving", !game.result && game.to_move === side);
       $(`score-${side}-name`).textContent = game.names[side];
+      $(`score-${side}-name`).title = game.names[side];
       $(`score-${side}`).textContent = game.score[side];
     }
     $("variant-name").textContent = game.description;
@@ -135,8 +218,8 @@
   // The match to its target: each player's match score after every game, against the target line.
   function renderMatchChart(history, target) {
     const chart = $("match-chart");
-    chart.hidden = history.length < 2;
-    if (chart.hidden) return;
+    chart.toggleAttribute("hidden", history.length < 2);  // an SVG element has no hidden property to set
+    if (history.length < 2) return;
     const w = 320, h = 110, n = history.length - 1;
     const top = Math.max(target, ...history.map((m) => Math.max(m.south, m.north)));
     const x = (i) => 10 + (i / n) * (w - 20);
@@ -196,7 +279,7 @@
   function renderBoard() {
     const game = state.game;
     const expected = {};
-    for (const d of state.verdict.differences || []) expected[d.pit] = `${d.seen} → ${d.expected}`;
+    for (const d of state.verdict.differences || []) expected[d.pit] = differenceTab(d);
     Board.render($("board"), game.layout, game.position, {
       legal: game.result ? [] : game.legal,
       moverColour: game.colours[game.to_move],
@@ -228,6 +311,29 @@
     $("btn-draw").hidden = !game.draw_by_agreement;
     $("btn-draw").disabled = !!game.result;
     $("btn-next").hidden = !game.next_game;
+    renderRoundChoice();
+  }
+
+  // Nam Nam, a round after a decided one: the leader says which of the opponent's hollows he takes
+  // (seed counts cannot show whose a hollow is). The hollows pressed stay pressed across redraws.
+  function renderRoundChoice() {
+    const choice = state.game.round_choice;
+    $("round-choice").hidden = !choice;
+    if (!choice) { hollowsPressed = null; return; }
+    const key = JSON.stringify(choice);
+    if (!hollowsPressed || hollowsPressed.choice !== key) hollowsPressed = { choice: key, hollows: new Set(choice.chosen) };
+    const pressed = hollowsPressed.hollows;
+    $("round-choice-prompt").textContent =
+      `${playerName(choice.leader)} led the round: choose ${choice.count} of ${playerName(opponent(choice.leader))}'s hollows`;
+    $("round-choice-hollows").replaceChildren(...choice.hollows.map((label) => {
+      const button = Pitwatch.el("button", { class: "toggle", "data-hollow": label, "aria-pressed": String(pressed.has(label)) }, label);
+      button.addEventListener("click", () => {
+        if (!pressed.delete(label)) pressed.add(label);
+        renderRoundChoice();
+      });
+      return button;
+    }));
+    $("btn-hollows").disabled = pressed.size !== choice.count;
   }
 
   function render(next) {
@@ -247,29 +353,47 @@
     if (window.__pitwatchRenders.length > 2000) window.__pitwatchRenders.splice(0, 1000);
   }
 
+  // The browser reconnects by itself after an error; the first state then says all is well again.
   function connect() {
     const source = new EventSource("/api/events");
     source.addEventListener("state", (event) => {
+      reachable = true;
       $("pill-link").className = "pill ok";
       const next = JSON.parse(event.data);
       if (state && next.boot !== state.boot) location.reload();  // Pitwatch restarted: fresh page, fresh token
       else if (next.game) render(next);
     });
-    source.onerror = () => { $("pill-link").className = "pill bad"; };
+    source.onerror = () => {
+      reachable = false;
+      $("pill-link").className = "pill bad";
+      renderBanner();
+    };
   }
 
   // -- controls ------------------------------------------------------------------
-  $("btn-takeback").addEventListener("click", () => Pitwatch.post("/api/takeback"));
-  $("btn-next").addEventListener("click", () => Pitwatch.post("/api/next-game"));
+  // (A refused control is told in the toast: Pitwatch.control.)
+  $("btn-takeback").addEventListener("click", () => Pitwatch.control("/api/takeback"));
+  $("btn-next").addEventListener("click", () => Pitwatch.control("/api/next-game"));
   $("btn-draw").addEventListener("click", () => {
-    if (confirm("Do both players agree a draw?")) Pitwatch.post("/api/draw");
+    if (confirm("Do both players agree a draw?")) Pitwatch.control("/api/draw");
   });
-  $("btn-move").addEventListener("click", () => Pitwatch.post("/api/move", { move: $("move-text").value.trim() }).then(() => { $("move-text").value = ""; }));
-  $("btn-correct").addEventListener("click", () => Pitwatch.post("/api/correct", { move: $("move-text").value.trim() }).then(() => { $("move-text").value = ""; }));
+  function sendTypedMove(url, extra = {}) {
+    Pitwatch.control(url, { move: $("move-text").value.trim(), ...extra }).then((done) => { if (done) $("move-text").value = ""; });
+  }
+  $("btn-move").addEventListener("click", () => sendTypedMove("/api/move"));
+  $("btn-correct").addEventListener("click", () => {  // the last move the players see: refused if another came since
+    const moves = state.game.moves;
+    sendTypedMove("/api/correct", moves.length ? { replaces: moves[moves.length - 1].text } : {});
+  });
+  $("btn-hollows").addEventListener("click", () => {
+    const choice = state.game.round_choice;
+    Pitwatch.control("/api/hollows", { hollows: choice.hollows.filter((label) => hollowsPressed.hollows.has(label)) });
+  });
   $("board").addEventListener("click", (event) => {
     const pit = event.target.closest("g.pit.clickable");
-    if (pit) Pitwatch.post("/api/demo/click", { pit: pit.dataset.label });
+    if (pit) Pitwatch.control("/api/demo/click", { pit: pit.dataset.label });
   });
+  window.addEventListener("resize", () => { if (state) renderBoard(); });  // the board's counts are sized for the screen
   document.querySelectorAll('input[name="demo-player"]').forEach((radio) => radio.addEventListener("change", () => {
     demoMode = demoModeAsked = radio.value;
     Pitwatch.post("/api/demo/player", { mode: demoMode }).then(() => state && renderBoard(), () => {
@@ -280,52 +404,77 @@
 
   // -- new game dialog -----------------------------------------------------------
   let variants = [];
-  function optionField(option) {
+  function optionField(option, value) {
     const id = `opt-${option.name}`;
     const label = Pitwatch.el("label", { for: id }, option.name.replaceAll("_", " "));
     let input;
     if (option.choices) {
       input = Pitwatch.el("select", { id, "data-option": option.name, "data-type": "str" });
       for (const c of option.choices) input.append(Pitwatch.el("option", { value: c }, String(c)));
-      input.value = option.default;
+      input.value = value;
     } else if (typeof option.default === "boolean") {
       input = Pitwatch.el("input", { id, type: "checkbox", "data-option": option.name, "data-type": "bool" });
-      input.checked = option.default;
+      input.checked = value;
     } else if (typeof option.default === "number") {
-      input = Pitwatch.el("input", { id, type: "number", "data-option": option.name, "data-type": "int", value: option.default });
+      input = Pitwatch.el("input", { id, type: "number", "data-option": option.name, "data-type": "int", value });
       if (option.bounds) { input.min = option.bounds[0]; input.max = option.bounds[1]; }
     } else {
-      input = Pitwatch.el("input", { id, "data-option": option.name, "data-type": "str", value: option.default });
+      input = Pitwatch.el("input", { id, "data-option": option.name, "data-type": "str", value });
     }
     return [label, input, Pitwatch.el("span", { class: "hint" }, option.description)];
   }
+  // The chosen variant's options, filled in as the current game plays them when it is that variant.
   function showOptions() {
     const v = variants.find((x) => x.name === $("ng-variant").value);
+    const playing = state && v && state.game.variant === v.name ? state.game.options : {};
     $("ng-description").textContent = v ? v.description : "";
-    $("ng-options").replaceChildren(...(v ? v.options.flatMap(optionField) : []));
+    $("ng-options").replaceChildren(...(v ? v.options.flatMap((o) => optionField(o, o.name in playing ? playing[o.name] : o.default)) : []));
   }
+  async function loadVariants() {
+    const response = await fetch("/api/variants");
+    variants = await response.json();
+    // a variant of another board than the one being watched cannot be chosen (pitwatch run watches one board)
+    $("ng-variant").replaceChildren(...variants.map((v) => v.playable
+      ? Pitwatch.el("option", { value: v.name }, v.name)
+      : Pitwatch.el("option", { value: v.name, disabled: "" }, `${v.name} (a ${v.board} board)`)));
+  }
+  // The dialog opens on the game being played: its variant, options and players.
   $("btn-new").addEventListener("click", async () => {
     if (!variants.length) {
-      variants = await (await fetch("/api/variants")).json();
-      // a variant of another board than the one being watched cannot be chosen (pitwatch run watches one board)
-      $("ng-variant").replaceChildren(...variants.map((v) => v.playable
-        ? Pitwatch.el("option", { value: v.name }, v.name)
-        : Pitwatch.el("option", { value: v.name, disabled: "" }, `${v.name} (a ${v.board} board)`)));
-      if (state) $("ng-variant").value = state.game.variant;
+      try {
+        await loadVariants();
+      } catch (error) {
+        Pitwatch.toast("Pitwatch cannot be reached: try again");
+        return;
+      }
     }
-    if (state) { $("ng-south").value = state.game.names.south; $("ng-north").value = state.game.names.north; }
+    if (state) {
+      $("ng-variant").value = state.game.variant;
+      $("ng-south").value = state.game.names.south;
+      $("ng-north").value = state.game.names.north;
+    }
     showOptions();
+    $("ng-refused").textContent = "";
     $("new-game").showModal();
   });
   $("ng-variant").addEventListener("change", showOptions);
-  $("new-game-form").addEventListener("submit", (event) => {
-    if (event.submitter && event.submitter.value !== "start") return;
+  // The options as typed; an empty number is left out, for the variant's own default.
+  function typedOptions() {
     const options = {};
     document.querySelectorAll("#ng-options [data-option]").forEach((input) => {
       const type = input.dataset.type;
+      if (type === "int" && input.value.trim() === "") return;
       options[input.dataset.option] = type === "bool" ? input.checked : type === "int" ? Number(input.value) : input.value;
     });
-    Pitwatch.post("/api/game", { variant: $("ng-variant").value, options, south: $("ng-south").value, north: $("ng-north").value });
+    return options;
+  }
+  $("new-game-form").addEventListener("submit", (event) => {
+    if (!event.submitter || event.submitter.value !== "start") return;  // Cancel: the dialog closes
+    event.preventDefault();  // closed once the game is started; refused, it stays open with the reason
+    const asked = { variant: $("ng-variant").value, options: typedOptions(), south: $("ng-south").value, north: $("ng-north").value };
+    Pitwatch.post("/api/game", asked).then(
+      () => $("new-game").close(),
+      (error) => { $("ng-refused").textContent = error.message || "the game was not started"; });
   });
 
   connect();

@@ -7,7 +7,7 @@
   function resultText(record) {
     const r = record.result;
     if (!r) return record.status === "active" ? "in play" : record.status;
-    const score = `${r.score.south}–${r.score.north}`;
+    const score = Pitwatch.score(r);
     return r.winner === null ? `draw ${score}` : `${r.winner === "south" ? record.south : record.north} won ${score}`;
   }
 
@@ -78,6 +78,7 @@
       if (e.key === "ArrowLeft") show(at - 1);
       if (e.key === "ArrowRight") show(at + 1);
     });
+    window.addEventListener("resize", () => show(at));  // the board's counts are sized for the screen
     show(at);
   }
 

@@ -1,0 +1,303 @@
+"""The live dashboard in a real headless Chromium, over a real session and recorder served in this process.
+
+Each test puts the session in one situation the players meet (a verdict, a source in trouble, a
+game's end, a phone's narrow screen) through the session's own inputs (Readings, controls, new
+games) and reads what the page shows them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from apphelpers import between, board, random_game
+from pitwatch_browser import as_phone, chromium, uncaught_errors, wait_for
+from rules import Game, PitReading, Reading
+from served import serving
+
+BANNER_JS = """
+const banner = document.getElementById('banner');
+return {kind: banner.className, headline: banner.querySelector('.headline')?.textContent || '',
+        details: [...banner.querySelectorAll('.detail')].map(d => d.textContent),
+        choices: [...banner.querySelectorAll('.choices button')].map(b => b.textContent)};
+"""
+
+
+@pytest.fixture
+def page(app, tmp_path):
+    """The dashboard of the ``session`` fixture (Ann and Bob at kalah), open in a headless Chromium: (browser, url)."""
+    with serving(app) as url:
+        browser = chromium(tmp_path / "chromium-profile")
+        try:
+            browser.get(url)
+            wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.pit"), what="the board")
+            yield browser, url
+        finally:
+            browser.quit()
+
+
+def banner(browser) -> dict:
+    return browser.execute_script(BANNER_JS)
+
+
+def banner_shows(browser, headline: str) -> dict:
+    """The banner once its headline starts with ``headline``."""
+    return wait_for(lambda: (shown := banner(browser))["headline"].startswith(headline) and shown,
+                    what=f"the banner saying {headline!r}")
+
+
+def kalah_after(*moves: str) -> Game:
+    """A kalah game with ``moves`` played: its board is what a camera would see of them."""
+    played = Game("kalah")
+    for text in moves:
+        played.play(text)
+    return played
+
+
+def position_after(game, move: str):
+    """The position after ``move`` in ``game`` (the game itself unchanged)."""
+    return game.variant.play(game.position, game.variant.parse_move(game.position, move))[0]
+
+
+def caught_up(browser, session) -> None:
+    """Wait until the page has drawn the session's newest state."""
+    newest = str(json.loads(session.hub.latest)["version"])
+    wait_for(lambda: browser.execute_script("return document.body.dataset.version") == newest, what="the newest state drawn")
+
+
+def no_horizontal_scroll(browser) -> bool:
+    return browser.execute_script(
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+def test_a_source_in_trouble_is_a_remark_under_the_verdict_which_stays_the_headline(page, session):
+    browser, _ = page
+    session.set_source("sensors", "ok")
+    session.set_source("camera", "board never still (settling)")
+    session.submit(board(session.game))
+    shown = banner_shows(browser, "The board matches the game")
+    assert shown["details"] == ["Ann to move", "Camera: board never still (settling): the game goes on with the other source"]
+
+    session.set_source("sensors", "microcontroller lost: unplugged")  # nothing watches the board now
+    session.submit(between(position_after(session.game, "A"), position_after(session.game, "B")))
+    shown = banner_shows(browser, "More than one move fits: which was played?")
+    assert shown["kind"] == "ambiguous" and sorted(shown["choices"]) == ["Ann played A", "Ann played B"]
+    assert shown["details"][-1] == ("Microcontroller lost: unplugged · Camera: board never still (settling): "
+                                    "nothing watches the board until it is back")
+
+
+def test_when_nothing_watches_the_board_the_loss_leads(page, session):
+    browser, _ = page
+    session.set_source("camera", "camera lost: no frame for 5 s")
+    shown = banner_shows(browser, "Camera lost: no frame for 5 s")
+    assert shown["kind"] == "lost" and shown["details"] == ["nothing watches the board until it is back"]
+
+
+def test_a_verdict_of_two_moves_names_each_mover(page, session):
+    browser, _ = page
+    session.submit(board(kalah_after("B", "e")))
+    assert banner_shows(browser, "Ann played B")["headline"] == "Ann played B, then Bob played e"
+    assert session.state()["verdict"]["players"] == ["south", "north"]
+
+
+def test_the_choices_of_an_ambiguous_board_are_told_in_plain_words(page, session):
+    browser, _ = page
+    session.submit(between(session.game.position, position_after(session.game, "A")))  # as it was, or after A
+    shown = banner_shows(browser, "More than one move fits")
+    assert sorted(shown["choices"]) == ["Ann played A", "Nothing was played"]
+    browser.find_element(By.XPATH, "//*[@id='banner']//button[text()='Ann played A']").click()
+    wait_for(lambda: [m.text for m in session.game.moves] == ["A"], what="the choice played")
+
+
+def test_a_pass_it_on_pit_of_the_wrong_colours_says_its_white_and_yellow_chips(page, session):
+    browser, _ = page
+    session.new_game("pass-it-on", {}, "Ann", "Bob")
+    played = Game("pass-it-on")
+    played.play("A:wyy")
+    labels = played.variant.layout.labels
+    pits = dict(Reading.of_position(played.position).pits)
+    count, white = played.position.pits[labels.index("B")], played.position.white[labels.index("B")]
+    assert (count, white) == (4, 1)
+    pits["B"] = PitReading.exact(4, 0)  # the white chip of A's sowing seen yellow
+    session.submit(Reading(pits, "test"))
+    shown = banner_shows(browser, "Illegal")
+    assert "B: should be 1 white and 3 yellow chips, seen 0 white and 4 yellow" in shown["details"][0]
+    tab = browser.execute_script("return document.querySelector('#board g.pit[data-label=\"B\"] text.expected').textContent")
+    assert tab == "0 → 1 white"
+
+
+def test_a_board_not_yet_laid_out_for_a_new_game_asks_for_the_start_position(page, session):
+    browser, _ = page
+    played = kalah_after("B", "e")
+    session.submit(board(played))
+    session.new_game("kalah", {}, "Ann", "Bob")  # the last game's board still on the table
+    session.submit(board(played))
+    assert session.state()["verdict"]["mistake"]["code"] == "not_set_up"
+    shown = banner_shows(browser, "Lay out the start position")
+    assert shown["kind"] == "waiting"
+    assert shown["details"][0].startswith("A: 4 seeds (now 5) · B: 4 seeds (now 1) · ")
+
+
+def pass_it_on_game_two(session) -> None:
+    """Game 1 of a Pass It On match recorded, and game 2 begun at 60-25."""
+    session.new_game("pass-it-on", {}, "Ann", "Bob")
+    start = Game("pass-it-on").position.to_json()
+    start.update(game=2, match={"south": 60, "north": 25}, to_move="north", game_starter="north")
+    session.new_game("pass-it-on", {}, "Ann", "Bob", start=session.game.variant.position_from_json(start))
+
+
+def test_the_match_chart_shows_the_match_score_game_by_game(page, session):
+    browser, _ = page
+    pass_it_on_game_two(session)
+    # the match score before each game, and now
+    assert session.state()["game"]["match_history"] == [{"south": 0, "north": 0}] + [{"south": 60, "north": 25}] * 2
+    wait_for(lambda: browser.find_element(By.ID, "match-chart").is_displayed(), what="the match chart")
+    assert browser.execute_script("return document.querySelectorAll('#match-chart path').length") == 2
+
+
+def test_the_result_puts_the_winners_score_first_on_the_dashboard_and_in_the_games_list(page, session):
+    browser, url = page
+    finished = random_game("kalah", 300, 1)
+    result = finished.result
+    assert result.winner == 1 and result.score == (13, 35)  # North, Bob, wins
+    before_last = finished.positions[-2]
+    session.new_game("kalah", {}, "Ann", "Bob", start=before_last)
+    session.play_by_hand(finished.moves[-1].text)
+    shown = banner_shows(browser, "Bob wins")
+    assert shown["details"][0].startswith("35–13 · ")
+    browser.get(url + "games")
+    cell = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, f'#games tr[data-game="{session.game_id}"] td.status-finished'),
+                    what="the game in the list")
+    assert cell[0].text == "Bob won 35–13"
+
+
+COUNT_FONTS_JS = """
+return [...document.querySelectorAll('#board text.count')].map(t => t.getScreenCTM().a * Number(t.getAttribute('font-size')));
+"""
+TARGETS_JS = """
+return [...document.querySelectorAll('#board g.pit.clickable')].map(g => {
+  const r = g.getBoundingClientRect(); return [r.width, r.height]; });
+"""
+
+
+def test_on_a_phone_the_counts_can_be_read_and_the_pits_hit(page, session):
+    browser, url = page
+    as_phone(browser)
+    browser.get(url)
+    browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
+    targets = wait_for(lambda: browser.execute_script(TARGETS_JS), what="pits to click")
+    fonts = browser.execute_script(COUNT_FONTS_JS)
+    assert len(fonts) == 14 and min(fonts) >= 11.5, fonts
+    assert min(min(size) for size in targets) >= 36, targets  # a hollow alone is 29 x 27 there
+    assert no_horizontal_scroll(browser)
+    browser.set_window_size(1400, 1000)
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    wait_for(lambda: max(browser.execute_script(COUNT_FONTS_JS)) < 16, what="the counts drawn as on a wide screen")
+
+
+@pytest.mark.parametrize("phone", [True, False])
+def test_forty_letter_names_without_spaces_do_not_widen_the_page(page, session, phone):
+    browser, url = page
+    south, north = "Annabella" * 4 + "Anna", "Bartholomew" * 3 + "Barthol"
+    assert len(south) == len(north) == 40
+    session.new_game("kalah", {}, south, north)
+    session.submit(board(session.game))
+    if phone:
+        as_phone(browser)
+    browser.get(url)
+    wait_for(lambda: browser.find_element(By.ID, "score-north-name").text, what="the names")
+    banner_shows(browser, "The board matches the game")
+    assert no_horizontal_scroll(browser)
+    assert browser.find_element(By.ID, "score-south-name").get_attribute("title") == south
+
+
+def test_a_refused_control_is_told_and_leaves_no_error_in_the_console(page, session):
+    browser, _ = page
+    uncaught_errors(browser)  # from the page's loading
+    browser.find_element(By.ID, "move-text").send_keys("Z")
+    browser.find_element(By.ID, "btn-move").click()
+    toast = wait_for(lambda: browser.find_element(By.ID, "toast").text, what="the toast")
+    assert "not a legal move" in toast
+    assert browser.find_element(By.ID, "move-text").get_attribute("value") == "Z"  # kept, to be put right
+    assert uncaught_errors(browser) == []
+
+
+def open_new_game(browser) -> None:
+    browser.find_element(By.ID, "btn-new").click()
+    wait_for(lambda: browser.find_element(By.ID, "new-game").is_displayed()
+             and browser.find_elements(By.CSS_SELECTOR, "#ng-options [data-option]"), what="the New game dialog")
+
+
+def test_a_refused_new_game_keeps_the_dialog_and_what_was_typed(page, session):
+    browser, _ = page
+    open_new_game(browser)
+    Select(browser.find_element(By.ID, "ng-variant")).select_by_value("oware")
+    north = browser.find_element(By.ID, "ng-north")
+    north.clear()
+    north.send_keys("\u200b")  # typed, but no printable name
+    browser.find_element(By.ID, "ng-south").send_keys(" Smith")
+    browser.find_element(By.ID, "ng-start").click()
+    refused = wait_for(lambda: browser.find_element(By.ID, "ng-refused").text, what="the refusal in the dialog")
+    assert "1 to 40 printable" in refused
+    assert browser.find_element(By.ID, "new-game").is_displayed()
+    assert browser.find_element(By.ID, "ng-south").get_attribute("value") == "Ann Smith"
+    assert Select(browser.find_element(By.ID, "ng-variant")).first_selected_option.get_attribute("value") == "oware"
+    assert session.game.variant.name == "kalah"
+    browser.find_element(By.CSS_SELECTOR, '#new-game button[value="cancel"]').click()
+    open_new_game(browser)  # opens on the game being played, not on the variant last picked
+    assert Select(browser.find_element(By.ID, "ng-variant")).first_selected_option.get_attribute("value") == "kalah"
+    assert browser.find_element(By.ID, "ng-refused").text == ""
+
+
+def test_an_empty_number_in_the_new_game_dialog_is_the_variants_default(page, session):
+    browser, _ = page
+    session.new_game("kalah", {"seeds": 3}, "Ann", "Bob")
+    caught_up(browser, session)
+    open_new_game(browser)
+    assert browser.find_element(By.ID, "opt-seeds").get_attribute("value") == "3"  # as the game is played
+    browser.find_element(By.ID, "opt-houses").clear()
+    browser.find_element(By.ID, "ng-start").click()
+    wait_for(lambda: not browser.find_element(By.ID, "new-game").is_displayed(), what="the dialog closed")
+    assert session.game.variant.options["houses"] == 6 and session.game.variant.options["seeds"] == 3
+
+
+def nam_nam_round_two(session) -> None:
+    """A Nam Nam round decided (tests/rules/test_nam_nam.py, the eight left): Ann, South, leads
+    32 to 16 and takes 2 of Bob's hollows, a and b unless she says otherwise."""
+    start = {"to_move": "south", "pits": dict.fromkeys("ABCDEFabcdef", 0) | {"A": 1, "B": 3, "C": 3, "a": 1},
+             "captured": {"south": 24, "north": 16}, "owners": dict.fromkeys("ABCDEF", "south") | dict.fromkeys("abcdef", "north"),
+             "round": 1, "round_starter": "north", "rounds": []}
+    session.new_game("nam-nam", {}, "Ann", "Bob")  # for its variant to read the position with
+    session.new_game("nam-nam", {}, "Ann", "Bob", start=session.game.variant.position_from_json(start))
+    session.play_by_hand("B")
+
+
+HOLLOWS_JS = """
+return [...document.querySelectorAll('#round-choice-hollows button')].map(b => [b.textContent, b.getAttribute('aria-pressed')]);
+"""
+
+
+def test_the_round_leader_chooses_the_opponents_hollows_he_takes(page, session):
+    browser, _ = page
+    nam_nam_round_two(session)
+    choice = session.state()["game"]["round_choice"]
+    assert choice == {"leader": "south", "count": 2, "hollows": list("abcdef"), "chosen": ["a", "b"]}
+    prompt = wait_for(lambda: browser.find_element(By.ID, "round-choice-prompt").text, what="the round's set-up")
+    assert prompt == "Ann led the round: choose 2 of Bob's hollows"
+    assert browser.execute_script(HOLLOWS_JS) == [["a", "true"], ["b", "true"]] + [[h, "false"] for h in "cdef"]
+    hollow = lambda label: browser.find_element(By.CSS_SELECTOR, f'#round-choice-hollows button[data-hollow="{label}"]')
+    set_hollows = browser.find_element(By.ID, "btn-hollows")
+    hollow("a").click()
+    assert not set_hollows.is_enabled()  # one pressed: she takes two
+    hollow("e").click()
+    assert set_hollows.is_enabled()
+    set_hollows.click()
+    wait_for(lambda: session.state()["game"]["position"]["owners"]["e"] == "south", what="e taken by Ann")
+    owners = session.state()["game"]["position"]["owners"]
+    assert [label for label in "abcdef" if owners[label] == "south"] == ["b", "e"]
+    ring = 'return document.querySelector(\'#board g.pit[data-label="e"] .owner-ring\').getAttribute("stroke")'
+    wait_for(lambda: browser.execute_script(ring) == "#2f7df6", what="e drawn as Ann's (South's blue rim)")
+    assert uncaught_errors(browser) == []
