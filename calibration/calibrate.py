@@ -32,13 +32,12 @@ from vision.glare import GlareFinder, whitest_seed
 from vision.markers import MARKER_NAMES, placement_fault, places_found
 from vision.pits import HollowFit, find_hollows, hollow_mask, in_hollows, nominal_hollows
 from vision.reader import NO_COLOUR, BoardReader, BoardView, is_colourless, locate_board
-from vision.rectify import rectified_size, warp_to_board
+from vision.rectify import DEFAULT_PX_PER_MM, rectified_size, warp_to_board
 from vision.seed_size import seed_area_mm2
 
 from .calibfile import Calibration, CalibrationError
 from .profiles import PROFILE_LAYOUTS, BoardProfile, board_profile, start_counts
 
-DEFAULT_PX_PER_MM = 1.5
 START_BLURS_PX = tuple(float(sigma) for sigma in np.arange(1.5, 3.6, 0.25))  # blurs put on the start picture to
 # find this board's blur limit (Gaussian sigma, px): a lens blur under 1.5 px costs no board anything (focus_bench.py)
 LEAST_BLUR_LIMIT_MM = 0.8  # no board's blur limit is set lower: sharper than that, pits of 0-9 are read exactly
@@ -57,7 +56,7 @@ HOLLOW_MIDDLE = 0.8  # a hollow's detail is measured within 0.8 of its rim: clea
 # rendered set-ups of every board the right pictures gave 2.3-4.8, the two swapped 0.21-0.44, and the start position
 # given as both pictures, or photographed twice, 0.98-1.17 (the empty picture taken before the seeds were lifted
 # out; 18 set-ups, 2026-12-07): that calibrated without a word, with a seed 0 mm2 large, a file no reader loads.
-# Boards of 2 kete a pit show less: the demo's synthetic camera gave Bao la Kujifunza 1.57-2.72 (seeds 1-28), Bao
+# Boards of 2 kete a pit show less: the demo's synthetic camera gave Bao la Kujifunza 1.57-2.73 (seeds 1-40), Bao
 # (Kenya) 1.97-3.55 (seeds 1-12); at 1.6 the demo of Bao la Kujifunza, seed 3, refused its own calibration. So the
 # line lies between 1.17 and 1.57, at their geometric middle.
 SWAPPED_BELOW = 0.6

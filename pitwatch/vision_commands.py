@@ -27,7 +27,7 @@ from calibration.markersheet import render_marker_sheet
 from calibration.outline import check_outline
 from calibration.profiles import board_profile
 from firmware_bridge.sensors import SensorCalibration
-from vision.camera import SourceError, first_frame, open_source, picture_of
+from vision.camera import SourceError, open_source, picture_from, picture_of
 from vision.counter import CounterError
 from vision.glare import seed_top_mm2
 from vision.markers import parse_corners
@@ -90,9 +90,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     replaced = _calibration_to_replace(args.output, {"--empty": args.empty, "--start": args.start})
     board_profile(args.variant)
     values = None if args.corners is None else parse_corners(args.corners)  # '' too is refused, not ignored
-    empty = first_frame(args.empty, size=size, when_live=lambda: wait_for_enter(
+    empty = picture_from(args.empty, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: empty every pit, the whole board in the camera's view, then press Enter... ", NO_TERMINAL))
-    start = first_frame(args.start, size=size, when_live=lambda: wait_for_enter(
+    start = picture_from(args.start, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: now lay out the start position, then press Enter... ", NO_TERMINAL))
     corners = None
     if values is not None:

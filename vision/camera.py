@@ -431,8 +431,8 @@ def picture_of(source: FrameSource, tries: int = 30) -> Frame:
     return settled_frame(source, frame) if frame.ok and isinstance(source, LiveCamera) else frame
 
 
-def first_frame(spec: int | str, tries: int = 30, size: tuple[int, int] = DEVICE_SIZE,
-                when_live: Callable[[], None] | None = None) -> np.ndarray:
+def picture_from(spec: int | str, size: tuple[int, int] = DEVICE_SIZE,
+                 when_live: Callable[[], None] | None = None) -> np.ndarray:
     """The picture :func:`picture_of` gives from the source ``spec`` names (``size`` as for
     :func:`open_source`); :class:`SourceError` if none comes. ``when_live``: called once a live
     camera is open, before its picture is taken (the players say the board is set up: two
@@ -445,7 +445,7 @@ def first_frame(spec: int | str, tries: int = 30, size: tuple[int, int] = DEVICE
             if answer.status.startswith(CAMERA_LOST):
                 raise _no_picture(spec, answer)
             when_live()
-        frame = picture_of(source, tries)
+        frame = picture_of(source)
     finally:
         source.close()
     if not frame.ok:

@@ -58,8 +58,8 @@ LOST = ("board not lined up with its empty picture: if it was moved, set its cor
 
 
 @dataclass(frozen=True)
-class Move:
-    """How a board without markers has moved since its corners were given."""
+class BoardShift:
+    """How a board without markers has shifted (and turned) since its corners were given."""
 
     motion_mm: np.ndarray  # a rigid motion of board mm (3 x 3): the empty board's point -> where it is now
     nudge: bool  # within MAX_NUDGE_MM and MAX_TURN: followed; else the corners must be given again
@@ -103,7 +103,7 @@ class NudgeFinder:
         small = small.astype(np.float32)
         return small - cv2.GaussianBlur(small, (0, 0), LIGHT_MM / self._mm_per_px)
 
-    def move(self, gray: np.ndarray, homography: np.ndarray) -> Move | None:
+    def shift(self, gray: np.ndarray, homography: np.ndarray) -> BoardShift | None:
         """How the board in ``gray`` (the camera picture, grey) seen through ``homography``
         (image px -> board mm, from the corners given) has moved from the empty board: None when
         it has not, :data:`NOT_LINED_UP` when it could not be lined up with it. Every frame is
@@ -120,7 +120,7 @@ class NudgeFinder:
         self._last_aligned = warp
         motion = self._in_mm(warp)
         most_moved = np.abs(cv2.perspectiveTransform(self._corners.reshape(-1, 1, 2), motion).reshape(-1, 2) - self._corners).max()
-        return None if most_moved * self._px_per_mm < MIN_SHIFT_PX else Move(motion, self._nudge(motion))
+        return None if most_moved * self._px_per_mm < MIN_SHIFT_PX else BoardShift(motion, self._nudge(motion))
 
     def _best_alignment(self, now: np.ndarray, starts: Iterator[np.ndarray]) -> tuple[float, np.ndarray]:
         """ECC's best alignment (its correlation and a 2 x 3 warp; 0 and no move where it never
@@ -211,7 +211,7 @@ class _Shift:
         return np.float32([[1, 0, self.shift[0]], [0, 1, self.shift[1]]])
 
 
-NOT_LINED_UP = Move(np.eye(3), nudge=True, sure=False)
+NOT_LINED_UP = BoardShift(np.eye(3), nudge=True, sure=False)
 
 
 def standardised(picture: np.ndarray, where: np.ndarray) -> np.ndarray:
@@ -222,5 +222,5 @@ def standardised(picture: np.ndarray, where: np.ndarray) -> np.ndarray:
 
 def moved_back(homography: np.ndarray, motion_mm: np.ndarray) -> np.ndarray:
     """``homography`` (image px -> board mm) followed by undoing the board's ``motion_mm``
-    (:attr:`Move.motion_mm`): image px -> the empty board's mm."""
+    (:attr:`BoardShift.motion_mm`): image px -> the empty board's mm."""
     return np.linalg.inv(motion_mm) @ homography

@@ -31,10 +31,11 @@ from .markers import (MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, h
                       placement_fault, stayed)
 from .moved_markers import EmptyLikeness, MovedMarkerWatch
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
+from .overlay import PitOverlay, draw_overlay, outlines_in_picture, pit_overlays, points_in_picture
 from .patches import PatchCutter
 from .picture_size import DEVICE_SIZE
 from .pits import hollow_mask, in_hollows, rim_gap
-from .rectify import GAIN_CELL_PX, BoardWarp, LightModel, to_rectified, visible_mask
+from .rectify import DEFAULT_PX_PER_MM, GAIN_CELL_PX, BoardWarp, LightModel, visible_mask
 
 DARK = 0.025 * 255  # rectified brightness (0..255) below which nothing can be read
 STRAY_GLARE_MM = 10.0  # a seed on the wood this close to a lamp's reflection is its halo
@@ -42,8 +43,6 @@ EDGE_MM = 8.0  # the board's edge band is not bare wood: its bevel, bent by the 
 HOLD_PX = 1.0  # markers in view this close to where the last homography was found: the board has not moved
 HELD_FEW_PX = 3.0  # ...and with only one or two in view, this close (no homography can be found from them)
 DARK_PATCH_MM = 20.0  # dark counts as unlit in patches this wide: a covered lens, not a marker's black or a seed's shadow
-OUTLINE_MM = 1.5  # what was taken for a hand is outlined on the camera view to within this
-HAND_COLOUR = (255, 0, 255)  # BGR: magenta, a colour neither a pit's outline nor the wood takes
 
 
 @dataclass(frozen=True)
@@ -72,17 +71,6 @@ class FrameStatus:
             "blur_mm": None if self.blur_mm is None else round(self.blur_mm, 2),
             "message": self.message,
         }
-
-
-@dataclass(frozen=True)
-class PitOverlay:
-    """One pit as drawn on the camera view: its outline in image px and what was read."""
-
-    label: str
-    outline: np.ndarray  # (N, 2) image px
-    count: int | None
-    probability: float
-    white: int | None
 
 
 NO_COLOUR = ("no colour in the picture (a greyscale camera, or a greyscale file): seeds are counted and chips told "
@@ -128,30 +116,14 @@ class FrameResult:
     strays: list[tuple[float, float]] = field(default_factory=list)  # seeds on the bare wood (image px)
     views: dict[str, np.ndarray] = field(default_factory=dict)  # each pit counted, as the counter saw it
     # (uint8 BGR window, light divided out): which kept its look, :mod:`vision.unchanged`
-    px_per_mm: float = 1.5  # the scale of ``board``: the calibration's (1.5 unless calibrated otherwise)
+    px_per_mm: float = DEFAULT_PX_PER_MM  # the scale of ``board``: the calibration's (the default in a frame not read)
     refined: bool = False  # ``board`` is placed a little better than the frame before's, which did not move
     hand_outlines: list[np.ndarray] = field(default_factory=list)  # what was taken for a hand over the board,
     # each piece's outline (N x 2 image px, int32): shown, so that players see what keeps the board from being read
 
     def draw(self, frame: np.ndarray) -> np.ndarray:
-        """A copy of ``frame`` with what was taken for a hand outlined in magenta, every pit
-        outlined (green: p >= 0.9, orange: less sure, red: unseen) and labelled with its most
-        likely count (and white chips), and every seed lying on the wood ringed in red."""
-        out = frame.copy()
-        cv2.polylines(out, self.hand_outlines, True, HAND_COLOUR, 2)
-        for x, y in self.strays:
-            cv2.circle(out, (int(round(x)), int(round(y))), 16, (0, 0, 255), 2)
-        for pit in self.overlay:
-            colour = (0, 200, 0) if pit.count is not None and pit.probability >= 0.9 else (0, 200, 255)
-            if pit.count is None:
-                colour = (0, 0, 255)
-            cv2.polylines(out, [pit.outline.astype(np.int32)], True, colour, 2)
-            text = "?" if pit.count is None else f"{pit.count}" + ("" if pit.white is None else f"/{pit.white}w")
-            x, y = pit.outline.mean(axis=0).astype(int)
-            cv2.putText(out, f"{pit.label}:{text}", (int(x) - 20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 0, 0), 3)
-            cv2.putText(out, f"{pit.label}:{text}", (int(x) - 20, int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (255, 255, 255), 1)
-        cv2.putText(out, self.status.message, (10, 25), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 2)
-        return out
+        """A copy of ``frame`` showing how it was read, for the dashboard (:func:`vision.overlay.draw_overlay`)."""
+        return draw_overlay(frame, self.overlay, self.hand_outlines, self.strays, self.status.message)
 
 
 def is_colourless(frame: np.ndarray) -> bool:
@@ -263,11 +235,11 @@ class BoardReader:
                 missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
                 raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", markers)
             lined_up = True
-            if self._nudges is not None and (move := self._nudges.move(gray, homography)) is not None:
-                if not move.nudge:  # its corners no longer say where its pits are
+            if self._nudges is not None and (shift := self._nudges.shift(gray, homography)) is not None:
+                if not shift.nudge:  # its corners no longer say where its pits are
                     raise FrameUnreadable(BOARD_MOVED)
-                homography = moved_back(homography, move.motion_mm)  # a board without markers, nudged: follow it
-                lined_up = move.sure
+                homography = moved_back(homography, shift.motion_mm)  # a board without markers, nudged: follow it
+                lined_up = shift.sure
             board = self._warp(frame, homography)
             seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
             rows = self._cell_rows(homography)
@@ -403,9 +375,11 @@ class BoardReader:
             message = "ok"
         reading = Reading(pits, "vision", when, message)
         status = FrameStatus(True, view.markers, unseen, hand is not None, message, tuple(strays), tuple(glared), view.blur_mm)
-        return FrameResult(reading, status, self._overlay(view.homography, pits), view.board, view.homography,
-                           self._to_image(view.homography, lying), views, self.calibration.px_per_mm, view.refined,
-                           [] if hand is None else self._outlines(view.homography, hand))
+        ppm = self.calibration.px_per_mm
+        outlines = {label: pit.outline for label, pit in self.pits.items()}
+        return FrameResult(reading, status, pit_overlays(outlines, pits, view.homography, ppm), view.board,
+                           view.homography, points_in_picture(lying, view.homography, ppm), views, ppm, view.refined,
+                           [] if hand is None else outlines_in_picture(hand, view.homography, ppm))
 
     def _beside(self, point: tuple[float, float]) -> str:
         """The pit (or store) a seed lying on the wood at ``point`` (rectified px) is beside."""
@@ -484,36 +458,6 @@ class BoardReader:
                 seen = lit if seen is None else seen & lit
         return seen
 
-    def _to_image(self, homography: np.ndarray, points: list[tuple[float, float]]) -> list[tuple[float, float]]:
-        """Rectified board px as image px."""
-        if not points:
-            return []
-        image = cv2.perspectiveTransform(np.array(points, np.float64).reshape(-1, 1, 2), self._board_to_image(homography))
-        return [(float(x), float(y)) for x, y in image.reshape(-1, 2)]
-
-    def _outlines(self, homography: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
-        """The outline of each piece of ``mask`` (bool, rectified board) in image px, simplified
-        to within ``OUTLINE_MM``: a few dozen points a piece rather than one a pixel."""
-        contours, _ = cv2.findContours(mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        to_image = self._board_to_image(homography)
-        tolerance = OUTLINE_MM * self.calibration.px_per_mm
-        return [np.round(cv2.perspectiveTransform(cv2.approxPolyDP(contour, tolerance, True).astype(np.float64), to_image)
-                         ).astype(np.int32).reshape(-1, 2) for contour in contours]
-
-    def _board_to_image(self, homography: np.ndarray) -> np.ndarray:
-        """From rectified px back to picture px: where the overlay draws each pit."""
-        return np.linalg.inv(to_rectified(homography, self.calibration.px_per_mm))
-
-    def _overlay(self, homography: np.ndarray, pits: dict[str, PitReading | None]) -> list[PitOverlay]:
-        to_image = self._board_to_image(homography)
-        overlay = []
-        for label, pit in self.pits.items():
-            outline = cv2.perspectiveTransform(pit.outline.reshape(-1, 1, 2), to_image).reshape(-1, 2)
-            reading = pits[label]
-            count = None if reading is None else reading.most_likely
-            overlay.append(PitOverlay(label, outline, count, 0.0 if reading is None else reading.counts[count],
-                                      None if reading is None else reading.most_likely_white))
-        return overlay
 
 
 class _PitArea:

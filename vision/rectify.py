@@ -17,6 +17,7 @@ import numpy as np
 
 from .flicker import RowLight
 
+DEFAULT_PX_PER_MM = 1.5  # the rectified view's scale unless a calibration is made at another (calibration.calibrate)
 GAIN_CELL_PX = 8  # the light field is fitted on cells of this many rectified pixels
 CLIPPED = 250  # a channel this bright has met the sensor's ceiling: it shows less than the light's gain
 CLIPPED_REFIT_SHARE = 0.3  # a clipped channel is fitted again without its clipped cells if this share is left

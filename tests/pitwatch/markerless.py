@@ -1,6 +1,6 @@
 """A rendered board without markers, for the board-corner tests of the app and the dashboard.
 
-The renderer (``vision/render.py``) always draws the four ArUco markers, so
+The renderer (``vision/render/``) always draws the four ArUco markers, so
 here they are covered with patches of the board's own wood colour: the
 picture then holds a board the marker detector cannot find, as at a club
 table whose board never had markers. The board is calibrated the way

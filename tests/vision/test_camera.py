@@ -15,8 +15,8 @@ from network_camera import NumberedCamera, frame_number
 from waiting import wait_until
 
 from vision import camera
-from vision.camera import (BLACK_FRAME, STREAM_TIMEOUT_MS, LiveCamera, SourceError, first_frame, first_good_frame,
-                           frame_status, is_black, names_device, open_source, settled_frame)
+from vision.camera import (BLACK_FRAME, STREAM_TIMEOUT_MS, LiveCamera, SourceError, first_good_frame, frame_status,
+                           is_black, names_device, open_source, picture_from, settled_frame)
 from vision.picture_size import DEVICE_SIZE
 
 
@@ -194,13 +194,13 @@ def test_a_camera_opencv_raises_on_is_lost_with_the_reason_not_a_thread_tracebac
 def test_a_missing_camera_is_named_before_the_players_are_asked_to_set_the_board_up():
     asked = []
     with pytest.raises(SourceError, match="camera source '97': no usable picture \\(camera lost: camera 97 does not answer\\)"):
-        first_frame("97", when_live=lambda: asked.append("set the board up"))
+        picture_from("97", when_live=lambda: asked.append("set the board up"))
     assert asked == []
 
 
 def test_a_camera_that_answers_asks_the_players_before_its_picture_is_taken(network_camera):
     asked = []
-    assert first_frame(network_camera.url, when_live=lambda: asked.append("set the board up")).ndim == 3
+    assert picture_from(network_camera.url, when_live=lambda: asked.append("set the board up")).ndim == 3
     assert asked == ["set the board up"]
 
 
@@ -265,14 +265,14 @@ def test_bad_specs_are_named(spec, message):
         open_source(spec).close()  # closed if it opens after all: no camera thread left behind
 
 
-def test_empty_folder_and_first_frame(tmp_path):
+def test_empty_folder_and_picture_from(tmp_path):
     with pytest.raises(SourceError, match="holds no images"):
         open_source(str(tmp_path))
     _write(tmp_path / "x.png", 100)
-    assert first_frame(str(tmp_path / "x.png")).shape == (48, 64, 3)
+    assert picture_from(str(tmp_path / "x.png")).shape == (48, 64, 3)
     cv2.imwrite(str(tmp_path / "y.png"), np.zeros((8, 8, 3), np.uint8))
     with pytest.raises(SourceError, match="black frame"):
-        first_frame(str(tmp_path / "y.png"))
+        picture_from(str(tmp_path / "y.png"))
 
 
 def test_a_reader_slower_than_the_camera_gets_its_newest_frame(network_camera):
@@ -304,7 +304,7 @@ def test_a_picture_for_calibration_waits_for_the_camera_s_exposure_to_settle():
             assert first.image[50, 50].mean() < 75  # still finding the light
         finally:
             source.close()
-        picture = first_frame(camera.url)
+        picture = picture_from(camera.url)
     assert frame_number(picture) >= 20 and abs(picture[50, 50].mean() - 90) <= 3
 
 

@@ -1059,18 +1059,18 @@ def test_a_board_without_markers_is_followed_when_nudged(nudge):
     wood = _bare_wood(calibration.empty.shape[:2], calibration)
     finder = NudgeFinder(calibration.empty, calibration.px_per_mm, wood)
     grey, at_rest = cv2.cvtColor(nudged, cv2.COLOR_BGR2GRAY), homography_from_corners(corners, profile)
-    move = finder.move(grey, at_rest)
-    assert move is not None and move.nudge
-    motion = move.motion_mm
+    shift = finder.shift(grey, at_rest)
+    assert shift is not None and shift.nudge
+    motion = shift.motion_mm
     centre = np.array(profile.size) / 2
     moved = motion[:2, :2] @ centre + motion[:2, 2] - centre
     assert abs(np.hypot(*moved) - np.hypot(*nudge[:2])) < 1.5, moved
     assert abs(abs(np.arctan2(motion[1, 0], motion[0, 0])) - abs(nudge[2])) < 0.005, motion
     # taken back, what is left moves no corner of the board by a millimetre
-    left = finder.move(grey, moved_back(at_rest, motion))
+    left = finder.shift(grey, moved_back(at_rest, motion))
     outline = np.array(profile.board_corners())
     assert left is None or np.abs(outline @ left.motion_mm[:2, :2].T + left.motion_mm[:2, 2] - outline).max() < 1.0, left
-    assert finder.move(cv2.cvtColor(render(scene, {}, None, Shot(seed=1)).image, cv2.COLOR_BGR2GRAY), at_rest) is None
+    assert finder.shift(cv2.cvtColor(render(scene, {}, None, Shot(seed=1)).image, cv2.COLOR_BGR2GRAY), at_rest) is None
 
 
 def test_a_turned_board_without_markers_is_followed_through_a_hard_frame():
@@ -1091,17 +1091,17 @@ def test_a_turned_board_without_markers_is_followed_through_a_hard_frame():
     def grey(shot: Shot) -> np.ndarray:
         return cv2.cvtColor(render(scene, counts, None, shot).image, cv2.COLOR_BGR2GRAY)
 
-    def turn(move) -> float:
-        return abs(float(np.arctan2(move.motion_mm[1, 0], move.motion_mm[0, 0]))) if move is not None else 0.0
+    def turn(shift) -> float:
+        return abs(float(np.arctan2(shift.motion_mm[1, 0], shift.motion_mm[0, 0]))) if shift is not None else 0.0
     wood = _bare_wood(calibration.empty.shape[:2], calibration)
     at_rest = homography_from_corners(corners, profile)
     easy = grey(Shot(seed=2, nudge=nudge))
     hard = Shot(seed=3, nudge=nudge, blur=3.0, blur_angle=0.3, gradient=(0.45, 0.3), noise=6.0, jpeg=50)
     for shot in (hard, replace(hard, hand=True), replace(hard, shadow=0.5)):
-        assert abs(turn(NudgeFinder(calibration.empty, calibration.px_per_mm, wood).move(grey(shot), at_rest)) - 0.05) < 0.001
+        assert abs(turn(NudgeFinder(calibration.empty, calibration.px_per_mm, wood).shift(grey(shot), at_rest)) - 0.05) < 0.001
         finder = NudgeFinder(calibration.empty, calibration.px_per_mm, wood)
-        assert abs(turn(finder.move(easy, at_rest)) - 0.05) < 0.001
-        assert abs(turn(finder.move(grey(shot), at_rest)) - 0.05) < 0.001
+        assert abs(turn(finder.shift(easy, at_rest)) - 0.05) < 0.001
+        assert abs(turn(finder.shift(grey(shot), at_rest)) - 0.05) < 0.001
 
 
 def test_a_board_without_markers_moved_too_far_asks_for_its_corners_again():

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from calibration.profiles import board_profile
-from vision.render import (FLICKER_BAND, FLICKER_DRIFT, FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, _expose, _light, _noise_bank,
-                           _pose, camera_homography, draw_seeds, eye_over_board, hollow_depth, project, random_counts,
-                           random_scene, random_shot, render, restacked, seen_on_relief, stack_of)
+from vision.render import (FLICKER_BAND, FLICKER_DRIFT, FRAME_SIZE, TEXTURE_PX_PER_MM, Shot, camera_homography, draw_seeds,
+                           eye_over_board, hollow_depth, project, random_counts, random_scene, random_shot, render, restacked,
+                           seen_on_relief, stack_of)
+from vision.render.exposure import _noise_bank, expose, light_frame
+from vision.render.geometry import _pose
 
 
 def test_same_seed_same_image_and_truth():
@@ -169,9 +171,9 @@ def test_band_by_band_finishing_gives_the_whole_frame_result():
                           0, 255).astype(np.uint8)
 
     lit = frame.copy()
-    _light(lit, shot)
+    light_frame(lit, shot)
     assert np.array_equal(lit, whole_lit)
-    assert np.array_equal(_expose(lit, noise, 3.5), whole_image)
+    assert np.array_equal(expose(lit, noise, 3.5), whole_image)
 
 
 def test_a_frame_needs_few_frame_sized_temporaries():
