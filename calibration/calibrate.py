@@ -56,9 +56,9 @@ HOLLOW_MIDDLE = 0.8  # a hollow's detail is measured within 0.8 of its rim: clea
 # rendered set-ups of every board the right pictures gave 2.3-4.8, the two swapped 0.21-0.44, and the start position
 # given as both pictures, or photographed twice, 0.98-1.17 (the empty picture taken before the seeds were lifted
 # out; 18 set-ups, 2026-12-07): that calibrated without a word, with a seed 0 mm2 large, a file no reader loads.
-# Boards of 2 kete a pit show less: the demo's synthetic camera gave Bao la Kujifunza 1.57-2.73 (seeds 1-40), Bao
-# (Kenya) 1.97-3.55 (seeds 1-12); at 1.6 the demo of Bao la Kujifunza, seed 3, refused its own calibration. So the
-# line lies between 1.17 and 1.57, at their geometric middle.
+# Boards of 2 or 3 seeds a pit show less: the demo's synthetic camera gave Bao la Kujifunza 1.57-2.73 (seeds 1-40),
+# Bao with laps 1.56-2.92 (seeds 1-20), Bao 1.97-3.55 (seeds 1-12); at 1.6 the demos of the first two, seed 3,
+# refused their own calibration. So the line lies between 1.17 and 1.56, at their geometric middle.
 SWAPPED_BELOW = 0.6
 SEEDS_IN_BOTH_BELOW = 1.35
 
