@@ -68,7 +68,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
-from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
+from firmware_bridge.sensors import SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
 from vision.rectify import rectified_size
 

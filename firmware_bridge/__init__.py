@@ -19,7 +19,7 @@ Public API (stable; everything else is internal)::
     calibration = SensorCalibration.fit(layout.labels, empty_frames, start_frames, start_counts)
     reading = calibration.to_reading(frame.raw, time=frame.received)   # -> rules.Reading (source "sensors")
     calibration = calibration.learn(raw_frames, confirmed_counts)      # sharper gains (stores!) from a known position
-    calibration.to_json(); SensorCalibration.from_json(data)          # CalibrationError names the bad field; the files
+    calibration.to_json(); SensorCalibration.from_json(data)          # SensorCalibrationError names the bad field; the files
                                                                      # are calibration.calibfile's: save_sensor_file, load_sensor_file
 
     board.set_counts([4] * 6 + [0] + [4] * 6 + [0])   # the emulator's sensors, in canonical order;
@@ -51,11 +51,11 @@ firmware in ``firmware/`` (docs/hardware.md).
 from .bridge import Bridge, BridgeStatus, SensorFrame, State
 from .emulator import EmulatedBoard, SensorModel
 from .protocol import MAX_PITS, OFF, PROTOCOL_VERSION, Button, Led, LedMode, ProtocolError
-from .sensors import CalibrationError, SensorCalibration
+from .sensors import SensorCalibrationError, SensorCalibration
 
 __all__ = [
     "Bridge", "BridgeStatus", "SensorFrame", "State",
     "EmulatedBoard", "SensorModel",
     "Led", "LedMode", "OFF", "Button", "MAX_PITS", "PROTOCOL_VERSION", "ProtocolError",
-    "SensorCalibration", "CalibrationError",
+    "SensorCalibration", "SensorCalibrationError",
 ]

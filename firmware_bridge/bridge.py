@@ -145,7 +145,9 @@ class State(str, Enum):
 
 @dataclass(frozen=True)
 class BridgeStatus:
-    """Everything the app shows about the link; ``message`` is for people."""
+    """The link's state, which the app shows (``message`` is for people), and its health counters,
+    which a diagnosis reads (the soak, link and receive-buffer tests do): a cable that
+    damages frames shows in them long before it loses the link."""
 
     state: State = State.STOPPED
     message: str = "not started"

@@ -30,7 +30,7 @@ FAULT_SIGMAS = 6.0  # a value this far from every count means a fault, not seeds
 MAX_COUNT = 255
 
 
-class CalibrationError(ValueError):
+class SensorCalibrationError(ValueError):
     """Calibration data that cannot be used; the text names the pit or field and the file."""
 
 
@@ -59,9 +59,9 @@ class _Expect:
         return f"{kind} from {self.low:g} to {self.high:g}"
 
     def check(self, value: Any, field: str) -> Any:
-        """``value`` if it holds, else :class:`CalibrationError` naming ``field`` and what it must be."""
+        """``value`` if it holds, else :class:`SensorCalibrationError` naming ``field`` and what it must be."""
         if not self.holds(value):
-            raise CalibrationError(f"{field} must be {self.describe()}, not {value!r}")
+            raise SensorCalibrationError(f"{field} must be {self.describe()}, not {value!r}")
         return value
 
 
@@ -78,19 +78,19 @@ RAW = _Expect(0, ADC_MAX, integer=True)
 def _check_labels(labels: Sequence[Any], where: str) -> tuple[str, ...]:
     """1 to MAX_PITS distinct, non-empty pit names (the layout's canonical order)."""
     if not 1 <= len(labels) <= MAX_PITS:
-        raise CalibrationError(f"{where}: a board has 1 to {MAX_PITS} pits, not {len(labels)}")
+        raise SensorCalibrationError(f"{where}: a board has 1 to {MAX_PITS} pits, not {len(labels)}")
     for i, label in enumerate(labels):
         if not isinstance(label, str) or not label:
-            raise CalibrationError(f"{where}: label {i} must be a non-empty string, not {label!r}")
+            raise SensorCalibrationError(f"{where}: label {i} must be a non-empty string, not {label!r}")
     if len(set(labels)) != len(labels):
-        raise CalibrationError(f"{where}: pit labels repeat: {list(labels)}")
+        raise SensorCalibrationError(f"{where}: pit labels repeat: {list(labels)}")
     return tuple(labels)
 
 
 def _check_counts(counts: Sequence[Any], n: int, name: str) -> None:
     """``n`` seed counts, each an integer from 0 to ``MAX_COUNT``."""
     if len(counts) != n:
-        raise CalibrationError(f"{name} has {len(counts)} entries for {n} pits")
+        raise SensorCalibrationError(f"{name} has {len(counts)} entries for {n} pits")
     expect = _Expect(0, MAX_COUNT, integer=True)
     for i, count in enumerate(counts):
         expect.check(count, f"{name}[{i}]")
@@ -99,10 +99,10 @@ def _check_counts(counts: Sequence[Any], n: int, name: str) -> None:
 def _check_frames(frames: Sequence[Sequence[Any]], n: int, name: str) -> None:
     """At least one frame, each of ``n`` raw ADC values (0..1023)."""
     if not frames:
-        raise CalibrationError(f"{name}: no frames to learn from")
+        raise SensorCalibrationError(f"{name}: no frames to learn from")
     for i, frame in enumerate(frames):
         if len(frame) != n:
-            raise CalibrationError(f"{name}: frame {i} has {len(frame)} values for {n} pits")
+            raise SensorCalibrationError(f"{name}: frame {i} has {len(frame)} values for {n} pits")
         for pit, value in enumerate(frame):
             RAW.check(value, f"{name}: frame {i}, value {pit}")
 
@@ -116,7 +116,7 @@ def _fit_arguments(labels: Sequence[Any], empty: Sequence[Sequence[Any]], start:
         max_count = max(1, min(sum(start_counts), MAX_COUNT))
     MAX_COUNT_FIELD.check(max_count, "max_count")
     if max(start_counts) > max_count:
-        raise CalibrationError(f"max_count must be at least the {max(start_counts)} seeds that start_counts "
+        raise SensorCalibrationError(f"max_count must be at least the {max(start_counts)} seeds that start_counts "
                                f"puts in one pit, not {max_count}")
     _check_frames(empty, len(labels), "empty")
     _check_frames(start, len(labels), "start")
@@ -170,7 +170,7 @@ class SensorCalibration:
         A pit that starts empty (a store) borrows the median gain of the others.
         ``max_count`` defaults to all the seeds of the start position (at most
         ``MAX_COUNT``). Every argument is checked first: a wrong one is named
-        in a :class:`CalibrationError`, never met later as a traceback.
+        in a :class:`SensorCalibrationError`, never met later as a traceback.
         """
         labels, max_count = _fit_arguments(labels, empty, start, start_counts, max_count)
         n = len(labels)
@@ -181,12 +181,12 @@ class SensorCalibration:
             if start_counts[i] > 0:
                 gains[i] = (starts[i] - offsets[i]) / start_counts[i]
                 if gains[i] <= 0:
-                    raise CalibrationError(
+                    raise SensorCalibrationError(
                         f"pit {labels[i]}: with {start_counts[i]} seeds it reads {starts[i]:.0f}, no more than "
                         f"empty ({offsets[i]:.0f}): is its sensor connected and the pit really filled?")
         known = [g for g in gains if g is not None]
         if not known:
-            raise CalibrationError("the start position has no seeds: nothing to learn the gains from")
+            raise SensorCalibrationError("the start position has no seeds: nothing to learn the gains from")
         fallback = statistics.median(known)
         pits = []
         for i in range(n):
@@ -256,20 +256,20 @@ class SensorCalibration:
 
     @classmethod
     def from_json(cls, data: Any, where: str = "calibration") -> "SensorCalibration":
-        """Parse :meth:`to_json` output; ``CalibrationError`` names the bad field and what it must hold."""
+        """Parse :meth:`to_json` output; ``SensorCalibrationError`` names the bad field and what it must hold."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise CalibrationError(f"{where}: not a Pitwatch sensor calibration (format must be {FORMAT!r})")
+            raise SensorCalibrationError(f"{where}: not a Pitwatch sensor calibration (format must be {FORMAT!r})")
         version = data.get("version")
         if type(version) is not int or version != VERSION:  # not true or 1.0, which equal 1
-            raise CalibrationError(f"{where}: version {version!r} is not supported (expected {VERSION})")
+            raise SensorCalibrationError(f"{where}: version {version!r} is not supported (expected {VERSION})")
         max_count = _field(data, "max_count", where, MAX_COUNT_FIELD)
         spread = _field(data, "spread", where, SPREAD)
         entries = data.get("pits")
         if not isinstance(entries, list) or not entries:
-            raise CalibrationError(f"{where}: 'pits' must be a non-empty list")
+            raise SensorCalibrationError(f"{where}: 'pits' must be a non-empty list")
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict):
-                raise CalibrationError(f"{where}: pits[{i}] must be an object with a string 'label'")
+                raise SensorCalibrationError(f"{where}: pits[{i}] must be an object with a string 'label'")
         labels = _check_labels([entry.get("label") for entry in entries], where)
         pits = tuple(_pit(entry, f"{where}: pit {label}") for entry, label in zip(entries, labels))
         return cls(labels, pits, max_count, spread)

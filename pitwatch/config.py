@@ -95,7 +95,7 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     },
 }
 
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")  # the host names of a dashboard served to this machine only (web.security)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from calibration.calibfile import (Calibration, CalibrationError, load_calibration, load_sensor_file, save_sensor_file,
                                   save_sensors)
-from firmware_bridge.sensors import CalibrationError as SensorCalibrationError
+from firmware_bridge.sensors import SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
 from rules import Variant
 

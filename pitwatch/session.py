@@ -462,11 +462,6 @@ class Session:
             raise SessionError("no game is being played; start a new game first")
         return self.game
 
-    def led_frame(self) -> LedFrame:
-        """The LED colours and modes for every pit, in canonical order."""
-        with self._lock:
-            return led_frame(self._require_game(), self._board.differing, self._board.flash)
-
     def state(self) -> dict[str, Any]:
         """The dashboard's state: everything the page draws, as JSON-ready data."""
         with self._lock:

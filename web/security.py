@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from flask import Flask, abort, request
 
-LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
+from pitwatch.config import LOCAL_HOSTS
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Guard:
 
     def check(self) -> None:
         host = urlsplit(f"//{request.host}").hostname or ""
-        if not self.allow_network and host not in LOCAL_NAMES:
+        if not self.allow_network and host not in LOCAL_HOSTS:
             abort(403, description=f"this dashboard only answers on 127.0.0.1, not {host!r} "
                                    "(start it with --allow-network to serve the network)")
         if request.routing_exception is not None:  # no such route (404), or not with this method (405)

@@ -10,7 +10,7 @@ import serial
 
 import rules
 from calibration.calibfile import load_sensor_file, save_sensor_file
-from firmware_bridge import Bridge, CalibrationError, EmulatedBoard, Led, SensorCalibration, State
+from firmware_bridge import Bridge, SensorCalibrationError, EmulatedBoard, Led, SensorCalibration, State
 from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard, build
 from firmware_bridge.harness.simboard import MCUS
@@ -70,7 +70,7 @@ def test_a_broken_sensor_reads_unseen_not_wrong():
 def test_a_malformed_calibration_file_gets_a_clear_error(tmp_path, content, message):
     path = tmp_path / "sensors.json"
     path.write_text(content)
-    with pytest.raises(CalibrationError) as caught:
+    with pytest.raises(SensorCalibrationError) as caught:
         load_sensor_file(path)
     assert message in str(caught.value) and str(path) in str(caught.value)
 
@@ -78,13 +78,13 @@ def test_a_malformed_calibration_file_gets_a_clear_error(tmp_path, content, mess
 def test_a_sensor_file_that_is_not_text_is_named(tmp_path):
     path = tmp_path / "sensors.json"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")  # an image saved under the sensor file's name
-    with pytest.raises(CalibrationError) as caught:
+    with pytest.raises(SensorCalibrationError) as caught:
         load_sensor_file(path)
     assert str(caught.value) == f"{path}: not a sensor calibration file (not JSON text)"
 
 
 def test_missing_calibration_file(tmp_path):
-    with pytest.raises(CalibrationError, match="cannot read"):
+    with pytest.raises(SensorCalibrationError, match="cannot read"):
         load_sensor_file(tmp_path / "nope.json")
 
 
@@ -92,7 +92,7 @@ def test_fit_refuses_a_dead_sensor():
     empty = [[100] * 14]
     start = [[100 + 40 * n for n in START]]
     start[0][0] = 100
-    with pytest.raises(CalibrationError, match="pit A"):
+    with pytest.raises(SensorCalibrationError, match="pit A"):
         SensorCalibration.fit(LABELS, empty, start, START)
 
 

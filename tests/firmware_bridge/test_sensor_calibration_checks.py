@@ -3,7 +3,7 @@
 A calibration comes from a file a person may edit (``sensors.json``, or the
 ``sensors`` field of the board's calibration file) or from ``fit`` / ``learn``
 called by the app. Whatever is wrong in it must surface as a
-:class:`CalibrationError` when it is read, never as a traceback later, in the
+:class:`SensorCalibrationError` when it is read, never as a traceback later, in the
 middle of a game, when a frame is turned into a Reading.
 """
 
@@ -19,7 +19,7 @@ from hypothesis import given, settings, strategies as st
 
 import rules
 from calibration.calibfile import load_sensor_file
-from firmware_bridge import CalibrationError, SensorCalibration
+from firmware_bridge import SensorCalibrationError, SensorCalibration
 from firmware_bridge.sensors import MAX_COUNT
 
 LABELS = rules.variant("kalah").layout.labels
@@ -76,7 +76,7 @@ def top(field: str, value: Any) -> Callable[[dict], None]:
 def test_a_malformed_calibration_is_refused_naming_the_field(change, message):
     data = good()
     change(data)
-    with pytest.raises(CalibrationError) as caught:
+    with pytest.raises(SensorCalibrationError) as caught:
         SensorCalibration.from_json(data)
     assert message in str(caught.value)
 
@@ -87,7 +87,7 @@ def test_a_file_with_a_negative_max_count_is_refused_when_loaded_not_when_read(t
     data["max_count"] = -1
     path = tmp_path / "sensors.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(CalibrationError, match=rf"{path}: 'max_count' must be an integer from 1 to 255, not -1"):
+    with pytest.raises(SensorCalibrationError, match=rf"{path}: 'max_count' must be an integer from 1 to 255, not -1"):
         load_sensor_file(path)
 
 
@@ -103,7 +103,7 @@ FIELDS = st.sampled_from(["max_count", "spread", "pits"]) | st.builds(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(FIELDS, JSON_VALUES), min_size=1, max_size=3))
 def test_whatever_a_file_holds_it_is_refused_or_reads_a_frame(changes):
-    """Any field set to any JSON value: a CalibrationError when read, or a calibration that turns
+    """Any field set to any JSON value: a SensorCalibrationError when read, or a calibration that turns
     frames into Readings. Never another exception, then or later."""
     data = good()
     for where, value in sorted(changes, key=lambda change: not isinstance(change[0], tuple)):
@@ -113,7 +113,7 @@ def test_whatever_a_file_holds_it_is_refused_or_reads_a_frame(changes):
             data[where] = value
     try:
         calibration = SensorCalibration.from_json(data)
-    except CalibrationError:
+    except SensorCalibrationError:
         return
     for frame in ([0] * 14, [1023] * 14, START_FRAMES[0]):
         reading = calibration.to_reading(frame)
@@ -143,7 +143,7 @@ def test_whatever_a_file_holds_it_is_refused_or_reads_a_frame(changes):
 def test_fit_names_a_wrong_argument(arguments, message):
     given_arguments = {"labels": LABELS, "empty": EMPTY_FRAMES, "start": START_FRAMES, "start_counts": START}
     given_arguments.update(arguments)
-    with pytest.raises(CalibrationError) as caught:
+    with pytest.raises(SensorCalibrationError) as caught:
         SensorCalibration.fit(**given_arguments)
     assert message in str(caught.value)
 
@@ -165,6 +165,6 @@ def test_fit_keeps_max_count_within_what_a_reading_can_afford():
 ])
 def test_learn_names_a_wrong_argument(counts, frames, message):
     calibration = SensorCalibration.fit(LABELS, EMPTY_FRAMES, START_FRAMES, START)
-    with pytest.raises(CalibrationError) as caught:
+    with pytest.raises(SensorCalibrationError) as caught:
         calibration.learn(frames, counts)
     assert message in str(caught.value)

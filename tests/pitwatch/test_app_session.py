@@ -142,7 +142,7 @@ def test_illegal_board_blinks_the_differing_pits_until_it_is_put_right(session):
     bad = wrong.position._replace(pits=tuple(pits))
     verdict = session.submit(board_of(bad))
     assert verdict["kind"] == "illegal"
-    frame = session.led_frame()
+    frame = session.state()["leds"]
     differing = session.state()["differing"]
     assert differing
     layout = session.game.variant.layout
@@ -161,7 +161,7 @@ def board_of(position):
 def legal_lights(session) -> set[str]:
     layout = session.game.variant.layout
     colour = PLAYER_COLOURS[session.game.position.to_move]
-    return {layout.labels[i] for i, led in enumerate(session.led_frame()) if led == {"colour": colour, "mode": "on"}}
+    return {layout.labels[i] for i, led in enumerate(session.state()["leds"]) if led == {"colour": colour, "mode": "on"}}
 
 
 def test_leds_show_the_legal_moves_in_the_movers_colour_and_captures_flash(recorder):
@@ -169,7 +169,7 @@ def test_leds_show_the_legal_moves_in_the_movers_colour_and_captures_flash(recor
     sent = []
     session = Session(recorder, leds=sent.append, clock=lambda: now[0], flash_seconds=1.0)
     session.new_game("kalah", {}, "Ann", "Bob")
-    assert legal_lights(session) == {"A", "B", "C", "D", "E", "F"} and sent[-1] == session.led_frame()
+    assert legal_lights(session) == {"A", "B", "C", "D", "E", "F"} and sent[-1] == session.state()["leds"]
     game = Game("kalah")
     rng = random.Random(11)
     while not any(e["type"] == "capture" for e in (game.events[-1] if game.events else [])):
@@ -181,7 +181,7 @@ def test_leds_show_the_legal_moves_in_the_movers_colour_and_captures_flash(recor
     captures = {e["pit"] for e in game.events[-1] if e["type"] == "capture"}
     assert set(session.state()["flash"]) == captures
     layout = session.game.variant.layout
-    assert all(session.led_frame()[layout.index_of(label)]["mode"] == "blink" for label in captures)
+    assert all(session.state()["leds"][layout.index_of(label)]["mode"] == "blink" for label in captures)
     now[0] = 2.0
     session.tick()
     assert session.state()["flash"] == []
@@ -192,7 +192,7 @@ def test_pass_it_on_sections_needing_a_white_last_chip_pulse_white(recorder):
     session = Session(recorder)
     session.new_game("pass-it-on", {}, "Ann", "Bob")
     game = session.game
-    frame = session.led_frame()
+    frame = session.state()["leds"]
     for move in game.legal_moves():
         pos = game.position
         needs = all(m.colours.endswith("w") for m in game.legal_moves() if m.pit == move.pit) \
