@@ -24,7 +24,7 @@ from .livelock import LiveLock
 from .recorder import SCHEMA_VERSION, GameRecord, Recorder, RecorderError
 from .records import game_of
 from .runtime import configured_variant, played_variant, port_problem, refuse_another_board
-from .session import describe
+from .display import describe
 
 if TYPE_CHECKING:  # vision loads only when a camera is checked
     import numpy as np

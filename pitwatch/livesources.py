@@ -21,7 +21,7 @@ from .errors import said
 from .fusion import Fusion
 from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path, refuse_another_board
-from .session import board_name, variants_on
+from .boards import board_name, variants_on
 from .sources import CameraSource, SensorSource
 from .terminal import wait_for_enter
 

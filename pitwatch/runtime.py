@@ -31,7 +31,8 @@ from .hub import FrameFeed, Hub
 from .livelock import LiveLock
 from .recorder import Recorder, RecorderError
 from .records import game_of
-from .session import Session, board_name, variants_on
+from .boards import board_name, variants_on
+from .session import Session
 from .sources import CAMERA, SENSORS, CameraSource, SensorSource
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,8 @@ import sqlite3
 import pytest
 
 from pitwatch.recorder import Recorder, RecorderError
-from pitwatch.session import ILLEGAL_COLOUR, PLAYER_COLOURS, Session, SessionError
+from pitwatch.display import ILLEGAL_COLOUR, PLAYER_COLOURS
+from pitwatch.session import Session, SessionError
 from rules import Game, PitReading, Reading
 from rules.reading import STILL_BOARD
 

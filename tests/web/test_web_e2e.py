@@ -30,7 +30,7 @@ from pitwatch import config as cfg
 from pitwatch import records
 from pitwatch.demo import build_demo
 from pitwatch.recorder import RecorderError
-from pitwatch.session import PLAYER_COLOURS
+from pitwatch.display import PLAYER_COLOURS
 from rules import Game
 from rules.game import score_of
 from rules.notation import Record
