@@ -56,9 +56,11 @@ import serial
 import serial.threaded
 
 from firmware_bridge import Bridge, Led, SensorModel
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
-from firmware_bridge.bridge import CommandRejected, Link, LinkLost, SensorFrame
+from firmware_bridge.bridge import SensorFrame
 from firmware_bridge.harness import SimavrBoard, build
+from firmware_bridge.link import CommandRejected, Link, LinkLost
 
 PITS = 14
 AGE_TIMEOUT = 1.0  # seconds a sensor change may take to show before it counts as missed
@@ -117,13 +119,13 @@ def round_trips(board: SimavrBoard, samples: int) -> RoundTrips:
     link_holder: dict[str, Link] = {}
     reports_arrived = [0]
 
-    def on_frame(frame: p.Frame) -> None:
+    def on_frame(frame: framing.Frame) -> None:
         if frame.type not in (p.MessageType.ACK, p.MessageType.INFO):
             reports_arrived[0] += 1
         link_holder["link"].frame_received(p.decode_message(frame))
 
     ser.reset_input_buffer()  # reports sent before we opened the port
-    reader = serial.threaded.ReaderThread(ser, lambda: p.FrameReader(on_frame, lambda error: None))
+    reader = serial.threaded.ReaderThread(ser, lambda: framing.FrameReader(on_frame, lambda error: None))
     # The link exists before the reader starts: a frame arriving first would find no link, and the
     # KeyError would end the reader thread (pyserial stops reading when data_received raises).
     link = link_holder["link"] = Link(reader.write, ack_timeout=0.5, attempts=3)

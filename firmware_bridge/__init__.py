@@ -43,9 +43,12 @@ For tests and the benchmark, ``firmware_bridge.harness.SimavrBoard`` runs the
 real firmware on simavr with the same surface as ``EmulatedBoard``
 (``build(dir)`` makes the firmware and harness first).
 
-Modules: ``protocol`` (framing, messages; docs/protocol.md), ``bridge``,
-``sensors``, ``emulator``, ``harness`` (the firmware on simavr), and the AVR
-firmware in ``firmware/`` (docs/hardware.md).
+Modules, each with one job: ``framing`` (COBS, CRC-16 and the delimiter: bytes
+into checked frames) and ``protocol`` (the messages inside them; together
+docs/protocol.md), ``link`` (one command at a time, acknowledged or retried),
+``bridge`` (the connection: discovery, reconnects, status), ``sensors``,
+``emulator``, ``harness`` (the firmware on simavr), and the AVR firmware in
+``firmware/`` (docs/hardware.md).
 """
 
 from .bridge import Bridge, BridgeStatus, SensorFrame, State

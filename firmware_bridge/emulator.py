@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from . import protocol as p
+from .framing import DELIMITER, Frame, FrameReader, FrameTooLong
 
 FIRMWARE_VERSION = (2, 2, 0)
 ADC_BITS = 10
@@ -93,7 +94,7 @@ class DeviceCore:
         self.scan = 0
         self.changed = True  # a report is due at once (new pit count, a button): the board's thread sends it
         self.reported: tuple[int, ...] = ()  # the raw values of the last report
-        self.reader = p.FrameReader(self._on_frame, self._on_bad_frame)
+        self.reader = FrameReader(self._on_frame, self._on_bad_frame)
 
     def uptime(self) -> int:
         return int((time.monotonic() - self.booted_at) * 1000) & 0xFFFFFFFF
@@ -109,7 +110,7 @@ class DeviceCore:
 
     def send_info(self, reply_to: int) -> None:
         if reply_to == p.Info.BOOT:
-            self.send_bytes(p.DELIMITER)  # as the firmware: end whatever the reset cut off
+            self.send_bytes(DELIMITER)  # as the firmware: end whatever the reset cut off
         self.send(p.Info(reply_to, p.PROTOCOL_VERSION, FIRMWARE_VERSION, self.device_id, p.MAX_PITS,
                          self.pit_count, p.Capability.SENSORS | p.Capability.LEDS | p.Capability.BUTTONS,
                          ADC_BITS, REPORT_HZ, self.reset_cause))
@@ -158,16 +159,16 @@ class DeviceCore:
 
     def _on_bad_frame(self, error: p.ProtocolError) -> None:
         self.bad_frames += 1
-        code = p.ErrorCode.TOO_LONG if isinstance(error, p.FrameTooLong) else p.ErrorCode.BAD_FRAME
+        code = p.ErrorCode.TOO_LONG if isinstance(error, FrameTooLong) else p.ErrorCode.BAD_FRAME
         self.send(p.ErrorReport(code, self.bad_frames & 0xFFFF))
 
-    def _on_frame(self, frame: p.Frame) -> None:
+    def _on_frame(self, frame: Frame) -> None:
         if frame.type == p.MessageType.HELLO and len(frame.payload) == 1:
             self.send_info(frame.seq)
             return
         self.send(p.Ack(frame.seq, frame.type, self._apply(frame)))
 
-    def _apply(self, frame: p.Frame) -> p.Status:
+    def _apply(self, frame: Frame) -> p.Status:
         """Carry out one host command; the status goes back in its ACK."""
         if frame.type >= 0x80 or frame.type not in p.Message._by_type:
             # Not a command: a device message (0x80 up) is one the board never receives, so it is

@@ -1,5 +1,5 @@
 /* Pitwatch serial protocol, version 2: the device's copy of the constants.
- * The reference is firmware_bridge/protocol.py and docs/protocol.md; the
+ * The reference is firmware_bridge/framing.py and protocol.py, and docs/protocol.md; the
  * conformance tests hold this firmware and the Python emulator to the same
  * behaviour. Frames: COBS(type, seq, payload, crc16 LE) followed by 0x00. */
 #ifndef PITWATCH_PROTOCOL_H

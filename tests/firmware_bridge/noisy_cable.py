@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import serial
 
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
 
 
@@ -42,7 +43,7 @@ class Direction:
     def deliver(self, data: bytes) -> None:
         """Account for ``data`` as the receiver will split it."""
         self.delivered += data
-        *packets, rest = bytes(self.delivered).split(p.DELIMITER)
+        *packets, rest = bytes(self.delivered).split(framing.DELIMITER)
         self.delivered = bytearray(rest)
         self.bad_packets += sum(1 for packet in packets if packet and packet not in self.sent)
 
@@ -112,10 +113,10 @@ class NoisyCable:
 
     def _pass(self, data: bytes, way: Direction, write) -> None:
         way.pending += data
-        while p.DELIMITER in way.pending:
-            end = way.pending.index(p.DELIMITER) + 1
+        while framing.DELIMITER in way.pending:
+            end = way.pending.index(framing.DELIMITER) + 1
             frame, way.pending = bytes(way.pending[:end]), way.pending[end:]
-            if frame == p.DELIMITER:  # an idle delimiter (the board's boot banner starts with one)
+            if frame == framing.DELIMITER:  # an idle delimiter (the board's boot banner starts with one)
                 way.deliver(frame)
                 write(frame)
                 continue
@@ -137,13 +138,13 @@ class NoisyCable:
         elif roll < 0.71:  # one byte lost (possibly the delimiter: two frames merge)
             del data[self.rng.randrange(len(data))]
         elif roll < 0.86:  # cut short: the rest of the frame never arrives
-            data = data[: self.rng.randrange(1, len(data))] + p.DELIMITER
+            data = data[: self.rng.randrange(1, len(data))] + framing.DELIMITER
         elif roll < 1.0:  # the whole frame lost
             data = bytearray()
         return bytes(data)
 
     def _note(self, way: Direction, frame: bytes, intact: bool) -> None:
-        decoded = p.decode_frame(frame[:-1])  # the sender's frame, before the cable touched it
+        decoded = framing.decode_frame(frame[:-1])  # the sender's frame, before the cable touched it
         if way is self.to_device:
             self.log.append(("to device", decoded.type, decoded.seq))
         elif decoded.type in p.Message._by_type:

@@ -6,6 +6,7 @@ import time
 
 import serial
 
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
 
 
@@ -16,11 +17,11 @@ class RawPort:
         self.serial = serial.Serial(port, 115200, timeout=0.05)
         self.messages: list[p.Message | p.Report] = []  # as received, with each report put together after its frames
         self.bad: list[p.ProtocolError] = []
-        self.frames: list[p.Frame] = []
-        self.reader = p.FrameReader(self._received, self.bad.append)
+        self.frames: list[framing.Frame] = []
+        self.reader = framing.FrameReader(self._received, self.bad.append)
         self.reports = p.ReportAssembler()
 
-    def _received(self, frame: p.Frame) -> None:
+    def _received(self, frame: framing.Frame) -> None:
         self.frames.append(frame)
         message = p.decode_message(frame)
         self.messages.append(message)

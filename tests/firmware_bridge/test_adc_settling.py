@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard
 from rawport import RawPort
@@ -66,7 +67,7 @@ def test_the_settling_model_catches_a_firmware_that_samples_at_the_switch(built,
     firmware 2.0 did: the low pits read far above their voltage, pulled up by their neighbours."""
     with SimavrBoard(built.harness, built.test_hooks[mcu], mcu) as board:
         raw = start(board)
-        raw.send(p.encode_frame(p.TEST_NO_SETTLE, 2))
+        raw.send(framing.encode_frame(p.TEST_NO_SETTLE, 2))
         assert raw.ack(2).status == p.Status.OK
         assert worst_error(board, raw, 3) > 30  # the model: about 60
         raw.close()

@@ -11,6 +11,7 @@ import serial
 import rules
 from calibration.calibfile import load_sensor_file, save_sensor_file
 from firmware_bridge import Bridge, SensorCalibrationError, EmulatedBoard, Led, SensorCalibration, State
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard, build
 from firmware_bridge.harness.simboard import MCUS
@@ -152,7 +153,7 @@ def test_firmware_held_in_reset_boots_with_a_banner_when_released(built):
         assert port.read(64) == b"", "the chip spoke while held in reset"
         board.run()
         assert port.read(1) == b"\x00", "the banner starts with a delimiter (ends any frame cut off)"
-        info = p.decode_message(p.decode_frame(port.read_until(b"\x00")[:-1]))
+        info = p.decode_message(framing.decode_frame(port.read_until(b"\x00")[:-1]))
         assert isinstance(info, p.Info) and info.is_boot and info.protocol == p.PROTOCOL_VERSION
         port.close()
     finally:
@@ -173,7 +174,7 @@ def test_firmware_runs_with_its_watchdog_armed(built, mcu):
         port.read_until(b"\x00")  # align on a frame boundary
         assembler, reports = p.ReportAssembler(), []
         for _ in range(3 * 9 + 8):  # three whole reports of 32 pits (a header and 8 slices each), wherever we start
-            report = assembler.add(p.decode_message(p.decode_frame(port.read_until(b"\x00")[:-1])))
+            report = assembler.add(p.decode_message(framing.decode_frame(port.read_until(b"\x00")[:-1])))
             if report is not None:
                 reports.append(report)
         port.close()
@@ -220,7 +221,7 @@ def test_a_hung_main_loop_is_reset_by_the_watchdog_and_the_bridge_restores_the_b
             # A second writer on the port, write-only and as it is: pyserial's open would flush the
             # input that the bridge has not read yet.
             side = os.open(board.port, os.O_WRONLY | os.O_NOCTTY)
-            os.write(side, p.encode_frame(p.TEST_STALL, 0xEE))
+            os.write(side, framing.encode_frame(p.TEST_STALL, 0xEE))
             os.close(side)
             rebooted = board.wait_for_leds(lambda s: len(s) == p.MAX_PITS and not any(map(any, s)), 3, stalled_at)
             assert rebooted is not None, "the chip never rebooted: all 32 LEDs off is how it starts"

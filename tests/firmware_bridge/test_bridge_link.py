@@ -11,7 +11,8 @@ from pathlib import Path
 from firmware_bridge import Bridge, EmulatedBoard, State
 from firmware_bridge import emulator
 from firmware_bridge import protocol as p
-from firmware_bridge.bridge import BACKOFF_MAX, BACKOFF_MIN, SILENCE_SECONDS, Link, serial_ports
+from firmware_bridge.bridge import BACKOFF_MAX, BACKOFF_MIN, SILENCE_SECONDS, serial_ports
+from firmware_bridge.link import Link
 from unclocked import UnclockedBoard
 from waiting import wait_until
 

@@ -14,6 +14,7 @@ import pytest
 
 import rules
 from firmware_bridge import OFF, Bridge, Button, Led, LedMode, SensorCalibration, SensorModel, State
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
 from firmware_bridge import emulator
 from firmware_bridge.emulator import adc_value
@@ -330,15 +331,15 @@ def test_bad_commands_are_answered_with_an_error_status(device, raw):
     assert raw.ack(1).status == p.Status.OK
     raw.send(p.SetLeds((OFF,) * 13).frame(2))  # 13 LEDs for 14 pits
     assert raw.ack(2).status == p.Status.BAD_VALUE
-    raw.send(p.encode_frame(p.MessageType.SET_LED, 3, bytes((0, 9, 1, 2, 3))))  # mode 9
+    raw.send(framing.encode_frame(p.MessageType.SET_LED, 3, bytes((0, 9, 1, 2, 3))))  # mode 9
     assert raw.ack(3).status == p.Status.BAD_VALUE
-    raw.send(p.encode_frame(p.MessageType.SET_PITS, 4, bytes((0,))))
+    raw.send(framing.encode_frame(p.MessageType.SET_PITS, 4, bytes((0,))))
     assert raw.ack(4).status == p.Status.BAD_VALUE
-    raw.send(p.encode_frame(p.MessageType.PING, 5, b"x"))
+    raw.send(framing.encode_frame(p.MessageType.PING, 5, b"x"))
     assert raw.ack(5).status == p.Status.BAD_LENGTH
-    raw.send(p.encode_frame(0x42, 6))
+    raw.send(framing.encode_frame(0x42, 6))
     assert raw.ack(6).status == p.Status.UNKNOWN_TYPE
-    raw.send(p.encode_frame(p.MessageType.HELLO, 7, b""))
+    raw.send(framing.encode_frame(p.MessageType.HELLO, 7, b""))
     assert raw.ack(7).status == p.Status.BAD_LENGTH
 
 
@@ -383,7 +384,7 @@ def test_a_device_message_sent_to_the_device_is_an_unknown_command_whatever_its_
     for type_ in (t for t in p.MessageType if t >= 0x80):
         for payload in (b"", b"\x01\x02\x03", bytes(16)):
             seq += 1
-            raw.send(p.encode_frame(type_, seq, payload))
+            raw.send(framing.encode_frame(type_, seq, payload))
             assert raw.ack(seq).status == p.Status.UNKNOWN_TYPE, (type_.name, payload)
 
 
@@ -391,11 +392,11 @@ def test_the_production_image_does_not_know_the_test_commands(device, raw):
     """TEST_STALL, TEST_MASK_IRQ and TEST_NO_SETTLE exist only in the test-hooks build: a real board
     refuses them and keeps running."""
     before = len(raw.messages)
-    raw.send(p.encode_frame(p.TEST_MASK_IRQ, 8))
+    raw.send(framing.encode_frame(p.TEST_MASK_IRQ, 8))
     assert raw.ack(8).status == p.Status.UNKNOWN_TYPE
-    raw.send(p.encode_frame(p.TEST_NO_SETTLE, 11))
+    raw.send(framing.encode_frame(p.TEST_NO_SETTLE, 11))
     assert raw.ack(11).status == p.Status.UNKNOWN_TYPE
-    raw.send(p.encode_frame(p.TEST_STALL, 9))
+    raw.send(framing.encode_frame(p.TEST_STALL, 9))
     assert raw.ack(9).status == p.Status.UNKNOWN_TYPE
     time.sleep(0.4)  # longer than the watchdog's 250 ms: a hung main loop would have been reset
     raw.send(p.Ping().frame(10))

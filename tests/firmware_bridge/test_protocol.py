@@ -7,14 +7,15 @@ import re
 import pytest
 from hypothesis import given, strategies as st
 
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
 
 
 @given(st.binary(max_size=600))
 def test_cobs_round_trip_has_no_zero_bytes(data):
-    encoded = p.cobs_encode(data)
+    encoded = framing.cobs_encode(data)
     assert 0 not in encoded
-    assert p.cobs_decode(encoded) == data
+    assert framing.cobs_decode(encoded) == data
 
 
 @given(st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255), st.integers(0, 255),
@@ -22,7 +23,7 @@ def test_cobs_round_trip_has_no_zero_bytes(data):
        st.integers(0, 255))
 def test_led_frames_round_trip(leds, seq):
     message = p.SetLeds(tuple(p.Led(*led) for led in leds))
-    frame = p.decode_frame(message.frame(seq)[:-1])
+    frame = framing.decode_frame(message.frame(seq)[:-1])
     assert frame.seq == seq and p.decode_message(frame) == message
 
 
@@ -35,7 +36,7 @@ def test_led_frames_round_trip(leds, seq):
     p.ButtonEvent(1, True, 5, 99), p.ErrorReport(p.ErrorCode.TOO_LONG, 300),
 ])
 def test_every_message_round_trips(message):
-    assert p.decode_message(p.decode_frame(message.frame(200)[:-1])) == message
+    assert p.decode_message(framing.decode_frame(message.frame(200)[:-1])) == message
 
 
 def test_every_single_byte_error_is_detected():
@@ -47,7 +48,7 @@ def test_every_single_byte_error_is_detected():
             if 0 in damaged:
                 continue  # a new delimiter splits the frame: each half fails on its own
             with pytest.raises(p.ProtocolError):
-                p.decode_frame(bytes(damaged))
+                framing.decode_frame(bytes(damaged))
 
 
 def test_a_lost_zero_the_crc_misses_is_caught_by_the_length_check():
@@ -57,7 +58,7 @@ def test_a_lost_zero_the_crc_misses_is_caught_by_the_length_check():
     ack = p.Ack(0x3C, p.MessageType.SET_LED, p.Status.OK).frame(0xDF)[:-1]
     assert ack == bytes((5, 0x80, 0xDF, 0x3C, 5, 1, 1, 1))  # type seq payload (3C 05 00) CRC (00 00)
     damaged = ack[:-1]  # one zero (a COBS block of 1) lost on the wire
-    frame = p.decode_frame(damaged)
+    frame = framing.decode_frame(damaged)
     assert frame.payload == bytes((0x3C, 5))
     with pytest.raises(p.ProtocolError, match="ACK"):
         p.decode_message(frame)
@@ -69,17 +70,17 @@ def test_a_lost_zero_the_crc_misses_is_caught_by_the_length_check():
 ])
 def test_bad_payloads_are_named(payload, message):
     with pytest.raises(p.ProtocolError, match=message):
-        p.decode_message(p.Frame(p.MessageType.SET_LEDS, 0, payload))
+        p.decode_message(framing.Frame(p.MessageType.SET_LEDS, 0, payload))
 
 
 def test_unknown_type_is_named():
     with pytest.raises(p.ProtocolError, match="unknown message type 0x42"):
-        p.decode_message(p.Frame(0x42, 0, b""))
+        p.decode_message(framing.Frame(0x42, 0, b""))
 
 
 def received(messages: list[p.Message]) -> list[p.Message]:
     """The messages as the host decodes them from the wire."""
-    return [p.decode_message(p.decode_frame(m.frame(n)[:-1])) for n, m in enumerate(messages)]
+    return [p.decode_message(framing.decode_frame(m.frame(n)[:-1])) for n, m in enumerate(messages)]
 
 
 @pytest.mark.parametrize("pits", [1, 4, 14, 32])
@@ -116,7 +117,7 @@ def test_a_report_missing_a_slice_is_dropped_never_mixed_with_the_next():
 ])
 def test_bad_report_frames_are_named(message_type, payload, message):
     with pytest.raises(p.ProtocolError, match=re.escape(message)):
-        p.decode_message(p.Frame(message_type, 0, payload))
+        p.decode_message(framing.Frame(message_type, 0, payload))
 
 
 @pytest.mark.parametrize("make, message", [
@@ -138,6 +139,6 @@ def test_a_field_out_of_range_is_a_protocol_error_naming_it(make, message):
 def test_a_set_pits_out_of_range_from_the_wire_is_a_bad_value():
     """What the device answers with BAD_VALUE (the emulator decodes it to find out)."""
     with pytest.raises(p.BadValue, match="SetPits.count"):
-        p.decode_message(p.Frame(p.MessageType.SET_PITS, 0, bytes((33,))))
+        p.decode_message(framing.Frame(p.MessageType.SET_PITS, 0, bytes((33,))))
     with pytest.raises(p.BadValue, match="SetLed.pit"):
-        p.decode_message(p.Frame(p.MessageType.SET_LED, 0, bytes((40, 1, 0, 0, 0))))
+        p.decode_message(framing.Frame(p.MessageType.SET_LED, 0, bytes((40, 1, 0, 0, 0))))

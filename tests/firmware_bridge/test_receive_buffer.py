@@ -17,6 +17,7 @@ import time
 import pytest
 
 from firmware_bridge import Bridge, Button, Led, LedMode
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard
 from rawport import RawPort
@@ -31,7 +32,7 @@ def test_the_model_catches_interrupts_kept_off_while_the_host_streams(built, mcu
     with SimavrBoard(built.harness, built.test_hooks[mcu], mcu) as board, RawPort(board.port) as port:
         port.command(p.Ping(), 1)
         assert board.uart_stats().overruns == 0
-        port.serial.write(p.encode_frame(p.TEST_MASK_IRQ, 2) + b"".join(p.Ping().frame(3 + n) for n in range(5)))
+        port.serial.write(framing.encode_frame(p.TEST_MASK_IRQ, 2) + b"".join(p.Ping().frame(3 + n) for n in range(5)))
         assert wait_until(lambda: board.uart_stats().overruns > 0, 3), board.uart_stats()
         assert any("uart overrun" in error for error in board.errors), board.errors
         assert wait_until(lambda: (port.read(), any(isinstance(m, p.ErrorReport) for m in port.messages))[1], 3), \

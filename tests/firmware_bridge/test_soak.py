@@ -26,6 +26,7 @@ import time
 from typing import Callable
 
 from firmware_bridge import Bridge, EmulatedBoard, Led, LedMode
+from firmware_bridge import framing
 from firmware_bridge import protocol as p
 from firmware_bridge.harness import SimavrBoard
 from noisy_cable import NoisyCable
@@ -38,9 +39,9 @@ class WatchedBridge(Bridge):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.accepted: list[p.Frame] = []
+        self.accepted: list[framing.Frame] = []
 
-    def _on_frame(self, session, frame: p.Frame) -> None:
+    def _on_frame(self, session, frame: framing.Frame) -> None:
         self.accepted.append(frame)
         super()._on_frame(session, frame)
 
@@ -97,7 +98,7 @@ def check(cable: NoisyCable, bridge: WatchedBridge, messages: list[str], min_fra
     # message's length check must then reject it (docs/protocol.md, Framing).
     assert bridge.status.bad_frames > 0
     damaged = [frame for frame in bridge.accepted
-               if p.encode_frame(frame.type, frame.seq, frame.payload)[:-1] not in cable.to_host.sent]
+               if framing.encode_frame(frame.type, frame.seq, frame.payload)[:-1] not in cable.to_host.sent]
     slipped = [frame for frame in damaged if _is_message(frame)]
     assert not slipped, f"damaged frames that passed the CRC and their message's length check: {slipped}"
     # Every command: its answer reached the host intact, or the bridge gave it up and said so.
@@ -138,7 +139,7 @@ def test_soak_against_the_firmware(built):
     check(*result, min_frames=1_500)
 
 
-def _is_message(frame: p.Frame) -> bool:
+def _is_message(frame: framing.Frame) -> bool:
     """Whether ``frame`` holds a well-formed message (of a known type, with a payload of its length)."""
     try:
         p.decode_message(frame)

@@ -16,7 +16,7 @@ import threading
 import time
 import tty
 
-from firmware_bridge import protocol as p
+from firmware_bridge import framing
 from firmware_bridge.emulator import DeviceCore
 
 
@@ -32,8 +32,8 @@ class UnclockedBoard:
         self.answering = True
         self.answers_left: int | None = None  # frames to send before hanging (None: no limit)
         self.commands: list[tuple[float, int]] = []  # (time.monotonic(), message type) of each good frame in
-        self._commands = p.FrameReader(lambda frame: self.commands.append((time.monotonic(), frame.type)),
-                                       lambda error: None)
+        self._commands = framing.FrameReader(lambda frame: self.commands.append((time.monotonic(), frame.type)),
+                                             lambda error: None)
         self._running = True
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
