@@ -400,20 +400,22 @@ def build_demo(config: Config, variant_asked: bool = False) -> tuple[Runtime, De
         raise ConfigError("the demo needs the camera or the sensors (or both), and both are switched off "
                           "(--no-camera and --no-sensors, or demo.camera and demo.sensors = false)")
     runtime = Runtime(config, database="demo.database")
-    resumed = runtime.start_session()
-    if variant_asked and runtime.play_asked_variant():
-        resumed = False
-    runtime.use_fusion(weights)
-    demo = Demo(runtime, config)
+    with runtime.starting():
+        resumed = runtime.start_session()
+        if variant_asked and runtime.play_asked_variant():
+            resumed = False
+        runtime.use_fusion(weights)
+        demo = Demo(runtime, config)
     runtime.demo = demo
     return runtime, demo, resumed
 
 
 def run_demo(config: Config, variant_asked: bool = False) -> int:
     runtime, demo, resumed = build_demo(config, variant_asked)
-    runtime.serve(any_port_if_busy=True)
-    demo.start()
-    runtime.start()
+    with runtime.starting():
+        runtime.serve(any_port_if_busy=True)
+        demo.start()
+        runtime.start()
     announce(runtime, resumed)
     runtime.wait()
     runtime.stop()

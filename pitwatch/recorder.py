@@ -312,6 +312,13 @@ class Recorder:
         with self._transaction() as db:
             db.execute("UPDATE games SET status='active', ended_at=NULL, result=NULL WHERE id=?", (game_id,))
 
+    def forget_unplayed(self, game_id: int) -> None:
+        """Delete game ``game_id`` if nothing was recorded of it (no move, no verdict): a game begun by
+        a run that then failed to start was never played. A game with anything recorded stays."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM games WHERE id=? AND NOT EXISTS (SELECT 1 FROM moves WHERE game_id=?) "
+                       "AND NOT EXISTS (SELECT 1 FROM verdicts WHERE game_id=?)", (game_id, game_id, game_id))
+
     def active_game(self) -> GameRecord | None:
         """The game to resume after a restart: the newest game still active."""
         with self._lock:

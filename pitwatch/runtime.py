@@ -15,8 +15,9 @@ import socket
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from werkzeug.serving import make_server
 
@@ -46,6 +47,7 @@ class Runtime:
 
     def __init__(self, config: Config, *, database: str = "recorder.database") -> None:
         self.config = config
+        configured_variant(config)  # a misspelt variant or option is named before a database file is made
         self.recorder = Recorder(config.database_path(database))
         self.live_lock = LiveLock(self.recorder.path)
         self.hub = Hub()
@@ -59,6 +61,8 @@ class Runtime:
         self.demo: Any = None
         self._unrecorded: Reading | None = None  # a still board whose verdict the recorder refused
         self._retry_at = 0.0
+        self._active_before: int | None = None  # the game in progress as this run found it
+        self._found = False  # whether start_session looked (holding the live lock)
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._server = None
@@ -67,13 +71,39 @@ class Runtime:
 
     # -- the session ------------------------------------------------------------------
     def start_session(self) -> bool:
-        """Resume the recorded game or start the configured one; True if resumed. The configured
-        variant and options are checked either way: a misspelt one is named now, not at the next
-        new game."""
+        """Resume the recorded game or start the configured one; True if resumed (the configured
+        variant and options were checked when the runtime was made: a misspelt one is named at start,
+        not at the next new game). Call it within :meth:`starting`."""
         game = self.config["game"]
-        configured_variant(self.config)
         self.live_lock.take()  # before the game in progress is touched: another session may be playing it
+        active = self.recorder.active_game()
+        self._active_before, self._found = (active.id if active else None), True
         return self.session.resume_or_start(game["variant"], game["options"], game["south"], game["north"])
+
+    @contextmanager
+    def starting(self) -> Iterator[None]:
+        """Around everything that may fail while a run starts (a microcontroller that sends nothing, a
+        port taken, a camera that cannot be calibrated, Ctrl-C while the sensors learn): on failure the
+        recorded games are left as this run found them (:meth:`undo_start`), then the error goes on."""
+        try:
+            yield
+        except BaseException:
+            self.undo_start()
+            raise
+
+    def undo_start(self) -> None:
+        """Forget the game this run began if nothing of it was recorded, and make the game in progress
+        it set aside (a variant asked for, a game that no longer replays) active again."""
+        if not self._found:
+            return
+        began = self.session.game_id
+        try:
+            if began is not None and began != self._active_before:
+                self.recorder.forget_unplayed(began)
+            if self._active_before is not None and self._active_before != began:
+                self.recorder.reopen_game(self._active_before)
+        except RecorderError as exc:  # the error that stopped the start is the one to report
+            log.warning("the games could not be left as they were found: %s", exc)
 
     def play_asked_variant(self) -> bool:
         """A variant named on the command line (``--variant oware``) asks for a game of it: a game in
@@ -287,29 +317,30 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
         configured = configured_variant(config)
         camera = camera_set_up(config, configured if variant_asked else played_variant(config, configured))
     runtime = Runtime(config)
-    resumed = runtime.start_session()
-    # the board the camera was calibrated on, else the one the sensors were learned on: a variant asked for is played on it
-    runtime.session.fixed_board = camera.board if camera else learned_board(config)
-    if variant_asked and runtime.play_asked_variant():
-        resumed = False
-    layout = runtime.session.game.variant.layout
-    if (SENSORS in weights and plays_without_a_board(config, layout.labels)
-            and not probe(None, FIRST_VALUES_WAIT).connected):
-        del weights[SENSORS]
-        print(f'pitwatch: {CAMERA_ALONE}; set sensors.port = "" to skip the search', flush=True)
-    fusion = runtime.use_fusion(weights)
-    runtime.session.fixed_board = layout.labels
-    if SENSORS in weights:
-        runtime.sensors = sensor_source(config, layout.labels, fusion, runtime)
-        runtime.session.leds = runtime.sensors.set_leds
-        runtime.session.refresh()  # the first LED frame: the legal moves of the game in progress
-    if camera is not None:
-        runtime.camera, runtime.corners = camera_source(config, camera, fusion, runtime)
-    runtime.serve()
-    for source in (runtime.sensors, runtime.camera):
-        if source is not None:
-            source.start()
-    runtime.start()
+    with runtime.starting():
+        resumed = runtime.start_session()
+        # the board the camera was calibrated on, else the one the sensors were learned on: a variant asked for is played on it
+        runtime.session.fixed_board = camera.board if camera else learned_board(config)
+        if variant_asked and runtime.play_asked_variant():
+            resumed = False
+        layout = runtime.session.game.variant.layout
+        if (SENSORS in weights and plays_without_a_board(config, layout.labels)
+                and not probe(None, FIRST_VALUES_WAIT).connected):
+            del weights[SENSORS]
+            print(f'pitwatch: {CAMERA_ALONE}; set sensors.port = "" to skip the search', flush=True)
+        fusion = runtime.use_fusion(weights)
+        runtime.session.fixed_board = layout.labels
+        if SENSORS in weights:
+            runtime.sensors = sensor_source(config, layout.labels, fusion, runtime)
+            runtime.session.leds = runtime.sensors.set_leds
+            runtime.session.refresh()  # the first LED frame: the legal moves of the game in progress
+        if camera is not None:
+            runtime.camera, runtime.corners = camera_source(config, camera, fusion, runtime)
+        runtime.serve()
+        for source in (runtime.sensors, runtime.camera):
+            if source is not None:
+                source.start()
+        runtime.start()
     announce(runtime, resumed)
     runtime.wait()
     runtime.stop()
