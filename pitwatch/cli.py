@@ -190,7 +190,7 @@ M_ARENA_MAX, M_MMAP_THRESHOLD = -8, -3  # glibc's mallopt parameters (malloc.h)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .runtime import run_live
+    from .live import run_live
 
     tune_memory()
     return run_live(cfg.from_arguments(args), _variant_asked(args))

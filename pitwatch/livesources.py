@@ -11,17 +11,16 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from calibration.calibfile import (Calibration, CalibrationError, load_calibration, load_sensor_file, save_sensor_file,
                                   save_sensors)
-from firmware_bridge.sensors import SensorCalibrationError
-from firmware_bridge.sensors import SensorCalibration
+from firmware_bridge.sensors import SensorCalibration, SensorCalibrationError
 from rules import Variant
 
+from .boards import board_name, variants_on
 from .config import Config, ConfigError
 from .corners import LiveCorners
 from .errors import said
 from .fusion import Fusion
 from .hub import FrameFeed, Hub
 from .runtime import Runtime, calibration_path, refuse_another_board
-from .boards import board_name, variants_on
 from .sources import CameraSource, SensorSource
 from .terminal import wait_for_enter
 

@@ -1,9 +1,10 @@
 """Putting a live session together: sources -> fusion -> still-board gate -> session -> web.
 
 ``Runtime`` owns the threads of one live session (the judging loop and the
-web server; the sources own theirs) and stops them in order. ``run_live``
-is ``pitwatch run``; the demo builds the same Runtime around its virtual
-board (``pitwatch.demo``).
+web server; the sources own theirs) and stops them in order. ``pitwatch run``
+builds it around the real camera and microcontroller (``pitwatch.live``), the
+demo around its virtual board (``pitwatch.demo``); the checks both make at start
+(and the doctor with them) are here too.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import logging
 import secrets
 import signal
 import socket
-import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -297,54 +297,6 @@ def announce(runtime: Runtime, resumed: bool) -> None:
           f"({len(game.moves)} moves), recorded in {runtime.recorder.path}")
     print(f"pitwatch: dashboard at {runtime.url}", flush=True)
     print("pitwatch: press Ctrl-C to stop", flush=True)
-
-
-def run_live(config: Config, variant_asked: bool = False) -> int:
-    """``pitwatch run``: the configured camera and microcontroller referee a real board
-    (``variant_asked``: the variant was named on the command line, :meth:`Runtime.play_asked_variant`)."""
-    from firmware_bridge.bridge import probe
-
-    from .livesources import (CAMERA_ALONE, FIRST_VALUES_WAIT, camera_set_up, camera_source, learned_board,
-                              plays_without_a_board, sensor_source)
-
-    weights = source_weights(camera=bool(config["camera"]["source"]), sensors=bool(config["sensors"]["port"]))
-    if not weights:
-        print("pitwatch run: no camera and no microcontroller configured: set camera.source or sensors.port "
-              "(or try `pitwatch demo`)", file=sys.stderr)
-        return 2
-    camera = None
-    if CAMERA in weights:  # refused before the database is touched: a refused run records no game
-        configured = configured_variant(config)
-        camera = camera_set_up(config, configured if variant_asked else played_variant(config, configured))
-    runtime = Runtime(config)
-    with runtime.starting():
-        resumed = runtime.start_session()
-        # the board the camera was calibrated on, else the one the sensors were learned on: a variant asked for is played on it
-        runtime.session.fixed_board = camera.board if camera else learned_board(config)
-        if variant_asked and runtime.play_asked_variant():
-            resumed = False
-        layout = runtime.session.game.variant.layout
-        if (SENSORS in weights and plays_without_a_board(config, layout.labels)
-                and not probe(None, FIRST_VALUES_WAIT).connected):
-            del weights[SENSORS]
-            print(f'pitwatch: {CAMERA_ALONE}; set sensors.port = "" to skip the search', flush=True)
-        fusion = runtime.use_fusion(weights)
-        runtime.session.fixed_board = layout.labels
-        if SENSORS in weights:
-            runtime.sensors = sensor_source(config, layout.labels, fusion, runtime)
-            runtime.session.leds = runtime.sensors.set_leds
-            runtime.session.refresh()  # the first LED frame: the legal moves of the game in progress
-        if camera is not None:
-            runtime.camera, runtime.corners = camera_source(config, camera, fusion, runtime)
-        runtime.serve()
-        for source in (runtime.sensors, runtime.camera):
-            if source is not None:
-                source.start()
-        runtime.start()
-    announce(runtime, resumed)
-    runtime.wait()
-    runtime.stop()
-    return 0
 
 
 def calibration_path(config: Config, key: str, default_name: str) -> Path:
