@@ -111,6 +111,8 @@ class DemoPlayer(Loop):
 
     # -- the loop ------------------------------------------------------------------------
     def caught_up(self) -> bool:
+        """Whether the referee has accepted the board's last move: the random player waits for that
+        before the next move, and a click is refused until then, as players wait for the referee's LEDs."""
         session = self.runtime.session
         return session.game is not None and session.game.position == self.board.position
 

@@ -128,6 +128,8 @@ def scoreboard(game: Game) -> tuple[int, int]:
 
 
 def score_label(game: Game) -> str:
+    """What the scoreboard's numbers count (:func:`scoreboard`): the final score, the seeds won in a
+    capturing game, the kete in each player's rows (four ranks), the chips left to pass on (Pass It On)."""
     if game.result is not None:
         return "final score"
     if _own_pits(game) is None:

@@ -300,5 +300,7 @@ def announce(runtime: Runtime, resumed: bool) -> None:
 
 
 def calibration_path(config: Config, key: str, default_name: str) -> Path:
+    """The file the setting ``key`` names, else ``default_name`` beside the game database: a board's
+    calibration belongs with the games played on it, so a second set-up (``--db``) gets its own."""
     configured = config.get(key)
     return Path(configured).expanduser() if configured else config.database_path().with_name(default_name)

@@ -44,6 +44,10 @@ class BoardCorners(Protocol):
 
 @dataclass
 class Services:
+    """What the routes serve: the session and, where there are, the camera view, the demo's controls
+    and the board corners. The session and frames are typed loosely: web sits above pitwatch, which
+    imports web to serve it, so naming their classes here would make an import cycle."""
+
     session: Any            # pitwatch.session.Session
     frames: Any = None      # pitwatch.hub.FrameFeed, or None without a camera
     demo: DemoControls | None = None
