@@ -301,3 +301,18 @@ def test_the_round_leader_chooses_the_opponents_hollows_he_takes(page, session):
     ring = 'return document.querySelector(\'#board g.pit[data-label="e"] .owner-ring\').getAttribute("stroke")'
     wait_for(lambda: browser.execute_script(ring) == "#2f7df6", what="e drawn as Ann's (South's blue rim)")
     assert uncaught_errors(browser) == []
+
+
+def test_enter_plays_the_move_typed_and_captures_are_told_by_name(page, session):
+    """An Oware position one move before the first capture of a random game: the move typed and
+    Enter pressed is played, and the seeds captured are told with the players' names."""
+    browser, _ = page
+    truth = random_game("oware", 200, 1)
+    ply = next(k for k, pos in enumerate(truth.positions) if any(pos.captured)) - 1
+    session.new_game("oware", {}, "Ann", "Bob", start=truth.positions[ply])
+    caught_up(browser, session)
+    browser.find_element(By.ID, "move-text").send_keys(truth.moves[ply].text + "\n")
+    wait_for(lambda: [m.text for m in session.game.moves] == [truth.moves[ply].text], what="the typed move played")
+    south, north = truth.positions[ply + 1].captured
+    wait_for(lambda: f"Captured this game: Ann {south}, Bob {north}" in browser.find_element(By.ID, "score-extra").text,
+             what="the captures told by name")

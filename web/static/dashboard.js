@@ -210,7 +210,9 @@
       lines.push(`Game ${pos.game} of the match to ${target}: ${playerName("south")} ${pos.match.south}, ${playerName("north")} ${pos.match.north}`);
     }
     const captured = pos.captured || {};
-    if (captured.south || captured.north) lines.push(`Captured this game: ${captured.south}–${captured.north}`);
+    if (captured.south || captured.north) {
+      lines.push(`Captured this game: ${playerName("south")} ${captured.south}, ${playerName("north")} ${captured.north}`);
+    }
     $("score-extra").replaceChildren(...lines.map((line) => Pitwatch.el("div", {}, line)));
     renderMatchChart(state.game.match_history || [], target || 500);
   }
@@ -381,6 +383,9 @@
     Pitwatch.control(url, { move: $("move-text").value.trim(), ...extra }).then((done) => { if (done) $("move-text").value = ""; });
   }
   $("btn-move").addEventListener("click", () => sendTypedMove("/api/move"));
+  $("move-text").addEventListener("keydown", (event) => {  // Enter plays the move typed, as the button does
+    if (event.key === "Enter") sendTypedMove("/api/move");
+  });
   $("btn-correct").addEventListener("click", () => {  // the last move the players see: refused if another came since
     const moves = state.game.moves;
     sendTypedMove("/api/correct", moves.length ? { replaces: moves[moves.length - 1].text } : {});
