@@ -74,8 +74,8 @@ from rules.referee.explain import board_of
 from vision.live import StillnessGate
 from vision.picture_size import picture_size_text
 from vision.reader import BoardReader, FrameResult, FrameStatus
-from vision.render import FRAME_SIZE, Shot, Stack, random_shot, render, restacked, stack_of
-from vision_bench import GLARE, add_far_option, add_models_option, calibrated_scene, frame_size, use_models
+from vision.render import Shot, Stack, random_shot, render, restacked, stack_of
+from setups import GLARE, add_models_option, add_setup_options, calibrated_scene, use_models
 
 OUTCOMES = ("committed, right", "committed, wrong", "asked, truth offered", "asked, truth not offered",
             "false alarm (illegal)", "waited", "not judged")
@@ -227,20 +227,17 @@ def main() -> None:
     parser.add_argument("--still-frames", type=int, default=1, help="still frames the gate averages into a Reading")
     parser.add_argument("--easy", action="store_true", help="easy conditions (little noise and blur) instead of hard ones")
     parser.add_argument("--lamp", action="store_true", help="a lamp's reflection near one hollow, all game long")
-    parser.add_argument("--defocus", type=float, default=0.0, metavar="PX",
-                        help="the lens out of focus all game by a Gaussian blur of PX pixels of a 1280 px wide picture")
+    add_setup_options(parser, "defocus",
+                      defocus="the lens out of focus all game by a Gaussian blur of PX pixels of a 1280 px wide picture")
     parser.add_argument("--flicker", type=float, default=0.0, metavar="SWING",
                         help="bands of mains flicker across the picture, SWING brighter and darker (0.1: 10 %%)")
     parser.add_argument("--no-looks", action="store_true", help="judge without the pits the camera saw untouched")
-    parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
-                        help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
+    add_setup_options(parser, "frame")
     parser.add_argument("--variants", help="comma-separated variants (default: all)")
     parser.add_argument("--misses", action="store_true", help="list every move not committed right")
-    parser.add_argument("--corners", action="store_true",
-                        help="boards calibrated by their four corners, not their markers (a board without markers)")
-    parser.add_argument("--relief", action="store_true",
-                        help="boards seen in depth, as a real camera sees them (hollows sunk, seeds standing)")
-    add_far_option(parser)
+    add_setup_options(parser, "corners", "relief", "far",
+                      corners="boards calibrated by their four corners, not their markers (a board without markers)",
+                      relief="boards seen in depth, as a real camera sees them (hollows sunk, seeds standing)")
     add_models_option(parser)
     args = parser.parse_args()
     use_models(parser, args.models)

@@ -20,8 +20,7 @@ import math
 import sys
 from pathlib import Path
 
-from pit_readings import Key, ReadingsFileError, load_readings
-from vision_bench import BINS, heap_bin
+from pit_readings import BINS, Key, ReadingsFileError, heap_bin, load_readings
 
 ALL_UP_TO_NINE = "0-9"
 

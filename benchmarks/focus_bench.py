@@ -37,8 +37,8 @@ from vision import reader as reader_module  # noqa: E402
 from vision.focus import measured_at  # noqa: E402
 from vision.picture_size import picture_size_text  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
-from vision.render import FRAME_SIZE, random_counts, random_shot, render  # noqa: E402
-from vision_bench import add_models_option, calibrated_setups, frame_size, use_models  # noqa: E402
+from vision.render import random_counts, random_shot, render  # noqa: E402
+from setups import add_models_option, add_setup_options, calibrated_setups, use_models  # noqa: E402
 
 DEFOCUS_PX = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0)
 BLUR_BINS_MM = (0.0, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 9.0)
@@ -106,11 +106,9 @@ def main() -> None:
     parser.add_argument("--scenes", type=int, default=3, help="set-ups per board profile")
     parser.add_argument("--frames", type=int, default=4, help="frames per set-up, each read at every lens blur")
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
-                        help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
-    parser.add_argument("--corners", action="store_true",
-                        help="boards found by their corners, without markers: the blur is measured by the wood's grain")
-    parser.add_argument("--relief", action="store_true", help="see every board in depth, as a real camera does")
+    add_setup_options(parser, "frame", "corners", "relief",
+                      corners="boards found by their corners, without markers: the blur is measured by the wood's grain",
+                      relief="see every board in depth, as a real camera does")
     add_models_option(parser)
     args = parser.parse_args()
     use_models(parser, args.models)

@@ -39,7 +39,7 @@ from pitwatch.settled import SEED_AREAS
 from vision.reader import BoardReader
 from vision.render import Stack, random_counts, random_shot, render, restacked, stack_of
 from vision.unchanged import CHANGED, KEPT, MOVED, compared_look
-from vision_bench import calibrated_scene
+from setups import calibrated_scene
 
 BOARDS = ("kalah", "oware", "pass-it-on", "bao-kenya", "bao-la-kujifunza")
 NUDGED, NUDGE_MM, DRIFT = 1 / 3, 3.0, 0.05

@@ -31,7 +31,7 @@ from vision.moved_markers import MARKER_MOVED  # noqa: E402
 from vision.reader import BoardReader, FrameResult  # noqa: E402
 from vision.render import FRAME_SIZE, Scene, random_counts, render  # noqa: E402
 from marker_places_bench import score  # noqa: E402
-from vision_bench import calibrated_setups, hard_shot  # noqa: E402
+from setups import calibrated_setups, hard_shot  # noqa: E402
 
 OUTCOMES = ("named", "named another", "refused otherwise", "read")
 

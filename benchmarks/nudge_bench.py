@@ -35,7 +35,7 @@ from vision.markers import homography_from_corners  # noqa: E402
 from vision.nudge import BOARD_MOVED, LOST, MAX_NUDGE_MM, MAX_TURN  # noqa: E402
 from vision.reader import BoardReader  # noqa: E402
 from vision.render import FRAME_SIZE, Scene, Shot, camera_homography, random_counts, render  # noqa: E402
-from vision_bench import GLARE, SHADOW, calibrated_setups_and_empty_shots, hard_shot  # noqa: E402
+from setups import GLARE, SHADOW, calibrated_setups_and_empty_shots, hard_shot  # noqa: E402
 
 WITHIN_MM = (0.5, 1.0, 2.0)
 FAR_BINS_MM = (0.0, 15.0, 25.0, 35.0, 45.0, 60.0)

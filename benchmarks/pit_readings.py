@@ -27,6 +27,14 @@ COLUMNS = ("profile", "setup", "frame", "pit", "truth", "covered", "read", "sure
 
 Key = tuple[str, int, int, str]  # profile, setup, frame, pit
 
+BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "20+"))  # heap sizes: (least, most, name)
+
+
+def heap_bin(n: int) -> str:
+    """The name of the bin of ``BINS`` a heap of ``n`` seeds falls in: ``vision_bench.py``'s figures and
+    ``compare_readings.py``'s tallies are given by them."""
+    return next(name for lo, hi, name in BINS if lo <= n <= hi)
+
 
 class ReadingsFileError(ValueError):
     """A readings file that cannot be read: the message names the file and, for a bad row, its line."""

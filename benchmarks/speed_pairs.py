@@ -43,7 +43,7 @@ def render_frames(folder: Path, scenes: int, frames: int, seed: int, relief: boo
     import cv2
     from calibration.calibfile import save_calibration
     from vision.render import FRAME_SIZE, random_counts, render
-    from vision_bench import calibrated_setups, hard_shot, next_exposure
+    from setups import calibrated_setups, hard_shot, next_exposure
 
     setups = 0
     for setup, (scene, calibration, rng) in enumerate(calibrated_setups(scenes, seed, FRAME_SIZE, [], relief=relief)):

@@ -48,7 +48,7 @@ from vision.reader import BoardReader, FrameResult  # noqa: E402
 from vision.render import random_counts, random_shot, render  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from vision_bench import calibrated_scene  # noqa: E402
+from setups import calibrated_scene  # noqa: E402
 
 CASES = ("still", "taken", "dropped, empty", "dropped, heap", "taken, store")
 

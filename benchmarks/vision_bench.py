@@ -57,7 +57,6 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -66,25 +65,24 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.calibfile import Calibration, CalibrationError  # noqa: E402
-from calibration.calibrate import calibrate  # noqa: E402
-from calibration.profiles import PROFILE_LAYOUTS, board_profile, start_counts  # noqa: E402
-from pit_readings import pit_rows, write_readings  # noqa: E402
+from calibration.profiles import PROFILE_LAYOUTS  # noqa: E402
+from pit_readings import BINS, heap_bin, pit_rows, write_readings  # noqa: E402
 from rules import Reading  # noqa: E402
+from setups import (GLARE, SHADOW, add_models_option, add_setup_options, calibrated_setups, hard_shot,  # noqa: E402
+                    next_exposure, use_models)
 from vision import counter  # noqa: E402
 from vision.focus import measured_at  # noqa: E402
-from vision.picture_size import parse_picture_size, picture_size_text  # noqa: E402
+from vision.picture_size import picture_size_text  # noqa: E402
 from vision.pits import nominal_hollows, rim_gap  # noqa: E402
 from vision.reader import BoardReader, FrameResult  # noqa: E402
-from vision.render import FRAME_SIZE, Rendered, Scene, Shot, project, random_counts, random_scene, random_shot, render  # noqa: E402
+from vision.render import FRAME_SIZE, Rendered, Scene, Shot, project, random_counts, render  # noqa: E402
 
 WOOD_HANDS = 2  # extra frames per set-up with a hand the colour of the board's wood (not timed)
-SHADOWS, SHADOW = 2, 0.5  # extra frames per set-up with a soft shadow, half the light, over part of the board
-GLARES, GLARE = 2, 3.0  # extra frames per set-up with a lamp's reflection in the varnish near a pit, clipped at its core
+SHADOWS = 2  # extra frames per set-up with a soft shadow (SHADOW: half the light) over part of the board
+GLARES = 2  # extra frames per set-up with a lamp's reflection in the varnish near a pit (GLARE), clipped at its core
 STRAYS = 2  # extra frames per set-up with one or two seeds lying on the bare wood (rolled out while sowing)
 NAMED_WITHIN_MM = 3.0  # ...each to be named by the pit it lies beside: the nearest, or one within this much as near
 TILTS = (15, 25, 33, 41)  # bins of the camera's angle from overhead, degrees (the renderer's cameras: 15-40)
-BINS = ((0, 0, "0"), (1, 4, "1-4"), (5, 9, "5-9"), (10, 19, "10-19"), (20, 99, "20+"))
 
 
 def tilt_bin(tilt: float) -> str:
@@ -92,74 +90,6 @@ def tilt_bin(tilt: float) -> str:
     seen in depth hides more of each hollow's floor behind its near rim the more oblique the camera."""
     k = min(max(bisect.bisect_right(TILTS, math.degrees(tilt)) - 1, 0), len(TILTS) - 2)
     return f"{TILTS[k]}-{TILTS[k + 1]} deg"
-
-
-def heap_bin(n: int) -> str:
-    return next(name for lo, hi, name in BINS if lo <= n <= hi)
-
-
-def calibrated_scene(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE, corners: bool = False,
-                     relief: bool = False, far: float = 1.0) -> tuple[Scene, Calibration]:
-    """A random set-up (a camera of ``frame`` px) and its calibration from an easy empty frame and
-    start frame; with ``corners``, by the board's four corners where they are in the empty
-    picture, as a user gives them (a board without markers: its markers are drawn but not used);
-    with ``relief``, the board seen in depth (``Scene.relief``; the same set-up otherwise); the
-    camera ``far`` times as far as the renderer puts it."""
-    scene, calibration, _ = calibrated_scene_and_empty_shot(board, rng, frame, corners, relief, far)
-    return scene, calibration
-
-
-def calibrated_scene_and_empty_shot(board: str, rng: np.random.Generator, frame: tuple[int, int] = FRAME_SIZE,
-                                    corners: bool = False, relief: bool = False, far: float = 1.0
-                                    ) -> tuple[Scene, Calibration, Shot]:
-    """:func:`calibrated_scene`, and the shot of its empty picture (where the board lay when
-    its corners were given); the camera ``far`` times farther than the renderer draws it."""
-    scene = random_scene(board, rng, frame=frame)
-    scene = replace(scene, relief=relief, fill=scene.fill / far)
-    profile = board_profile(board)
-    empty_shot = random_shot(rng, hard=False, hand=False)
-    empty = render(scene, {h.label: 0 for h in profile.hollows}, None, empty_shot).image
-    counts, white = start_counts(board)
-    start = render(scene, counts, white, random_shot(rng, hard=False, hand=False)).image
-    outline = project(scene, np.array(profile.board_corners()), empty_shot).ravel().tolist() if corners else None
-    return scene, calibrate(board, empty, start, outline), empty_shot
-
-
-def calibrated_setups(scenes: int, seed: int, frame: tuple[int, int], failures: list[str], corners: bool = False,
-                      relief: bool = False, far: float = 1.0) -> Iterator[tuple[Scene, Calibration, np.random.Generator]]:
-    """Every board profile's ``scenes`` set-ups (:func:`calibrated_scene`, found by their
-    ``corners`` or not, seen in ``relief`` or not, cameras ``far`` times farther), each with its own
-    seeded stream, which goes on to draw the set-up's frames; a set-up that cannot be calibrated is
-    named in ``failures`` and skipped."""
-    for scene, calibration, _, rng in calibrated_setups_and_empty_shots(scenes, seed, frame, failures, corners, relief, far):
-        yield scene, calibration, rng
-
-
-def calibrated_setups_and_empty_shots(scenes: int, seed: int, frame: tuple[int, int], failures: list[str],
-                                      corners: bool = False, relief: bool = False, far: float = 1.0
-                                      ) -> Iterator[tuple[Scene, Calibration, Shot, np.random.Generator]]:
-    """:func:`calibrated_setups`, each with the shot of its empty picture."""
-    for b, board in enumerate(PROFILE_LAYOUTS):
-        for s in range(scenes):
-            rng = np.random.default_rng([seed, b, s])
-            try:
-                scene, calibration, empty_shot = calibrated_scene_and_empty_shot(board, rng, frame, corners, relief, far)
-            except CalibrationError as error:
-                failures.append(f"{board} scene {s}: {error}")
-                continue
-            yield scene, calibration, empty_shot, rng
-
-
-def hard_shot(rng: np.random.Generator, defocus: float) -> Shot:
-    """A hard frame's conditions (``random_shot``), its lens ``defocus`` px out of focus."""
-    return replace(random_shot(rng, hard=True), defocus=defocus)
-
-
-def next_exposure(shot: Shot) -> Shot:
-    """The next frame of a still board taken as ``shot``: the same seeds and light, a new exposure's
-    sensor noise and JPEG (its seed not drawn from the set-up's stream, so that every other frame
-    stays what it was)."""
-    return replace(shot, exposure=shot.seed + 1)
 
 
 def run(scenes: int, frames: int, seed: int, frame: tuple[int, int] = FRAME_SIZE, defocus: float = 0.0,
@@ -359,51 +289,6 @@ def score(stats: dict, rendered: Rendered, result: FrameResult) -> None:
         tally(stats, "whole board exact (no hand)", board_exact)
 
 
-def frame_size(text: str) -> tuple[int, int]:
-    """``"640x480"`` -> (640, 480), for argparse."""
-    try:
-        return parse_picture_size(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def far_times(text: str) -> float:
-    """``--far``'s value, for argparse: how many times as far as the renderer puts them, at least 1."""
-    try:
-        times = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not times >= 1:
-        raise argparse.ArgumentTypeError(f"at least 1 (the renderer's cameras already fill 72-90 % of the picture's "
-                                         f"width), got {text}")
-    return times
-
-
-def add_far_option(parser: argparse.ArgumentParser) -> None:
-    """``--far TIMES``, as every benchmark that renders set-ups takes it."""
-    parser.add_argument("--far", type=far_times, default=1.0, metavar="TIMES",
-                        help="every camera this many times farther from the board, with the same lens (the board fills "
-                             "that many times less of the picture's width)")
-
-
-def add_models_option(parser: argparse.ArgumentParser) -> None:
-    """``--models FOLDER``: measure newly trained networks (vision.training.train) instead of the shipped ones."""
-    parser.add_argument("--models", type=Path, metavar="FOLDER",
-                        help="the seed counter's networks (default: the shipped ones), to measure newly trained ones")
-
-
-def use_models(parser: argparse.ArgumentParser, folder: Path | None) -> None:
-    """Read with the networks in ``folder`` (None: the shipped ones); a folder without them is refused
-    with the counter's own message before any frame is rendered, not minutes later."""
-    if folder is None:
-        return
-    counter.MODELS = folder.resolve()
-    try:
-        counter.shared_counter()
-    except counter.CounterError as error:
-        parser.error(f"--models: {error}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenes", type=int, default=5, help="set-ups per board profile")
@@ -412,17 +297,7 @@ def main() -> None:
     parser.add_argument("--sure", type=float, default=counter.SURE,
                         help="read a window again (mirrored, and by the partner) when the counter is less sure than this "
                              "(0: never, above 1: always; default: the counter's own)")
-    parser.add_argument("--frame", type=frame_size, default=FRAME_SIZE, metavar="WxH",
-                        help=f"the camera picture's size (default: {picture_size_text(FRAME_SIZE)})")
-    parser.add_argument("--defocus", type=float, default=0.0, metavar="PX",
-                        help="every hard frame's lens out of focus by a Gaussian blur of PX pixels of a 1280 px wide "
-                             "picture (calibration stays in focus: an autofocus that hunts in play)")
-    parser.add_argument("--corners", action="store_true",
-                        help="calibrate every board by its four corners, not its markers, as a board without markers is")
-    parser.add_argument("--relief", action="store_true",
-                        help="see every board in depth, as a real camera does (hollows sunk, seeds standing, heaps "
-                             "leaning away from the camera), not painted flat on its plane: the same set-ups and frames")
-    add_far_option(parser)
+    add_setup_options(parser, "frame", "defocus", "corners", "relief", "far")
     parser.add_argument("--readings", type=Path, metavar="FILE.csv",
                         help="write every scored pit's truth and reading to FILE.csv, to compare two runs pit by pit "
                              "with compare_readings.py")
