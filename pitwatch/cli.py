@@ -17,7 +17,7 @@ import io
 import json
 import os
 import sys
-from contextlib import closing
+from contextlib import closing, nullcontext
 from pathlib import Path
 from typing import Sequence
 
@@ -26,7 +26,7 @@ from vision.counter import CounterError
 
 from . import config as cfg
 from .errors import said
-from .recorder import ImportedGame, Recorder, RecorderError
+from .recorder import ImportedGame, Recorder, RecorderError, player_name
 from .session import SessionError
 
 # flag -> configuration key: the shorthands every live command understands
@@ -113,11 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
     imp = gsub.add_parser("import", help="store a game from a record (text notation or JSON)",
                           parents=[on_the_database])
     imp.add_argument("file", help="record file, '-' for standard input")
-    gsub.add_parser("variants", help="the variants and their options")
+    gsub.add_parser("variants", help="the variants and their options", parents=[on_the_database])  # taken, not needed
     games.set_defaults(func=cmd_games)
 
     doctor = sub.add_parser("doctor", help="check camera, serial port, calibration and database; say what to fix")
     cfg.add_options(doctor)
+    cfg.add_flag(doctor, "--db", "recorder.database", metavar="DATABASE", help="SQLite game database to check")
     doctor.set_defaults(func=cmd_doctor)
 
     config = sub.add_parser("config", help="print the documented default configuration file")
@@ -193,21 +194,41 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .live import run_live
 
     tune_memory()
-    return run_live(cfg.from_arguments(args), _variant_asked(args))
+    return run_live(_live_config(args), _given(args, "game.variant") is not None)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
     tune_memory()
-    return run_demo(cfg.from_arguments(args), _variant_asked(args))
+    return run_demo(_live_config(args), _given(args, "game.variant") is not None)
 
 
-def _variant_asked(args: argparse.Namespace) -> bool:
-    """Whether the command line names the variant to play (``--variant``, or ``--set game.variant=``):
-    the configuration file's is only that of a new game, and a game in progress goes on."""
-    return getattr(args, "opt:game.variant", None) is not None or any(
-        item.partition("=")[0].strip() == "game.variant" for item in getattr(args, "overrides", []))
+def _live_config(args: argparse.Namespace) -> cfg.Config:
+    """The configuration of ``run`` or ``demo``, its players' names held to the recorder's rule before
+    anything starts; a name refused is blamed on where it was set (``--south``, ``--set``, the file).
+    (The variant named on the command line, :func:`_given`, is the one to play even over a game in
+    progress; the configuration file's is only that of a new game.)"""
+    config = cfg.from_arguments(args)
+    for seat in ("south", "north"):
+        key = f"game.{seat}"
+        try:
+            player_name(config.get(key), seat)
+        except ValueError as exc:
+            where = _given(args, key) or f"{config.source}: {key} = {config.get(key)!r}"
+            raise cfg.ConfigError(f"{where}: {exc}") from None
+    return config
+
+
+def _given(args: argparse.Namespace, key: str) -> str | None:
+    """How the command line sets configuration ``key``, as the user typed it (``--south ''``,
+    ``--set 'game.south='``; a named flag wins over ``--set``), or None where it does not."""
+    value = getattr(args, f"opt:{key}", None)
+    if value is not None:
+        return f"{getattr(args, cfg.FLAGS)[key]} {value!r}"
+    settings = [item for item in [*getattr(args, "overrides", []), *getattr(args, "overrides_after_action", [])]
+                if item.partition("=")[0].strip() == key]
+    return f"--set {settings[-1]!r}" if settings else None
 
 
 # -- games ----------------------------------------------------------------------
@@ -224,10 +245,22 @@ def cmd_games(args: argparse.Namespace) -> int:
         with closing(Recorder(database)) as recorder:
             game_ids = recorder.import_games(games)
         print(f"imported as game {game_ids[0]}" if len(game_ids) == 1 else
-              f"imported {len(game_ids)} games as games {game_ids[0]}-{game_ids[-1]}")
+              f"imported {len(game_ids)} games as games {_id_ranges(game_ids)}")
         return 0
     with closing(Recorder(database, read_only=True)) as recorder:  # looking changes no file
         return _games_action(args, recorder)
+
+
+def _id_ranges(ids: list[int]) -> str:
+    """Ascending game ids as runs (``2-100, 201-300``): an import is stored in batches, and a live game or
+    another import may take the ids between them."""
+    runs = [[ids[0], ids[0]]]
+    for game_id in ids[1:]:
+        if game_id == runs[-1][1] + 1:
+            runs[-1][1] = game_id
+        else:
+            runs.append([game_id, game_id])
+    return ", ".join(f"{first}-{last}" if last > first else f"{first}" for first, last in runs)
 
 
 def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
@@ -240,8 +273,9 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
             print(json.dumps([g.to_json() for g in games], indent=2))
         for g in [] if args.json else games:
             result = g.result["reason"] if g.result else g.status
+            moves = f"{g.move_count} move{'' if g.move_count == 1 else 's'}"
             print(f"{g.id:5d}  {g.damage}" if g.damage else
-                  f"{g.id:5d}  {g.variant:18s} {g.south} v {g.north}  {g.move_count} moves  {result}")
+                  f"{g.id:5d}  {g.variant:18s} {g.south} v {g.north}  {moves}  {result}")
         if not games and not args.json:
             print(f"no recorded games in {recorder.path}")
         return 0
@@ -273,7 +307,11 @@ def _record_games(file: str) -> list[ImportedGame]:
     from . import records
 
     source = "standard input" if file == "-" else file  # named in every error about the record
-    data = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    with nullcontext(sys.stdin.buffer) if file == "-" else open(file, "rb") as stream:
+        data = stream.read(records.MAX_RECORD_BYTES + 1)  # no more than a record may be, whatever comes
+    if len(data) > records.MAX_RECORD_BYTES:
+        raise rules.RulesError(f"{source}: more than {records.MAX_RECORD_BYTES:,} bytes, the most a record file may "
+                               "be (thousands of games): split it into smaller files and import each")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -8,7 +8,6 @@ and turns any failure into one line that names the setting to change.
 from __future__ import annotations
 
 import math
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,8 +19,9 @@ from rules.errors import UnknownVariant
 from vision.picture_size import DEVICE_SIZE, picture_size_text
 
 from .config import Config, ConfigError
+from .errors import said
 from .livelock import LiveLock
-from .recorder import SCHEMA_VERSION, GameRecord, Recorder, RecorderError
+from .recorder import CHOOSE_ANOTHER, SCHEMA_VERSION, GameRecord, Recorder, RecorderError, player_name, write_problem
 from .records import game_of
 from .runtime import configured_variant, played_variant, port_problem, refuse_another_board
 from .display import describe
@@ -79,13 +79,19 @@ def diagnose(config: Config) -> Iterator[Check]:
 
 
 def check_game(config: Config) -> tuple[Check, Variant | None]:
-    """The variant of a new game and its options, checked as ``run`` checks them at start (with its
-    message: a misspelt name, an unknown option, one out of its range), and the variant if it is good."""
+    """The variant of a new game, its options and its players' names, checked as ``run`` checks them
+    at start (with its message: a misspelt name, an unknown option, one out of its range, a player's
+    name the recorder refuses), and the variant if it is good."""
     try:
         variant = configured_variant(config)
     except rules.RulesError as exc:
         key = "game.variant" if isinstance(exc, UnknownVariant) else "game.options"
         return Check("game", False, f"{exc}; fix {key}"), None
+    for seat in ("south", "north"):
+        try:
+            player_name(config.get(f"game.{seat}"), seat)
+        except ValueError as exc:
+            return Check("game", False, f"{exc}, not {config.get(f'game.{seat}')!r}; fix game.{seat}"), variant
     return Check("game", True, f"a new game is {variant.name} ({describe(variant)}), on a {variant.layout.name} "
                                "board"), variant
 
@@ -97,8 +103,13 @@ def check_database(config: Config, live: bool) -> Check:
         return check_new_database(path)
     try:
         recorder = Recorder(path, read_only=True)  # a check must not change what it checks: no migration here
-    except (RecorderError, OSError) as exc:
-        return Check("database", False, f"{exc}; choose another file with --db or recorder.database")
+    except RecorderError as exc:  # it says what to do
+        return Check("database", False, str(exc))
+    except OSError as exc:
+        return Check("database", False, f"{said(exc)}; {CHOOSE_ANOTHER}")
+    if problem := write_problem(path):  # the file read, but `run` would record nothing in it
+        recorder.close()
+        return Check("database", False, f"{path}: {problem}; {CHOOSE_ANOTHER}")
     try:
         games = recorder.games(limit=1)
         active = recorder.active_game()
@@ -126,12 +137,11 @@ def game_in_progress(recorder: Recorder, active: GameRecord, live: bool) -> str:
 
 
 def check_new_database(path: Path) -> Check:
-    """A database that does not exist yet: ``run`` creates it, so the doctor only checks it could,
-    without leaving an empty file behind (a check must not change what it checks)."""
-    folder = next(parent for parent in path.parents if parent.exists())
-    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
-        return Check("database", False, f"{path}: cannot be created, {folder} is not a folder this user may write in; "
-                                        "choose another file with --db or recorder.database")
+    """A database that does not exist yet: ``run`` creates it, so the doctor only checks it could
+    (as the recorder would name what is in the way), without leaving an empty file behind (a check
+    must not change what it checks)."""
+    if problem := write_problem(path):
+        return Check("database", False, f"{path}: {problem}; {CHOOSE_ANOTHER}")
     return Check("database", True, f"{path}: no games yet (`pitwatch run` creates the file)")
 
 

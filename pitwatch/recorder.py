@@ -34,7 +34,11 @@ board is never lost.
 
 from __future__ import annotations
 
+import contextlib
+import datetime
+import functools
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -95,6 +99,15 @@ SCHEMA_VERSION = len(MIGRATIONS)
 UNMARKED_TABLES = {0: frozenset(), 1: frozenset({"games", "moves", "verdicts"})}
 TAGS_VERSION = 2  # the migration that added games.tags: read as NULL from an older file opened read-only
 SQLITE_INTEGERS = range(-2**63, 2**63)  # what an SQLite INTEGER holds: a game id or ply beyond it names no row
+CHOOSE_ANOTHER = "choose another file with --db or recorder.database"
+LOCKED = ("is locked by another process writing to it (another pitwatch, such as a games import, or an SQLite tool): "
+          "try again when it is done, or close that program")
+# How long one transaction of `games import` holds the database's write lock: a live game's verdict waits
+# for it (up to busy_timeout, 5 s), so a long import is stored in batches of whole games this short, with
+# a pause between them: SQLite hands the lock to no one in turn, and a writer waiting for it tries again
+# only every 100 ms, so without the pause the import would take it again first, batch after batch.
+IMPORT_BATCH_SECONDS = 0.25
+IMPORT_PAUSE_SECONDS = 0.15
 
 
 class RecorderError(Exception):
@@ -106,6 +119,34 @@ class DamagedGame(RecorderError):
     """A recorded game whose row was changed outside Pitwatch and no longer reads (a JSON field that
     is not a JSON object). It names the game, the move and the field, and stops only that game
     from being shown: the list still lists the others."""
+
+
+def write_problem(path: Path) -> str | None:
+    """Why a game database at ``path`` cannot be written, as the file system tells (None: nothing
+    it can tell). Beside the file SQLite makes its ``-wal`` and ``-shm`` files, so its folder must
+    be writable too, even to read a database in WAL mode."""
+    if not path.exists():
+        problem = folder_problem(path)
+        return f"cannot be created, {problem}" if problem else None
+    if not os.access(path, os.W_OK):
+        return "cannot be written: the file is read-only (make it writable)"
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return (f"cannot be opened: its folder {path.parent} is not writable, and SQLite keeps the database's "
+                "-wal and -shm files there, even to read it")
+    return None
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why the folder a database at ``path`` goes in cannot be made or written (None: it can): the first
+    folder from the root down that is a file, a link to nothing, or, the nearest one there, not writable."""
+    for folder in reversed(path.parents):
+        if folder.is_symlink() and not folder.exists():
+            return f"its folder {folder} is a link to {os.readlink(folder)}, which does not exist"
+        if not folder.exists():
+            return None if os.access(folder.parent, os.W_OK | os.X_OK) else f"{folder.parent} is not writable"
+        if not folder.is_dir():
+            return f"{folder} is not a folder"
+    return None if os.access(path.parent, os.W_OK | os.X_OK) else f"its folder {path.parent} is not writable"
 
 
 def player_name(name: str, seat: str) -> str:
@@ -127,14 +168,14 @@ class GameRecord:
     options: dict[str, Any]
     south: str
     north: str
-    started_at: float
+    started_at: float | None  # None only in a damaged row
     ended_at: float | None
     status: str
     result: dict[str, Any] | None
     start: dict[str, Any] | None = None
     move_count: int = 0
     tags: dict[str, str] | None = None  # an imported record's tag pairs; None: a game refereed here
-    damage: str | None = None  # why the row does not read (its options, result, ... then read as empty)
+    damage: str | None = None  # why the row does not read (its options, result, times, ... then read as empty)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -208,11 +249,12 @@ class Recorder:
             self._db.execute("PRAGMA busy_timeout=5000")
             version = self._schema_version(read_only)
             if not read_only:
+                self._check_writable()
                 self._db.execute("PRAGMA journal_mode=WAL")
                 version = self._migrate(version)
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self._db.close()
-            raise RecorderError(f"{self.path}: not a Pitwatch game database ({exc})") from None
+            raise RecorderError(f"{self.path}: {self._cannot_open(exc)}") from None
         except RecorderError:
             self._db.close()
             raise
@@ -223,21 +265,46 @@ class Recorder:
         if read_only and not self.path.exists():  # a mistyped --db is named, not created empty
             raise RecorderError(f"{self.path}: no game database there (`pitwatch run` creates it); "
                                 "choose another with --db or recorder.database")
+        if self.path.is_dir():
+            raise RecorderError(f"{self.path}: is a folder, not a game database file; {CHOOSE_ANOTHER}")
         if not read_only:
             self._make_folder()
         target = f"{self.path.resolve().as_uri()}?mode=ro" if read_only else str(self.path)
         try:
             return sqlite3.connect(target, uri=read_only, check_same_thread=False, isolation_level=None)
         except sqlite3.Error as exc:
-            raise RecorderError(f"{self.path}: cannot be opened ({exc})") from None
+            raise RecorderError(f"{self.path}: {self._cannot_open(exc)}") from None
 
     def _make_folder(self) -> None:
-        """The database's folder, made if missing; a file where a folder should be is named."""
+        """The database's folder, made if missing; what stands in the way (a file, a dangling link) is named."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        except (FileExistsError, NotADirectoryError):
-            blocking = next(p for p in reversed(self.path.parents) if p.exists() and not p.is_dir())
-            raise RecorderError(f"{self.path}: cannot be created, {blocking} is not a folder") from None
+        except OSError:
+            problem = folder_problem(self.path)
+            if problem is None:
+                raise  # the system's own reason, which the command line names with the folder
+            raise RecorderError(f"{self.path}: cannot be created, {problem}; {CHOOSE_ANOTHER}") from None
+
+    def _check_writable(self) -> None:
+        """A writer refuses a file it could open but not write (a read-only file: SQLite then opens it
+        read-only without a word), before the game it would claim to record: a write undone at once
+        tells, and leaves the file as it was."""
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute(f"PRAGMA user_version={version}")
+        finally:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+
+    def _cannot_open(self, exc: sqlite3.Error) -> str:
+        """What SQLite's error while opening the file means, as the user can act on it: the file
+        locked, not writable (it, or its folder), or not a Pitwatch database at all."""
+        if _locked(exc):
+            return LOCKED
+        if getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_IOERR")):
+            return f"{write_problem(self.path) or f'cannot be opened ({exc})'}; {CHOOSE_ANOTHER}"
+        return f"not a Pitwatch game database ({exc}); {CHOOSE_ANOTHER}"
 
     # -- schema --------------------------------------------------------------
     def _schema_version(self, read_only: bool) -> int:
@@ -261,10 +328,23 @@ class Recorder:
                 f", schema version {version}" if version else "")
             raise RecorderError(f"{self.path}: not a Pitwatch game database (it holds {held}); choose another "
                                 "file with --db or recorder.database")
+        if missing := self._missing_columns(version):
+            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+            raise RecorderError(f"{self.path}: not a Pitwatch game database (it lacks Pitwatch's columns "
+                                f"{', '.join(missing[:3])}{more}); {CHOOSE_ANOTHER}")
         if read_only and version == 0:
             raise RecorderError(f"{self.path}: no game database in this file yet (it is empty; `pitwatch run` "
                                 "creates one); choose another with --db or recorder.database")
         return version
+
+    def _missing_columns(self, version: int) -> list[str]:
+        """The columns (``table.column``) Pitwatch's schema of ``version`` has and the file lacks:
+        tables named as Pitwatch's are not enough to read a file as Pitwatch's."""
+        missing = []
+        for table, columns in _schema_columns(version).items():
+            held = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            missing += [f"{table}.{column}" for column in columns if column not in held]
+        return missing
 
     def _migrate(self, version: int) -> int:
         """Upgrade the file from ``version`` to :data:`SCHEMA_VERSION`, one atomic step a version."""
@@ -419,30 +499,62 @@ class Recorder:
                  "at": a} for i, p, k, b, a in reversed(rows)]
 
     def import_games(self, games: Sequence[ImportedGame]) -> list[int]:
-        """Store games read from a record (``pitwatch games import``), all or none: each finished
-        if it has a result, else abandoned (an imported game is never resumed as the live game),
-        started on its record's date (else now) and with its record's tags."""
+        """Store games read from a record (``pitwatch games import``) and return their ids: each
+        finished if it has a result, else abandoned (an imported game is never resumed as the live
+        game), started on its record's date (else now) and with its record's tags.
+
+        Each game is stored whole, in transactions of :data:`IMPORT_BATCH_SECONDS` at most (a game
+        longer than that its own) and :data:`IMPORT_PAUSE_SECONDS` apart, so that a live game and
+        another import write between them. A write that fails (the disk full) stops the import: the
+        error says which games were stored."""
         now = time.time()
-        game_ids = []
-        with self._transaction() as db:
-            for game in games:
-                cur = db.execute(
-                    "INSERT INTO games (variant, options, south, north, start, started_at, ended_at, status, result,"
-                    " tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (game.variant, json.dumps(game.options, sort_keys=True), game.south, game.north,
-                     json.dumps(game.start) if game.start is not None else None,
-                     now if game.started_at is None else game.started_at, now,
-                     "finished" if game.result is not None else "abandoned",
-                     json.dumps(game.result) if game.result is not None else None, json.dumps(game.tags)),
-                )
-                game_id = int(cur.lastrowid)
-                game_ids.append(game_id)
-                for ply, move in enumerate(game.moves):
-                    db.execute(
-                        "INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (?, ?, ?, ?, ?, ?)",
-                        (game_id, ply, move.text, move.player, json.dumps(move.position), now),
-                    )
-        return game_ids
+        stored: list[int] = []
+        while len(stored) < len(games):
+            batch: list[int] = []
+            try:
+                with self._transaction() as db:
+                    deadline = time.monotonic() + IMPORT_BATCH_SECONDS
+                    for game in games[len(stored):]:
+                        batch.append(_insert_imported(db, game, now))
+                        if time.monotonic() >= deadline:
+                            break
+            except RecorderError as exc:
+                if stored:
+                    raise RecorderError(f"{exc}; the record's first {len(stored)} games were imported (as games "
+                                        f"{stored[0]}-{stored[-1]}), the other {len(games) - len(stored)} not") from None
+                raise
+            stored += batch
+            if len(stored) < len(games):
+                time.sleep(IMPORT_PAUSE_SECONDS)
+        return stored
+
+
+def _insert_imported(db: sqlite3.Connection, game: ImportedGame, now: float) -> int:
+    """Insert an imported game and its moves (in the caller's transaction); its id."""
+    cur = db.execute(
+        "INSERT INTO games (variant, options, south, north, start, started_at, ended_at, status, result,"
+        " tags) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (game.variant, json.dumps(game.options, sort_keys=True), game.south, game.north,
+         json.dumps(game.start) if game.start is not None else None,
+         now if game.started_at is None else game.started_at, now,
+         "finished" if game.result is not None else "abandoned",
+         json.dumps(game.result) if game.result is not None else None, json.dumps(game.tags)),
+    )
+    game_id = int(cur.lastrowid)
+    db.executemany("INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (?, ?, ?, ?, ?, ?)",
+                   [(game_id, ply, move.text, move.player, json.dumps(move.position), now)
+                    for ply, move in enumerate(game.moves)])
+    return game_id
+
+
+@functools.cache
+def _schema_columns(version: int) -> dict[str, tuple[str, ...]]:
+    """Each table's columns at schema ``version``, in order, as :data:`MIGRATIONS` make them (in a database in memory)."""
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:
+        for migration in MIGRATIONS[:version]:
+            db.executescript(migration)
+        tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        return {table: tuple(row[1] for row in db.execute(f"PRAGMA table_info({table})")) for table in tables}
 
 
 def _game_select(version: int) -> str:
@@ -460,10 +572,28 @@ def _game(row: tuple) -> GameRecord:
     where = f"game {gid}"
     try:
         return GameRecord(gid, variant, _stored_object(options, where, "games.options"), south, north,
-                          started, ended, status, _stored_object(result, where, "games.result"),
+                          _stored_time(started, where, "games.started_at"), _stored_time(ended, where, "games.ended_at"),
+                          status, _stored_object(result, where, "games.result"),
                           _stored_object(start, where, "games.start"), count, _stored_object(tags, where, "games.tags"))
-    except DamagedGame as exc:
-        return GameRecord(gid, variant, {}, south, north, started, ended, status, None, None, count, None, str(exc))
+    except DamagedGame as exc:  # its times too read as none: one may be what is damaged
+        return GameRecord(gid, variant, {}, south, north, None, None, status, None, None, count, None, str(exc))
+
+
+def _stored_time(value: Any, where: str, column: str) -> float | None:
+    """A time column's value, unix seconds (None for NULL); :class:`DamagedGame` naming ``where`` and
+    the column if the row holds anything else, or a number no date can be told of (nan, 1e300)."""
+    if value is None:
+        return None
+    try:
+        datetime.datetime.fromtimestamp(value, datetime.timezone.utc)
+    except (TypeError, ValueError, OverflowError, OSError):
+        raise DamagedGame(f"{where} is damaged: {column} is not a time (unix seconds)") from None
+    return value
+
+
+def _locked(exc: sqlite3.Error) -> bool:
+    """Whether SQLite gave up waiting for another connection's lock on the file (busy_timeout, 5 s)."""
+    return getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
 
 
 def _stored_object(text: str | bytes | None, where: str, column: str) -> dict[str, Any] | None:
@@ -516,5 +646,5 @@ class _Transaction:
     def _failed(self, exc: BaseException) -> None:
         """An SQLite error becomes a RecorderError naming the file (anything else goes on as it is)."""
         if isinstance(exc, sqlite3.Error):
-            self._recorder.failure = f"{self._recorder.path}: cannot record: {exc}"
+            self._recorder.failure = f"{self._recorder.path}: cannot record: {LOCKED if _locked(exc) else exc}"
             raise RecorderError(self._recorder.failure) from None

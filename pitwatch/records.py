@@ -19,6 +19,14 @@ from .recorder import AcceptedMove, DamagedGame, GameRecord, ImportedGame, Recor
 
 LIVE_TAGS = {"Event": "Pitwatch game", "Site": "Pitwatch"}  # a game refereed here (an imported one keeps its own)
 COLUMN_TAGS = ("South", "North")  # tags the recorder keeps in columns of their own
+# The largest record file `games import` reads. A game's record is a few hundred bytes (a long game with
+# comments a few KB), so this holds thousands of games (5,000 Kalah games are 1.8 MB); checking every
+# move of them takes about a minute and half a GB, so a bigger file (a wrong file, a runaway export) is
+# refused before it is read, rather than run the machine out of memory. Split a bigger match into files.
+MAX_RECORD_BYTES = 2_000_000
+# The longest tag (name and value) an imported game keeps: tags name an event, a place, a round, an
+# annotator, in a few dozen characters; the dashboard and every export carry them.
+MAX_TAG_CHARS = 1000
 JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false",
               type(None): "null"}  # how JSON names what a record holds instead of a game object
 
@@ -109,7 +117,7 @@ def read_records(text: str) -> list[ImportedGame]:
     if not isinstance(data, dict):
         raise rules.RulesError(f"not a game object: the record is JSON, {JSON_KINDS[type(data)]} (a game's JSON "
                                "is an object with its variant and moves)")
-    return [_as_stored(notation.Record.from_json(data), lambda tag: f"tags.{tag}")]
+    return [_as_stored(notation.Record.from_json(data), lambda tag: f"tags.{tag[:40]}")]
 
 
 def _text_games(text: str) -> list[ImportedGame]:
@@ -139,6 +147,11 @@ def _as_stored(record: notation.Record, place: Callable[[str], str]) -> Imported
     start = game.positions[0]
     tags = {name: value for name, value in record.tags.items()
             if name not in notation.DERIVED and name not in COLUMN_TAGS}
+    for name, value in tags.items():
+        if len(name) + len(value) > MAX_TAG_CHARS:
+            shown = name if len(name) <= 40 else f"{name[:40]}..."
+            raise rules.RulesError(f"{place(name)}: the {shown} tag is {len(name) + len(value)} characters long, more "
+                                   f"than the {MAX_TAG_CHARS} a tag may be (tags name an event, a place, a round)")
     return ImportedGame(game.variant.name, dict(game.variant.options), *names, moves,
                         game.result.to_json() if game.result else None,
                         None if start == game.variant.start() else start.to_json(),

@@ -283,8 +283,10 @@ def read(text: str) -> Record:
 
 
 def read_all(text: str) -> list[Record]:
-    """Every game in ``text`` (a Pass It On match is a series of games), in order."""
-    return [_Reader(game_tokens).record() for game_tokens in _games(_tokens(text))]
+    """Every game in ``text`` (a Pass It On match is a series of games), in order. The text is read
+    as the games are checked, so a malformed or illegal move is named without the rest being read."""
+    tokens = _tokens(text)
+    return [_Reader(first, tokens).record() for first in tokens]
 
 
 def write_all(records: list[Record]) -> str:
@@ -303,8 +305,8 @@ class _Token:
     value: str = ""
 
 
-def _tokens(text: str) -> list[_Token]:
-    out, pos, line, line_start = [], 0, 1, 0
+def _tokens(text: str) -> Iterator[_Token]:
+    pos, line, line_start = 0, 1, 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         column = pos - line_start + 1
@@ -319,56 +321,49 @@ def _tokens(text: str) -> list[_Token]:
         if m.group("tag"):
             kind = "tag"
         if kind != "space":
-            out.append(_Token(kind, m.group(0), line, column, m.group("name") or "",
-                              _unescape(m.group("value")) if m.group("value") is not None else ""))
+            yield _Token(kind, m.group(0), line, column, m.group("name") or "",
+                         _unescape(m.group("value")) if m.group("value") is not None else "")
         newlines = m.group(0).count("\n")
         if newlines:
             line += newlines
             line_start = m.start() + m.group(0).rindex("\n") + 1
         pos = m.end()
-    return out
-
-
-def _games(tokens: list[_Token]) -> Iterator[list[_Token]]:
-    """Split a token stream into games: a game ends with its result token."""
-    current: list[_Token] = []
-    for token in tokens:
-        current.append(token)
-        if token.kind == "result":
-            yield current
-            current = []
-    if current:
-        last = current[-1]
-        raise NotationError(last.line, last.column + len(last.text),
-                            "the record ends without a result (1-0, 0-1, 1/2-1/2 or *)")
 
 
 class _Reader:
-    """Turns one game's tokens into a Record, checking every move with the rules."""
+    """Turns one game's tokens, ``first`` and then the ``rest`` up to its result, into a Record,
+    checking each move with the rules as it comes."""
 
-    def __init__(self, tokens: list[_Token]) -> None:
-        self.tokens = tokens
+    def __init__(self, first: _Token, rest: Iterator[_Token]) -> None:
+        self.first, self.rest, self.last = first, rest, first
+
+    def _next(self) -> _Token:
+        """The game's next token; the text ending before the game's result is a NotationError."""
+        token = next(self.rest, None)
+        if token is None:
+            raise NotationError(self.last.line, self.last.column + len(self.last.text),
+                                "the record ends without a result (1-0, 0-1, 1/2-1/2 or *)")
+        self.last = token
+        return token
 
     def record(self) -> Record:
         tags: dict[str, str] = {}
         tag_tokens: dict[str, _Token] = {}
-        rest = self.tokens
-        while rest and rest[0].kind == "tag":
-            token = rest[0]
+        token = self.first
+        while token.kind == "tag":
             if token.name in tags:
                 raise NotationError(token.line, token.column, f"tag {token.name} appears twice")
             tags[token.name] = token.value
             tag_tokens[token.name] = token
-            rest = rest[1:]
-        first = self.tokens[0]
+            token = self._next()
         if "Variant" not in tags:
-            raise NotationError(first.line, first.column, "the record has no [Variant \"...\"] tag")
+            raise NotationError(self.first.line, self.first.column, "the record has no [Variant \"...\"] tag")
         variant = self._variant(tags, tag_tokens)
         start = self._start(variant, tags, tag_tokens)
         game = Game(variant, start)
         comments: dict[int, list[str]] = {}
         left: dict[int, tuple[str, ...]] = {}
-        for token in rest:
+        while token.kind != "result":
             if token.kind == "tag":
                 raise NotationError(token.line, token.column, "a tag pair inside the move list")
             if token.kind in ("comment", "line_comment"):
@@ -382,8 +377,8 @@ class _Reader:
                     raise NotationError(token.line, token.column, f"move {len(game.moves) + 1}: {exc}") from None
                 if hollows:
                     left[len(game.moves)] = tuple(hollows)
-            elif token.kind == "result":
-                result_token_seen = token
+            token = self._next()
+        result_token_seen = token
         result = result_token_seen.text
         record = Record(variant, list(game.moves), start,
                         {k: v for k, v in tags.items() if k not in DERIVED}, comments, result, left,

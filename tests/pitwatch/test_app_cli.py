@@ -742,8 +742,7 @@ def test_doctor_checks_the_database_and_creates_none(tmp_path, capsys):
     (tmp_path / "plain-file").write_text("not a folder")
     under_a_file = tmp_path / "plain-file" / "g.sqlite"
     assert database_check(under_a_file) == ("FIX", f"{under_a_file}: cannot be created, {tmp_path / 'plain-file'} is not "
-                                                   "a folder this user may write in; choose another file with --db or "
-                                                   "recorder.database")
+                                                   "a folder; choose another file with --db or recorder.database")
     recorder = Recorder(new)
     game = recorder.start_game("kalah", {}, "Ann", "Bob")
     recorder.close()

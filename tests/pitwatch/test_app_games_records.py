@@ -218,7 +218,8 @@ def test_a_file_where_the_databases_folder_should_be_is_named(tmp_path, capsys):
     record.write_text(RECORD)
     for db in (sheet / "x.sqlite", sheet / "deeper" / "x.sqlite"):
         assert games(["--db", str(db), "import", str(record)], capsys) == (
-            2, "", f"pitwatch games: {db}: cannot be created, {sheet} is not a folder\n")
+            2, "", f"pitwatch games: {db}: cannot be created, {sheet} is not a folder; choose another file with --db "
+                   "or recorder.database\n")
     assert sheet.read_bytes() == b"\x89PNG"
 
 

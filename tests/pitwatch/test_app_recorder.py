@@ -12,7 +12,7 @@ from contextlib import closing
 import pytest
 
 from apphelpers import version_1_database
-from pitwatch.recorder import APPLICATION_ID, SCHEMA_VERSION, AcceptedMove, DamagedGame, Recorder, RecorderError
+from pitwatch.recorder import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, AcceptedMove, DamagedGame, Recorder, RecorderError
 
 
 def move(text: str, player: str = "south") -> AcceptedMove:
@@ -61,7 +61,20 @@ def unmarked_version_2(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE games (x)")
 
 
+def pitwatch_tables_other_columns(db: sqlite3.Connection) -> None:
+    db.executescript("CREATE TABLE games (a); CREATE TABLE moves (b); CREATE TABLE verdicts (c); PRAGMA user_version=1;")
+
+
+def marked_without_a_column(db: sqlite3.Connection) -> None:
+    db.executescript(MIGRATIONS[0].replace("        result TEXT\n", "        outcome TEXT\n"))
+    db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+    db.execute("PRAGMA user_version=1")
+
+
 @pytest.mark.parametrize("make, says", [
+    (pitwatch_tables_other_columns, r"not a Pitwatch game database \(it lacks Pitwatch's columns games\.id, "
+                                    r"games\.variant, games\.options and 22 more\)"),
+    (marked_without_a_column, r"not a Pitwatch game database \(it lacks Pitwatch's columns games\.result\)"),
     (foreign_table, r"not a Pitwatch game database \(it holds tables foo\)"),
     (foreign_games_table, r"not a Pitwatch game database \(it holds tables games\)"),
     (foreign_application, r"not a Pitwatch game database \(another program's: its application id is 0x4d2\)"),
