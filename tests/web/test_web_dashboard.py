@@ -8,6 +8,7 @@ games) and reads what the page shows them.
 from __future__ import annotations
 
 import json
+import sqlite3
 
 import pytest
 from selenium.webdriver.common.by import By
@@ -316,3 +317,19 @@ def test_enter_plays_the_move_typed_and_captures_are_told_by_name(page, session)
     south, north = truth.positions[ply + 1].captured
     wait_for(lambda: f"Captured this game: Ann {south}, Bob {north}" in browser.find_element(By.ID, "score-extra").text,
              what="the captures told by name")
+
+
+def test_a_game_row_damaged_outside_pitwatch_says_so_in_the_games_list(page, session, tmp_path):
+    """A start time changed to text in the database file: the list says what no longer reads, with no
+    made-up date, and lists the other games as they are."""
+    browser, url = page
+    damaged = session.game_id
+    session.new_game("oware", {}, "Cy", "Di")
+    with sqlite3.connect(session.recorder.path) as db:
+        db.execute("UPDATE games SET started_at='yesterday' WHERE id=?", (damaged,))
+    browser.get(url + "games")
+    rows = wait_for(lambda: len(found := browser.find_elements(By.CSS_SELECTOR, "#games tr")) == 2 and found,
+                    what="both games listed")
+    cells = {int(row.get_attribute("data-game")): [td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows}
+    assert cells[damaged][1] == "—" and "is damaged: games.started_at is not a time" in cells[damaged][6], cells
+    assert cells[session.game_id][2:5] == ["oware", "Cy", "Di"] and "1970" not in cells[session.game_id][1], cells

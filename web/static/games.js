@@ -20,9 +20,12 @@
     // a game started since the last page moves the older ones down one: skip those already listed
     const rows = games.filter((g) => g.id < below).map((g) => {
       const row = Pitwatch.el("tr", { "data-game": g.id });
-      const cells = [g.id, new Date(g.started_at * 1000).toLocaleString(), g.variant, g.south, g.north, g.moves];
+      const started = g.started_at === null ? "—" : new Date(g.started_at * 1000).toLocaleString();  // null: damaged
+      const cells = [g.id, started, g.variant, g.south, g.north, g.moves];
       for (const value of cells) row.append(Pitwatch.el("td", {}, String(value)));
-      row.append(Pitwatch.el("td", { class: `status-${g.status}` }, resultText(g)));
+      // a row changed outside Pitwatch says what no longer reads, rather than an empty game's result
+      row.append(g.damaged ? Pitwatch.el("td", { class: "status-damaged" }, g.damaged)
+        : Pitwatch.el("td", { class: `status-${g.status}` }, resultText(g)));
       const actions = Pitwatch.el("td");
       actions.append(Pitwatch.el("a", { href: `/games/${g.id}` }, "replay"), document.createTextNode(" · "),
         Pitwatch.el("a", { href: `/api/games/${g.id}/export?format=text` }, "text"), document.createTextNode(" · "),
