@@ -488,12 +488,14 @@ class Recorder:
                                    (game_id, ply)).fetchone()
         return row[0] if row else None
 
-    def verdicts(self, game_id: int, limit: int = 200) -> list[dict[str, Any]]:
-        """The newest verdicts of a game, oldest first."""
+    def verdicts(self, game_id: int, limit: int = 200, *, leave_out: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """The newest ``limit`` verdicts of a game, oldest first, but those of the kinds ``leave_out``
+        (a still board judged unchanged again and again is no part of a game's story)."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, ply, kind, body, at FROM verdicts WHERE game_id=? ORDER BY id DESC LIMIT ?",
-                (game_id, limit),
+                "SELECT id, ply, kind, body, at FROM verdicts WHERE game_id=? "
+                f"AND kind NOT IN ({', '.join('?' * len(leave_out))}) ORDER BY id DESC LIMIT ?",
+                (game_id, *leave_out, limit),
             ).fetchall()
         return [{"id": i, "ply": p, "kind": k, "verdict": _stored_object(b, f"game {game_id}, verdict {i}", "verdicts.body"),
                  "at": a} for i, p, k, b, a in reversed(rows)]

@@ -68,6 +68,29 @@ def game_of(recorder: Recorder, game_id: int) -> tuple[GameRecord, Game]:
     return record, game
 
 
+ROUTINE_VERDICTS = ("unchanged", "in_progress", "unreadable")  # a still board judged again, a move being sown, a
+# board the camera could not read: said on the dashboard while they last, no part of a game's story
+LOG_LIMIT = 500  # the newest verdicts a log looks at: a game's story, not a replay of every board seen
+
+
+def referee_log(recorder: Recorder, game_id: int) -> list[dict[str, Any]]:
+    """What a replay tells besides the moves, oldest first: every board judged illegal or ambiguous,
+    every change the players made (a move entered, chosen or corrected, a takeback, a draw agreed,
+    a Nam Nam round's hollows) and every referee failure; a move the referee saw is in the move list
+    (it commits one only 99 % sure, ``rules.referee.referee.CONFIDENT``). Each as ``{ply, kind, by,
+    moves, words, at}``; ``ply``: the moves played before it. :class:`DamagedGame` names a verdict
+    row that does not read."""
+    log = []
+    for verdict in recorder.verdicts(game_id, LOG_LIMIT, leave_out=ROUTINE_VERDICTS):
+        body = verdict["verdict"] or {}
+        by = body.get("by", "referee")
+        if verdict["kind"] == "move" and by == "referee":
+            continue
+        log.append({"ply": verdict["ply"], "kind": verdict["kind"], "by": by, "moves": body.get("moves", []),
+                    "at": verdict["at"], "words": body.get("mistake_words") or body.get("message") or verdict["kind"]})
+    return log
+
+
 def replay(game: Game) -> list[dict[str, Any]]:
     """Every position of the game with the move that led to it, for step-by-step replay."""
     steps = [{"ply": -1, "move": None, "position": game.positions[0].to_json(), "last": last_move_path([])}]

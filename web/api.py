@@ -246,9 +246,15 @@ def _game(game_id: int) -> tuple[GameRecord, rules.Game]:
 @api.get("/games/<int:game_id>")
 def game(game_id: int) -> Response:
     record, played = _game(game_id)
-    moves = services().session.recorder.moves(game_id)
+    recorder = services().session.recorder
+    moves = recorder.moves(game_id)
+    try:
+        log, log_damage = records.referee_log(recorder, game_id), None
+    except DamagedGame as exc:  # a verdict row changed outside Pitwatch: the moves still replay
+        log, log_damage = [], str(exc)
     return jsonify(record=record.to_json(), layout=played.variant.layout.to_json(),
-                   steps=records.replay(played), snapshots=[m.ply for m in moves if m.has_snapshot])
+                   steps=records.replay(played), snapshots=[m.ply for m in moves if m.has_snapshot],
+                   log=log, log_damage=log_damage)
 
 
 @api.get("/games/<int:game_id>/export")

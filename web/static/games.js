@@ -11,6 +11,12 @@
     return r.winner === null ? `draw ${score}` : `${r.winner === "south" ? record.south : record.north} won ${score}`;
   }
 
+  // A log entry in words: what the referee said of a board, or what the players did.
+  function logWords(entry) {
+    const kinds = { illegal: "Illegal", ambiguous: "Unsure", error: "Referee failed" };
+    return (kinds[entry.kind] ? `${kinds[entry.kind]}: ` : "") + entry.words;
+  }
+
   const PAGE = 50;  // games a page of the list: a season of club evenings is hundreds
 
   async function list(offset = 0, below = Infinity) {
@@ -47,7 +53,7 @@
     const response = await fetch(`/api/games/${id}`);
     const data = await response.json();
     if (!response.ok) { $("replay-title").textContent = data.error; return; }
-    const { record, layout, steps, snapshots } = data;
+    const { record, layout, steps, snapshots, log } = data;
     const withSnapshot = new Set(snapshots);
     let at = steps.length - 1;
     $("replay-title").textContent = `Game ${record.id}: ${record.south} vs ${record.north} · ${record.variant}`;
@@ -61,12 +67,21 @@
       li.addEventListener("click", () => show(s.ply + 1));
       return li;
     }));
+    $("log").replaceChildren(...log.map((entry) => {
+      const li = Pitwatch.el("li", { class: `pickable ${entry.kind}`, "data-ply": entry.ply });
+      const when = entry.ply === 0 ? "before the first move" : `after move ${entry.ply}`;
+      li.append(Pitwatch.el("span", { class: "muted" }, `${when}: `), document.createTextNode(logWords(entry)));
+      li.addEventListener("click", () => show(entry.ply));
+      return li;
+    }));
+    $("log-note").textContent = data.log_damage || (log.length ? "" : "Every move was seen plainly: nothing to tell.");
     function show(index) {
       at = Math.max(0, Math.min(steps.length - 1, index));
       const step = steps[at];
       Board.render($("board"), layout, step.position, { last: step.last, owners: step.position.owners });
       $("step-text").textContent = at === 0 ? "start position" : `after move ${at} of ${steps.length - 1}: ${step.move}`;
       moves.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.ply) === at - 1));
+      $("log").querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.ply) === at));
       const img = $("snapshot");
       const has = at > 0 && withSnapshot.has(step.ply);
       img.hidden = !has;
