@@ -8,7 +8,9 @@ const Board = (() => {
   const COUNT_PX = 12, LABEL_PX = 10;      // the least either may be on the screen: a phone's board must be read
   const SEED_COLOURS = ["#dfe9f3", "#9fd3c7", "#f4d35e", "#ee964b", "#c4a7e7", "#8ecae6", "#f7a1a1", "#b5e48c"];
   const CHIP = { white: "#f8f8f2", yellow: "#f2c230" };
-  const PLAYER = { south: "#2f7df6", north: "#f28c28" };
+  const colour = (name) => getComputedStyle(document.documentElement).getPropertyValue(`--${name}`).trim();
+  const PLAYER = { south: colour("south"), north: colour("north") };  // the stylesheet's, as the LEDs'
+  const ILLEGAL = colour("illegal"), CAPTURE = colour("capture");
 
   function esc(text) {
     return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -138,21 +140,21 @@ const Board = (() => {
       parts.push(seeds(c, count, white, index));
       if (legal.has(p.label)) parts.push(ring(c, 5, opts.moverColour || "#fff", 5, "legal-ring"));
       if (opts.last && opts.last.from === p.label) parts.push(ring(c, 9, "#ffffff", 2, "from-ring", "5 6"));
-      if (flash.has(p.label) || p.label in captured) parts.push(ring(c, 7, "#ffd23f", flash.has(p.label) ? 5 : 3, "capture-ring"));
-      if (differing.has(p.label)) parts.push(ring(c, 7, "#ff1e1e", 6, "differ-ring"));
+      if (flash.has(p.label) || p.label in captured) parts.push(ring(c, 7, CAPTURE, flash.has(p.label) ? 5 : 3, "capture-ring"));
+      if (differing.has(p.label)) parts.push(ring(c, 7, ILLEGAL, 6, "differ-ring"));
       parts.push(countBadge(c, p, count, grow.count));
       const labelFont = LABEL_FONT * grow.label;
       const ly = p.kind === "store" ? c.y - c.ry + 5 + labelFont : c.y + c.ry + 4 + (labelFont - LABEL_FONT) * 0.8;
       const lx = p.kind === "store" ? c.x : c.x - c.rx * 0.8;
       parts.push(`<text class="label" x="${lx}" y="${ly.toFixed(1)}" text-anchor="middle" font-size="${labelFont.toFixed(1)}" fill="#f3dfc1" fill-opacity="0.75">${esc(p.label)}</text>`);
       if (p.label in captured) {
-        parts.push(`<text class="captured" x="${c.x - c.rx * 0.78}" y="${c.y - c.ry * 0.7}" text-anchor="middle" font-size="16" font-weight="700" fill="#ffd23f">−${captured[p.label]}</text>`);
+        parts.push(`<text class="captured" x="${c.x - c.rx * 0.78}" y="${c.y - c.ry * 0.7}" text-anchor="middle" font-size="16" font-weight="700" fill="${CAPTURE}">−${captured[p.label]}</text>`);
       }
       if (opts.expected && p.label in opts.expected) {
         // what the board shows -> what it should hold, on a dark tab inside the pit
         const y = c.y + c.ry * 0.62;
         const half = Math.max(30, String(opts.expected[p.label]).length * 4.2 + 8);  // wide enough for "0 → 1 white"
-        parts.push(`<rect x="${c.x - half}" y="${y - 13}" width="${2 * half}" height="19" rx="9" fill="#12161b" fill-opacity="0.9" stroke="#ff1e1e"/>`);
+        parts.push(`<rect x="${c.x - half}" y="${y - 13}" width="${2 * half}" height="19" rx="9" fill="#12161b" fill-opacity="0.9" stroke="${ILLEGAL}"/>`);
         parts.push(`<text class="expected" x="${c.x}" y="${y + 1}" text-anchor="middle" font-size="13" font-weight="700" fill="#ff8080">${esc(opts.expected[p.label])}</text>`);
       }
       parts.push("</g>");

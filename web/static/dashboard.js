@@ -284,7 +284,7 @@
     for (const d of state.verdict.differences || []) expected[d.pit] = differenceTab(d);
     Board.render($("board"), game.layout, game.position, {
       legal: game.result ? [] : game.legal,
-      moverColour: game.colours[game.to_move],
+      moverColour: Board.PLAYER[game.to_move],
       mover: game.result ? null : game.to_move,
       differing: state.differing,
       flash: state.flash,
