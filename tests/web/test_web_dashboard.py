@@ -247,10 +247,25 @@ def test_a_refused_new_game_keeps_the_dialog_and_what_was_typed(page, session):
     assert browser.find_element(By.ID, "ng-south").get_attribute("value") == "Ann Smith"
     assert Select(browser.find_element(By.ID, "ng-variant")).first_selected_option.get_attribute("value") == "oware"
     assert session.game.variant.name == "kalah"
-    browser.find_element(By.CSS_SELECTOR, '#new-game button[value="cancel"]').click()
+    browser.find_element(By.ID, "ng-cancel").click()
     open_new_game(browser)  # opens on the game being played, not on the variant last picked
     assert Select(browser.find_element(By.ID, "ng-variant")).first_selected_option.get_attribute("value") == "kalah"
     assert browser.find_element(By.ID, "ng-refused").text == ""
+
+
+def test_enter_in_a_name_starts_the_new_game_and_cancel_starts_none(page, session):
+    browser, _ = page
+    open_new_game(browser)
+    browser.find_element(By.ID, "ng-north").send_keys(" Jones")
+    browser.find_element(By.ID, "ng-cancel").click()
+    wait_for(lambda: not browser.find_element(By.ID, "new-game").is_displayed(), what="the dialog closed")
+    assert session.names == ("Ann", "Bob")
+    open_new_game(browser)
+    north = browser.find_element(By.ID, "ng-north")
+    north.clear()
+    north.send_keys("Cy\n")  # Enter where the name is typed: the game starts, as Start starts it
+    wait_for(lambda: session.names == ("Ann", "Cy"), what="a new game of Ann and Cy")
+    wait_for(lambda: not browser.find_element(By.ID, "new-game").is_displayed(), what="the dialog closed")
 
 
 def test_an_empty_number_in_the_new_game_dialog_is_the_variants_default(page, session):

@@ -473,8 +473,9 @@
     });
     return options;
   }
+  // Cancel is no submit button, so that Enter in a field starts the game (the form's first submit button)
+  $("ng-cancel").addEventListener("click", () => $("new-game").close());
   $("new-game-form").addEventListener("submit", (event) => {
-    if (!event.submitter || event.submitter.value !== "start") return;  // Cancel: the dialog closes
     event.preventDefault();  // closed once the game is started; refused, it stays open with the reason
     const asked = { variant: $("ng-variant").value, options: typedOptions(), south: $("ng-south").value, north: $("ng-north").value };
     Pitwatch.post("/api/game", asked).then(
