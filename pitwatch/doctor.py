@@ -11,7 +11,7 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Generator, Iterator
 
 import rules
 from rules import Variant
@@ -29,6 +29,7 @@ from .display import describe
 if TYPE_CHECKING:  # vision loads only when a camera is checked
     import numpy as np
 
+    from calibration.calibfile import Calibration
     from vision.camera import Frame, FrameSource
     from vision.reader import BoardReader
 
@@ -148,46 +149,71 @@ def check_new_database(path: Path) -> Check:
 def check_camera(config: Config, played: Variant | None) -> Iterator[Check]:
     """The camera, its calibration (for the board of the ``played`` variant, if it is known) and what
     the camera makes of the board."""
-    from calibration.calibfile import CalibrationError, load_calibration
-    from vision.camera import SourceError, first_good_frame, names_device, open_source, too_small
-    from vision.focus import too_blurred_mm
-    from vision.moved_markers import MARKER_MOVED
-    from vision.reader import STUCK_WRONG, BoardReader
+    pictures = yield from _check_pictures(config)
+    calibration = yield from _check_calibration(config, played)
+    if calibration is None:
+        return
+    counter = check_counter()
+    yield counter
+    if pictures.image is not None and counter.ok:
+        yield from _check_board_in_view(config, calibration, pictures)
 
-    from .placement import judge_placement
+
+@dataclass(frozen=True)
+class _Pictures:
+    """What the camera gave the doctor: its first good picture (None for none), its frame rate (a
+    live camera's), and the pictures that followed (for the lamp's flicker)."""
+
+    image: np.ndarray | None = None
+    rate: float | None = None
+    following: tuple[np.ndarray, ...] = ()
+
+
+def _check_pictures(config: Config) -> Generator[Check, None, _Pictures]:
+    """Whether the camera gives pictures, and of the size asked for; returns them."""
+    from vision.camera import SourceError, first_good_frame, names_device, open_source
 
     spec = config["camera"]["source"]
-    image, rate, following = None, None, []
     try:
         size = config.camera_size
         source = open_source(spec, size)
         try:
             frame = first_good_frame(source)
+            rate, following = None, ()
             if frame.ok and source.live:
                 rate = frame_rate(source, frame)
-                following = [taken.image for taken in (source.read() for _ in range(FLICKER_FRAMES)) if taken.ok]
+                following = tuple(taken.image for taken in (source.read() for _ in range(FLICKER_FRAMES)) if taken.ok)
         finally:
             source.close()
-        if frame.ok:
-            image = frame.image
-            sends = "" if rate is None else f", {rate:.0f} frames a second"
-            yield Check("camera", True, f"{spec}: {image.shape[1]} x {image.shape[0]} frames{sends}")
-            yield check_picture_size(image, size, names_device(spec))
-        else:
-            yield Check("camera", False, f"{spec}: {frame.status}; check the cable and camera.source "
-                                         "(a device number such as 0, a file, a folder or a URL)")
     except SourceError as exc:
         yield Check("camera", False, f"{exc}; fix camera.source")
+        return _Pictures()
+    if not frame.ok:
+        yield Check("camera", False, f"{spec}: {frame.status}; check the cable and camera.source "
+                                     "(a device number such as 0, a file, a folder or a URL)")
+        return _Pictures()
+    image = frame.image
+    sends = "" if rate is None else f", {rate:.0f} frames a second"
+    yield Check("camera", True, f"{spec}: {image.shape[1]} x {image.shape[0]} frames{sends}")
+    yield check_picture_size(image, size, names_device(spec))
+    return _Pictures(image, rate, following)
+
+
+def _check_calibration(config: Config, played: Variant | None) -> Generator[Check, None, Calibration | None]:
+    """Whether camera.calibration reads, and is of the played variant's board; returns it (None if it
+    does not read: nothing after it can be checked)."""
+    from calibration.calibfile import CalibrationError, load_calibration
+
     path = config["camera"]["calibration"]
     if not path:
         yield Check("calibration", False, "camera.calibration is not set: run `pitwatch calibrate --variant V "
                                           "--empty EMPTY --start START -o board.json` and set it to board.json")
-        return
+        return None
     try:
         calibration = load_calibration(Path(path).expanduser())
     except CalibrationError as exc:
         yield Check("calibration", False, f"{exc}; run `pitwatch calibrate` again")
-        return
+        return None
     try:
         if played is not None:
             refuse_another_board(Path(path).expanduser(), calibration.profile.layout.labels, played)
@@ -196,25 +222,36 @@ def check_camera(config: Config, played: Variant | None) -> Iterator[Check]:
     else:
         yield Check("calibration", True, f"{path}: a {calibration.board} board, {len(calibration.hollows)} pits; "
                                          f"{seeds_measured(calibration.seed_area_mm2)}")
-    counter = check_counter()
-    yield counter
-    if image is not None and counter.ok:
-        reader = BoardReader(calibration)
-        result = reader.read(image)
-        status = result.status
-        yield Check("board in view", status.board_found,
-                    "the board is found in the camera picture" if status.board_found
-                    else status.message if status.message.startswith((STUCK_WRONG, MARKER_MOVED))
-                    else f"{status.message}: aim the camera at the board, all four markers in view")
-        if status.board_found:
-            picture = (image.shape[1], image.shape[0])
-            for judged in judge_placement(result.image_to_board, picture, calibration.profile.size):
-                yield Check(*judged)
-            yield check_focus(status.blur_mm, too_blurred_mm(too_small(picture)), calibration.blur_limit_mm,
-                              calibration.corners is not None)
-            if (flicker := check_flicker(reader, following)) is not None:
-                yield flicker
-            yield check_reading_speed(reader, image, config["camera"]["still_frames"], rate)
+    return calibration
+
+
+def _check_board_in_view(config: Config, calibration: Calibration, pictures: _Pictures) -> Iterator[Check]:
+    """What the camera makes of the board: found, where the camera stands, focus, flicker, speed."""
+    from vision.camera import too_small
+    from vision.focus import too_blurred_mm
+    from vision.moved_markers import MARKER_MOVED
+    from vision.reader import STUCK_WRONG, BoardReader
+
+    from .placement import judge_placement
+
+    image = pictures.image
+    reader = BoardReader(calibration)
+    result = reader.read(image)
+    status = result.status
+    yield Check("board in view", status.board_found,
+                "the board is found in the camera picture" if status.board_found
+                else status.message if status.message.startswith((STUCK_WRONG, MARKER_MOVED))
+                else f"{status.message}: aim the camera at the board, all four markers in view")
+    if not status.board_found:
+        return
+    picture = (image.shape[1], image.shape[0])
+    for judged in judge_placement(result.image_to_board, picture, calibration.profile.size):
+        yield Check(*judged)
+    yield check_focus(status.blur_mm, too_blurred_mm(too_small(picture)), calibration.blur_limit_mm,
+                      calibration.corners is not None)
+    if (flicker := check_flicker(reader, list(pictures.following))) is not None:
+        yield flicker
+    yield check_reading_speed(reader, image, config["camera"]["still_frames"], pictures.rate)
 
 
 def seeds_measured(seed_area_mm2: float | None) -> str:
