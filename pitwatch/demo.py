@@ -93,8 +93,10 @@ class DemoPlayer(Loop):
     def set_player(self, mode: str) -> None:
         self.mode = mode
 
-    def click(self, label: str) -> str:
-        """Play the first legal move from pit ``label`` on the virtual board."""
+    def click(self, label: str, move: str | None = None) -> str:
+        """Play the legal move ``move`` (its text) from pit ``label`` on the virtual board; without one,
+        the pit's only legal move (a pit with several, a direction or an order of chips to choose,
+        names them)."""
         with self._lock:
             if not self.caught_up():
                 raise ValueError("wait: the referee has not judged the last move yet")
@@ -105,9 +107,13 @@ class DemoPlayer(Loop):
             moves = [m for m in position.variant.legal_moves(position) if m.pit == layout.index_of(label)]
             if not moves:
                 raise ValueError(f"pit {label} has no legal move now")
+            chosen = [m for m in moves if move is None or m.text == move]
+            if len(chosen) != 1:
+                said = f"not {move}" if move is not None else "choose one"
+                raise ValueError(f"pit {label}'s legal moves are {', '.join(m.text for m in moves)}: {said}")
             self._agreed()
-            self.board.play(moves[0])
-            return moves[0].text
+            self.board.play(chosen[0])
+            return chosen[0].text
 
     # -- the loop ------------------------------------------------------------------------
     def caught_up(self) -> bool:
@@ -355,8 +361,8 @@ class Demo:
         runtime.session.extra_state = self.state
 
     # web.DemoControls
-    def click(self, label: str) -> str:
-        return self.player.click(label)
+    def click(self, label: str, move: str | None = None) -> str:
+        return self.player.click(label, move)
 
     def set_player(self, mode: str) -> None:
         """Switch who moves, and publish it at once: after a switch to clicks no move follows to

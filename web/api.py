@@ -175,9 +175,10 @@ def _demo() -> DemoControls:
 
 @api.post("/demo/click")
 def demo_click() -> Response:
-    label = _field(_body(), "pit", str, limit=4)
+    data = _body()
+    label, move = _field(data, "pit", str, limit=4), _field(data, "move", str, default=None, limit=60)
     try:
-        return jsonify(ok=True, move=_demo().click(label))
+        return jsonify(ok=True, move=_demo().click(label, move))
     except ValueError as exc:
         abort(409, description=str(exc))
 

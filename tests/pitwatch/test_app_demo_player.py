@@ -3,6 +3,8 @@ players' own never part ways."""
 
 from __future__ import annotations
 
+import pytest
+
 from pitwatch import config as cfg
 from pitwatch import demo as demo_module
 from pitwatch.demo import build_demo
@@ -31,6 +33,29 @@ def test_a_click_after_the_referee_caught_up_between_two_steps_is_played_not_set
         player.step()  # the referee has not judged A yet
         assert wait_until(lambda: [m.text for m in session.game.moves] == ["C", "A"], 10), session.game.moves
         assert [m.text for m in demo.board.game.moves] == ["C", "A"]
+    finally:
+        demo.stop()
+        runtime.stop()
+
+
+def test_a_click_plays_the_direction_chosen_and_a_pit_of_two_moves_names_them(tmp_path):
+    """Ethiopian: a pit sows either way. A click that says which is played so; one that does not is
+    refused naming both (the first legal move was played, so clockwise could never be)."""
+    config = cfg.load(tmp_path / "none.toml", [f"demo.database={tmp_path / 'demo.sqlite'}", "demo.camera=false",
+                                               "demo.player=clicks", "demo.move_seconds=3600", "game.variant=ethiopian",
+                                               "session.settle_seconds=0.1"])
+    runtime, demo, _ = build_demo(config)
+    try:
+        demo.start()
+        runtime.start()
+        session = runtime.session
+        assert wait_until(demo.player.caught_up, 10)
+        with pytest.raises(ValueError, match="pit C's legal moves are C>, C<: choose one"):
+            demo.click("C")
+        with pytest.raises(ValueError, match="not C"):
+            demo.click("C", "C")
+        assert demo.click("C", "C<") == "C<"
+        assert wait_until(lambda: [m.text for m in session.game.moves] == ["C<"], 10), session.game.moves
     finally:
         demo.stop()
         runtime.stop()

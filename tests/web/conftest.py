@@ -21,11 +21,11 @@ class ClickBoard:
     def __init__(self):
         self.clicks, self.mode = [], "random"
 
-    def click(self, label):
+    def click(self, label, move=None):
         if label not in ("A", "B", "C", "D", "E", "F"):
             raise ValueError(f"pit {label} has no legal move")
-        self.clicks.append(label)
-        return label
+        self.clicks.append(label if move is None else (label, move))
+        return move or label
 
     def set_player(self, mode):
         self.mode = mode

@@ -348,3 +348,21 @@ def test_a_game_row_damaged_outside_pitwatch_says_so_in_the_games_list(page, ses
     cells = {int(row.get_attribute("data-game")): [td.text for td in row.find_elements(By.TAG_NAME, "td")] for row in rows}
     assert cells[damaged][1] == "—" and "is damaged: games.started_at is not a time" in cells[damaged][6], cells
     assert cells[session.game_id][2:5] == ["oware", "Cy", "Di"] and "1970" not in cells[session.game_id][1], cells
+
+
+def test_a_demo_pit_of_two_directions_asks_which_and_plays_the_one_chosen(page, session, app):
+    """Ethiopian: every move chooses its direction. A click on a pit of the demo's board offers both
+    (the first legal move was played before, so a player could never sow clockwise)."""
+    browser, _ = page
+    session.new_game("ethiopian", {}, "Ann", "Bob")
+    caught_up(browser, session)
+    browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
+    pit = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#board g.pit.clickable[data-label="C"]'),
+                   what="pit C to click")
+    pit[0].click()
+    buttons = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#demo-choice button"), what="the choice")
+    assert sorted(b.text for b in buttons) == ["C<: clockwise", "C>: anticlockwise"]
+    next(b for b in buttons if b.text.startswith("C<")).click()
+    demo = app.extensions["pitwatch"].demo
+    wait_for(lambda: demo.clicks == [("C", "C<")], what="C< asked of the demo's board")
+    assert not browser.find_element(By.ID, "demo-choice").is_displayed()

@@ -394,9 +394,38 @@
     const choice = state.game.round_choice;
     Pitwatch.control("/api/hollows", { hollows: choice.hollows.filter((label) => hollowsPressed.hollows.has(label)) });
   });
+  // The pit a move is sown from: its text up to a direction (C>, C<) or the chips' order (c:wyy).
+  const pitOf = (text) => text.replace(/[<>]$|:[wy]+$/, "");
+
+  // How one of a pit's several moves differs from the others: its direction, or its chips' order.
+  function howWords(text) {
+    if (text.endsWith(">")) return `${text}: anticlockwise`;
+    if (text.endsWith("<")) return `${text}: clockwise`;
+    const sown = /:([wy]+)$/.exec(text);
+    return sown ? `${[...sown[1]].map((c) => CHIP_COLOURS[c]).join(", ")}` : text;
+  }
+
+  // A click on the demo's board: the pit's move, or, where it has several, a button for each.
   $("board").addEventListener("click", (event) => {
     const pit = event.target.closest("g.pit.clickable");
-    if (pit) Pitwatch.control("/api/demo/click", { pit: pit.dataset.label });
+    if (!pit) return;
+    const label = pit.dataset.label;
+    const moves = state.game.legal_moves.filter((text) => pitOf(text) === label);
+    const choice = $("demo-choice");
+    if (moves.length < 2) {
+      choice.hidden = true;
+      Pitwatch.control("/api/demo/click", { pit: label });
+      return;
+    }
+    choice.replaceChildren(Pitwatch.el("span", { class: "muted" }, `${label}:`), ...moves.map((text) => {
+      const button = Pitwatch.el("button", { "data-move": text }, howWords(text));
+      button.addEventListener("click", () => {
+        choice.hidden = true;
+        Pitwatch.control("/api/demo/click", { pit: label, move: text });
+      });
+      return button;
+    }));
+    choice.hidden = false;
   });
   window.addEventListener("resize", () => { if (state) renderBoard(); });  // the board's counts are sized for the screen
   document.querySelectorAll('input[name="demo-player"]').forEach((radio) => radio.addEventListener("change", () => {
