@@ -26,7 +26,7 @@ from vision.counter import CounterError
 
 from . import config as cfg
 from .errors import said
-from .recorder import ImportedGame, Recorder, RecorderError, player_name
+from .recorder import ImportedGame, Recorder, RecorderError, refused_player
 from .session import SessionError
 
 # flag -> configuration key: the shorthands every live command understands
@@ -210,13 +210,11 @@ def _live_config(args: argparse.Namespace) -> cfg.Config:
     (The variant named on the command line, :func:`_given`, is the one to play even over a game in
     progress; the configuration file's is only that of a new game.)"""
     config = cfg.from_arguments(args)
-    for seat in ("south", "north"):
+    if refused := refused_player(config["game"]):
+        seat, exc = refused
         key = f"game.{seat}"
-        try:
-            player_name(config.get(key), seat)
-        except ValueError as exc:
-            where = _given(args, key) or f"{config.source}: {key} = {config.get(key)!r}"
-            raise cfg.ConfigError(f"{where}: {exc}") from None
+        where = _given(args, key) or f"{config.source}: {key} = {config.get(key)!r}"
+        raise cfg.ConfigError(f"{where}: {exc}")
     return config
 
 

@@ -21,7 +21,7 @@ from vision.picture_size import DEVICE_SIZE, picture_size_text
 from .config import Config, ConfigError
 from .errors import said
 from .livelock import LiveLock
-from .recorder import CHOOSE_ANOTHER, SCHEMA_VERSION, GameRecord, Recorder, RecorderError, player_name, write_problem
+from .recorder import CHOOSE_ANOTHER, SCHEMA_VERSION, GameRecord, Recorder, RecorderError, refused_player, write_problem
 from .records import game_of
 from .runtime import configured_variant, played_variant, port_problem, refuse_another_board
 from .display import describe
@@ -88,11 +88,9 @@ def check_game(config: Config) -> tuple[Check, Variant | None]:
     except rules.RulesError as exc:
         key = "game.variant" if isinstance(exc, UnknownVariant) else "game.options"
         return Check("game", False, f"{exc}; fix {key}"), None
-    for seat in ("south", "north"):
-        try:
-            player_name(config.get(f"game.{seat}"), seat)
-        except ValueError as exc:
-            return Check("game", False, f"{exc}, not {config.get(f'game.{seat}')!r}; fix game.{seat}"), variant
+    if refused := refused_player(config["game"]):
+        seat, exc = refused
+        return Check("game", False, f"{exc}, not {config['game'][seat]!r}; fix game.{seat}"), variant
     return Check("game", True, f"a new game is {variant.name} ({describe(variant)}), on a {variant.layout.name} "
                                "board"), variant
 

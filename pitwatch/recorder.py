@@ -159,6 +159,18 @@ def player_name(name: str, seat: str) -> str:
     return name
 
 
+def refused_player(game: dict[str, Any]) -> tuple[str, ValueError] | None:
+    """The first seat of a ``[game]`` configuration section (``south``, ``north``) whose player's
+    name :func:`player_name` refuses, with why; None if both pass: ``run`` and ``demo`` refuse to
+    start with it, and ``doctor`` says so."""
+    for seat in ("south", "north"):
+        try:
+            player_name(game[seat], seat)
+        except ValueError as exc:
+            return seat, exc
+    return None
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """One row of ``games``."""
@@ -317,7 +329,7 @@ class Recorder:
             "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")}
         if application_id not in (0, APPLICATION_ID):
             raise RecorderError(f"{self.path}: not a Pitwatch game database (another program's: its application id "
-                                f"is {application_id:#x}); choose another file with --db or recorder.database")
+                                f"is {application_id:#x}); {CHOOSE_ANOTHER}")
         if version > SCHEMA_VERSION:
             raise RecorderError(
                 f"{self.path}: schema version {version} is newer than this Pitwatch understands "
@@ -326,8 +338,7 @@ class Recorder:
         if application_id == 0 and tables != UNMARKED_TABLES.get(version):
             held = (f"tables {', '.join(sorted(tables))}" if tables else "no tables") + (
                 f", schema version {version}" if version else "")
-            raise RecorderError(f"{self.path}: not a Pitwatch game database (it holds {held}); choose another "
-                                "file with --db or recorder.database")
+            raise RecorderError(f"{self.path}: not a Pitwatch game database (it holds {held}); {CHOOSE_ANOTHER}")
         if missing := self._missing_columns(version):
             more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
             raise RecorderError(f"{self.path}: not a Pitwatch game database (it lacks Pitwatch's columns "

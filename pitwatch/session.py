@@ -321,11 +321,11 @@ class Session:
                 raise SessionError("no one chooses hollows now: the leader of an Oware Nam Nam round chooses "
                                    "them at the start of the next round, before its first move")
             leader, loser = self.names[::1 if choice["leader"] == "south" else -1]
-            distinct = set(hollows)
-            if len(distinct) != len(hollows) or len(hollows) != choice["count"] or not distinct <= set(choice["hollows"]):
+            try:
+                chosen = game.variant.set_up_round(game.position, hollows)
+            except rules.RulesError:  # a round's start with a leader: only the choice itself can be wrong
                 raise SessionError(f"{leader} chooses {choice['count']} different hollows of {loser}'s "
-                                   f"({', '.join(choice['hollows'])}), not {', '.join(hollows) or 'none'}")
-            chosen = game.variant.set_up_round(game.position, hollows)  # the choice checked as the rules check it
+                                   f"({', '.join(choice['hollows'])}), not {', '.join(hollows) or 'none'}") from None
             return self._by_players("round_set_up", f"{leader} takes hollows {', '.join(sorted(hollows))}",
                                     [game.moves[-1]], len(game.moves) - 1, observed=chosen)
 

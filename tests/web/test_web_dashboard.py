@@ -366,3 +366,24 @@ def test_a_demo_pit_of_two_directions_asks_which_and_plays_the_one_chosen(page, 
     demo = app.extensions["pitwatch"].demo
     wait_for(lambda: demo.clicks == [("C", "C<")], what="C< asked of the demo's board")
     assert not browser.find_element(By.ID, "demo-choice").is_displayed()
+
+
+def test_a_demo_section_of_both_colours_asks_in_which_order_the_chips_go(page, session, app):
+    """Pass It On: section A starts with a white chip and yellow ones, sown in three orders (A:wyy,
+    A:ywy, A:yyw); a click offers each order in words, and the one clicked is asked of the board."""
+    browser, _ = page
+    session.new_game("pass-it-on", {}, "Ann", "Bob")
+    orders = [m.text for m in session.game.legal_moves() if m.text.startswith("A:")]
+    assert len(orders) == 3
+    caught_up(browser, session)
+    browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
+    pit = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#board g.pit.clickable[data-label="A"]'),
+                   what="section A to click")
+    pit[0].click()
+    buttons = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#demo-choice button"), what="the choice")
+    words = {", ".join({"w": "white", "y": "yellow"}[c] for c in order.split(":")[1]): order for order in orders}
+    assert sorted(b.text for b in buttons) == sorted(words)
+    chosen = buttons[1].text
+    buttons[1].click()
+    demo = app.extensions["pitwatch"].demo
+    wait_for(lambda: demo.clicks == [("A", words[chosen])], what=f"{words[chosen]} asked of the demo's board")

@@ -21,6 +21,7 @@
 
   // -- moves and boards in plain words ------------------------------------------------
   const CHIP_COLOURS = { w: "white", y: "yellow" };
+  const chipsWords = (letters) => [...letters].map((c) => CHIP_COLOURS[c]).join(", ");  // "wyy": white, yellow, yellow
   const OUTBOX_OWNERS = { S: "south", N: "north" };  // Pass It On's outboxes
 
   // One move, as the players would say it: "played C", "passed and took a yellow chip from Ann's outbox (S)".
@@ -29,7 +30,7 @@
     if (pass && !pass[1]) return "passed";
     if (pass) return `passed and took a ${CHIP_COLOURS[pass[2]]} chip from ${playerName(OUTBOX_OWNERS[pass[1]])}'s outbox (${pass[1]})`;
     const sown = /^([A-Za-z]+):([wy]+)$/.exec(text);  // a Pass It On section and the colours dropped, in order
-    if (sown) return `played ${sown[1]} (${[...sown[2]].map((c) => CHIP_COLOURS[c]).join(", ")})`;
+    if (sown) return `played ${sown[1]} (${chipsWords(sown[2])})`;
     return `played ${text}`;
   }
 
@@ -402,7 +403,7 @@
     if (text.endsWith(">")) return `${text}: anticlockwise`;
     if (text.endsWith("<")) return `${text}: clockwise`;
     const sown = /:([wy]+)$/.exec(text);
-    return sown ? `${[...sown[1]].map((c) => CHIP_COLOURS[c]).join(", ")}` : text;
+    return sown ? chipsWords(sown[1]) : text;
   }
 
   // A click on the demo's board: the pit's move, or, where it has several, a button for each.
