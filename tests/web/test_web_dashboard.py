@@ -350,17 +350,23 @@ def test_a_game_row_damaged_outside_pitwatch_says_so_in_the_games_list(page, ses
     assert cells[session.game_id][2:5] == ["oware", "Cy", "Di"] and "1970" not in cells[session.game_id][1], cells
 
 
+def demo_choice(browser, session, variant: str, label: str) -> list:
+    """A new game of ``variant``, the demo's board played by clicks, and pit ``label`` clicked: the
+    buttons offered for its moves."""
+    session.new_game(variant, {}, "Ann", "Bob")
+    caught_up(browser, session)
+    browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
+    pit = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, f'#board g.pit.clickable[data-label="{label}"]'),
+                   what=f"pit {label} to click")
+    pit[0].click()
+    return wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#demo-choice button"), what="the choice")
+
+
 def test_a_demo_pit_of_two_directions_asks_which_and_plays_the_one_chosen(page, session, app):
     """Ethiopian: every move chooses its direction. A click on a pit of the demo's board offers both
     (the first legal move was played before, so a player could never sow clockwise)."""
     browser, _ = page
-    session.new_game("ethiopian", {}, "Ann", "Bob")
-    caught_up(browser, session)
-    browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
-    pit = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#board g.pit.clickable[data-label="C"]'),
-                   what="pit C to click")
-    pit[0].click()
-    buttons = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#demo-choice button"), what="the choice")
+    buttons = demo_choice(browser, session, "ethiopian", "C")
     assert sorted(b.text for b in buttons) == ["C<: clockwise", "C>: anticlockwise"]
     next(b for b in buttons if b.text.startswith("C<")).click()
     demo = app.extensions["pitwatch"].demo
@@ -372,15 +378,9 @@ def test_a_demo_section_of_both_colours_asks_in_which_order_the_chips_go(page, s
     """Pass It On: section A starts with a white chip and yellow ones, sown in three orders (A:wyy,
     A:ywy, A:yyw); a click offers each order in words, and the one clicked is asked of the board."""
     browser, _ = page
-    session.new_game("pass-it-on", {}, "Ann", "Bob")
+    buttons = demo_choice(browser, session, "pass-it-on", "A")
     orders = [m.text for m in session.game.legal_moves() if m.text.startswith("A:")]
     assert len(orders) == 3
-    caught_up(browser, session)
-    browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
-    pit = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#board g.pit.clickable[data-label="A"]'),
-                   what="section A to click")
-    pit[0].click()
-    buttons = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#demo-choice button"), what="the choice")
     words = {", ".join({"w": "white", "y": "yellow"}[c] for c in order.split(":")[1]): order for order in orders}
     assert sorted(b.text for b in buttons) == sorted(words)
     chosen = buttons[1].text
