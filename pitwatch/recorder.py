@@ -499,13 +499,20 @@ class Recorder:
                                    (game_id, ply)).fetchone()
         return row[0] if row else None
 
-    def verdicts(self, game_id: int, limit: int = 200, *, leave_out: Sequence[str] = ()) -> list[dict[str, Any]]:
+    def verdicts(self, game_id: int, limit: int = 200, *, leave_out: Sequence[str] = (),
+                 referee_moves: bool = True) -> list[dict[str, Any]]:
         """The newest ``limit`` verdicts of a game, oldest first, but those of the kinds ``leave_out``
-        (a still board judged unchanged again and again is no part of a game's story)."""
+        (a still board judged unchanged again and again is no part of a game's story) and, without
+        ``referee_moves``, the moves the referee committed (those the players entered, chose or
+        corrected stay: their body says ``"by": "players"``). Left out here, not after, so that
+        ``limit`` counts only what is asked for. A body that does not read stays in, to be named."""
+        conditions = ["game_id = ?", f"kind NOT IN ({', '.join('?' * len(leave_out))})"]
+        if not referee_moves:
+            conditions.append("NOT (kind = 'move' AND CASE WHEN NOT json_valid(body) OR json_type(body) != 'object' "
+                              "THEN 0 ELSE coalesce(json_extract(body, '$.by'), 'referee') = 'referee' END)")
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, ply, kind, body, at FROM verdicts WHERE game_id=? "
-                f"AND kind NOT IN ({', '.join('?' * len(leave_out))}) ORDER BY id DESC LIMIT ?",
+                f"SELECT id, ply, kind, body, at FROM verdicts WHERE {' AND '.join(conditions)} ORDER BY id DESC LIMIT ?",
                 (game_id, *leave_out, limit),
             ).fetchall()
         return [{"id": i, "ply": p, "kind": k, "verdict": _stored_object(b, f"game {game_id}, verdict {i}", "verdicts.body"),

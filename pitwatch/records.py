@@ -70,7 +70,7 @@ def game_of(recorder: Recorder, game_id: int) -> tuple[GameRecord, Game]:
 
 ROUTINE_VERDICTS = ("unchanged", "in_progress", "unreadable")  # a still board judged again, a move being sown, a
 # board the camera could not read: said on the dashboard while they last, no part of a game's story
-LOG_LIMIT = 500  # the newest verdicts a log looks at: a game's story, not a replay of every board seen
+LOG_LIMIT = 500  # the newest entries a log holds: a game's story, not a replay of every board seen
 
 
 def referee_log(recorder: Recorder, game_id: int) -> list[dict[str, Any]]:
@@ -81,11 +81,9 @@ def referee_log(recorder: Recorder, game_id: int) -> list[dict[str, Any]]:
     moves, words, at}``; ``ply``: the moves played before it. :class:`DamagedGame` names a verdict
     row that does not read."""
     log = []
-    for verdict in recorder.verdicts(game_id, LOG_LIMIT, leave_out=ROUTINE_VERDICTS):
+    for verdict in recorder.verdicts(game_id, LOG_LIMIT, leave_out=ROUTINE_VERDICTS, referee_moves=False):
         body = verdict["verdict"] or {}
         by = body.get("by", "referee")
-        if verdict["kind"] == "move" and by == "referee":
-            continue
         log.append({"ply": verdict["ply"], "kind": verdict["kind"], "by": by, "moves": body.get("moves", []),
                     "at": verdict["at"], "words": body.get("mistake_words") or body.get("message") or verdict["kind"]})
     return log

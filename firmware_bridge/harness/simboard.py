@@ -24,6 +24,9 @@ HERE = Path(__file__).resolve().parent
 FIRMWARE_DIR = HERE.parent / "firmware"
 MCUS = ("atmega328p", "atmega2560")
 PRESS_MS = 30  # held this long, then released as long: the firmware debounces for 10 ms
+# How long to wait for the harness to answer a request. It answers between emulated steps, at
+# once on an idle machine; one busy with other tests and emulators can hold it back for seconds.
+ANSWER_TIMEOUT_S = 10.0
 
 
 class HarnessError(RuntimeError):
@@ -185,7 +188,7 @@ class SimavrBoard:
         if not stamp:
             return None
         try:
-            return self._nows.get(timeout=2) // 1000
+            return self._nows.get(timeout=ANSWER_TIMEOUT_S) // 1000
         except queue.Empty:
             raise HarnessError("the harness did not answer now") from None
 
@@ -195,7 +198,7 @@ class SimavrBoard:
             raise ValueError(f"button must be 0..{BUTTONS - 1}, not {button}")
         self._send(f"press {button} {PRESS_MS}")
         try:
-            self._presses.get(timeout=2)  # held and released in emulated time, however busy we are
+            self._presses.get(timeout=ANSWER_TIMEOUT_S)  # held and released in emulated time, however busy we are
         except queue.Empty:
             raise HarnessError(f"the harness did not finish pressing button {button}") from None
 
@@ -258,7 +261,7 @@ class SimavrBoard:
                 between += 1
         return answers
 
-    def uart_stats(self, timeout: float = 2.0) -> UartStats:
+    def uart_stats(self, timeout: float = ANSWER_TIMEOUT_S) -> UartStats:
         """What the harness's 2-byte receive buffer model has seen since the harness started."""
         self._send("uart")
         try:
@@ -266,7 +269,7 @@ class SimavrBoard:
         except queue.Empty:
             raise HarnessError("the harness did not answer uart") from None
 
-    def peek(self, address: int, timeout: float = 2.0) -> int:
+    def peek(self, address: int, timeout: float = ANSWER_TIMEOUT_S) -> int:
         """The byte at data-space ``address`` (an I/O register or RAM) of the running chip."""
         self._send(f"peek {address}")
         try:

@@ -168,6 +168,25 @@ def test_moves_verdicts_and_takeback_are_recorded_and_survive_reopening(tmp_path
     assert active is not None and active.id == gid and active.move_count == 2
 
 
+def test_the_referee_s_own_moves_left_out_do_not_count_toward_the_limit(tmp_path):
+    """A story of a game's doubts and the players' changes: the many moves the referee committed after
+    them must not push them out of the newest ``limit`` verdicts."""
+    rec = Recorder(tmp_path / "games.sqlite")
+    gid = rec.start_game("kalah", {}, "Ann", "Bob")
+    rec.record_verdict(gid, {"kind": "illegal"}, ply=0)
+    rec.record_verdict(gid, {"kind": "move", "by": "players"}, ply=0, accepted=[move("C")])
+    for ply, text in enumerate(["F", "a", "B"], start=1):
+        rec.record_verdict(gid, {"kind": "move"}, ply=ply, accepted=[move(text)])
+    kept = rec.verdicts(gid, 2, referee_moves=False)
+    assert [(v["id"], v["kind"], v["verdict"].get("by")) for v in kept] == [(1, "illegal", None), (2, "move", "players")]
+    assert [v["id"] for v in rec.verdicts(gid, 2)] == [4, 5]
+    for damage in ("[not json", "[]"):  # a move whose body does not read is named, not taken for the referee's
+        with closing(sqlite3.connect(rec.path)) as db, db:
+            db.execute("UPDATE verdicts SET body=? WHERE id=2", (damage,))
+        with pytest.raises(DamagedGame, match="verdicts.body"):
+            rec.verdicts(gid, 2, referee_moves=False)
+
+
 def test_a_failing_verdict_writes_nothing(tmp_path):
     rec = Recorder(tmp_path / "games.sqlite")
     gid = rec.start_game("kalah", {}, "Ann", "Bob")
