@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
@@ -205,6 +205,28 @@ class BoardReader:
     def view(self, frame: np.ndarray | None) -> BoardView:
         """The board in ``frame`` rectified, with today's light; :class:`FrameUnreadable` says
         why there is none (no frame, a black one, markers missing, a degenerate view)."""
+        frame, gray = self._checked(frame)
+        try:
+            placed = self._placed(gray)
+            homography = placed.homography
+            board = self._warp(frame, homography)
+            seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
+            rows = self._cell_rows(homography)
+            log_gain = self._light.log_gain(board, seen, rows)
+            reflections = self._glare.find(board, log_gain)
+            if (glare := reflections.glare) is not None:  # nothing shows there, least of all today's light
+                seen = ~glare if seen is None else seen & ~glare
+                log_gain = self._light.log_gain(board, seen, rows)
+            return BoardView(board, homography, tuple(sorted(placed.found)), seen, log_gain, glare, placed.refined,
+                             reflections.doubtful, (frame.shape[1], frame.shape[0]), marker_blur_mm(gray, placed.found),
+                             placed.lined_up)
+        except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
+            raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
+
+    def _checked(self, frame: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """``frame`` as 8-bit BGR and its grey; :class:`FrameUnreadable` for what cannot hold a board
+        (nothing, another pixel type, a black or colourless picture, another size than the one the
+        board's corners were set on)."""
         if frame is None or not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
             raise FrameUnreadable("no frame")
         if frame.dtype != np.uint8:
@@ -222,36 +244,30 @@ class BoardReader:
                                   "(dashboard: Set the board corners)")
         if is_colourless(frame):
             raise FrameUnreadable(NO_COLOUR)
-        try:
-            homography, found = locate_board(gray, self.calibration, self._tracker)
-            if homography is not None and not found.keys() <= self._markers_in_view:
-                self._check_placement(found)
-            self._markers_in_view = set(found)
-            if (moved := self._moved_markers.check(gray, found, self._last_homography, self._last_markers)) is not None:
-                raise FrameUnreadable(moved.message, tuple(sorted(found)))
-            homography, refined = self._held(homography, found)
-            markers = tuple(sorted(found))
-            if homography is None:
-                missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
-                raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", markers)
-            lined_up = True
-            if self._nudges is not None and (shift := self._nudges.shift(gray, homography)) is not None:
-                if not shift.nudge:  # its corners no longer say where its pits are
-                    raise FrameUnreadable(BOARD_MOVED)
-                homography = moved_back(homography, shift.motion_mm)  # a board without markers, nudged: follow it
-                lined_up = shift.sure
-            board = self._warp(frame, homography)
-            seen = self._visible(frame.shape, homography, cv2.cvtColor(board, cv2.COLOR_BGR2GRAY))
-            rows = self._cell_rows(homography)
-            log_gain = self._light.log_gain(board, seen, rows)
-            reflections = self._glare.find(board, log_gain)
-            if (glare := reflections.glare) is not None:  # nothing shows there, least of all today's light
-                seen = ~glare if seen is None else seen & ~glare
-                log_gain = self._light.log_gain(board, seen, rows)
-            return BoardView(board, homography, markers, seen, log_gain, glare, refined, reflections.doubtful,
-                             (frame.shape[1], frame.shape[0]), marker_blur_mm(gray, found), lined_up)
-        except (cv2.error, np.linalg.LinAlgError) as error:  # a degenerate view (markers in a line, ...)
-            raise FrameUnreadable(f"board not readable in this frame ({type(error).__name__})") from None
+        return frame, gray
+
+    def _placed(self, gray: np.ndarray) -> _Placement:
+        """Where the board lies in the picture ``gray``: by its markers (held while the board has
+        not moved, :meth:`_held`), then, for a board found by its corners, followed where it was
+        nudged. :class:`FrameUnreadable` when it cannot be placed: markers missing, stuck otherwise
+        than at calibration or moved on the wood, a board without markers moved too far."""
+        homography, found = locate_board(gray, self.calibration, self._tracker)
+        if homography is not None and not found.keys() <= self._markers_in_view:
+            self._check_placement(found)
+        self._markers_in_view = set(found)
+        if (moved := self._moved_markers.check(gray, found, self._last_homography, self._last_markers)) is not None:
+            raise FrameUnreadable(moved.message, tuple(sorted(found)))
+        homography, refined = self._held(homography, found)
+        if homography is None:
+            missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
+            raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", tuple(sorted(found)))
+        lined_up = True
+        if self._nudges is not None and (shift := self._nudges.shift(gray, homography)) is not None:
+            if not shift.nudge:  # its corners no longer say where its pits are
+                raise FrameUnreadable(BOARD_MOVED)
+            homography = moved_back(homography, shift.motion_mm)  # a board without markers, nudged: follow it
+            lined_up = shift.sure
+        return _Placement(homography, found, refined, lined_up)
 
     @staticmethod
     def _check_placement(found: dict[int, np.ndarray]) -> None:
@@ -458,6 +474,14 @@ class BoardReader:
                 seen = lit if seen is None else seen & lit
         return seen
 
+
+class _Placement(NamedTuple):
+    """Where a frame shows the board (:meth:`BoardReader._placed`)."""
+
+    homography: np.ndarray  # image px -> board mm
+    found: dict[int, np.ndarray]  # the markers seen, by id: their corners (image px)
+    refined: bool  # the board did not move, its placement was refined (BoardView.refined)
+    lined_up: bool  # False: a board found by its corners could not be lined up (BoardView.lined_up)
 
 
 class _PitArea:
