@@ -169,7 +169,8 @@ class _Pictures:
 
 def _check_pictures(config: Config) -> Generator[Check, None, _Pictures]:
     """Whether the camera gives pictures, and of the size asked for; returns them."""
-    from vision.camera import SourceError, first_good_frame, names_device, open_source
+    from vision.camera import SourceError, first_good_frame, names_device
+    from vision.sources import open_source
 
     spec = config["camera"]["source"]
     try:

@@ -57,7 +57,8 @@ def camera_set_up(config: Config, variant: Variant) -> CameraSetUp:
     which must be of ``variant``'s board: a :class:`ConfigError` naming the file and the field, the
     board, or the source, if the file is not set or does not read, is of another board, or the source
     names nothing usable. Made first, so that a refused run records no game; the source is opened last."""
-    from vision.camera import SourceError, open_source
+    from vision.camera import SourceError
+    from vision.sources import open_source
 
     path = config["camera"]["calibration"]
     if not path:

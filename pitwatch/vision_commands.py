@@ -27,12 +27,13 @@ from calibration.markersheet import render_marker_sheet
 from calibration.outline import check_outline
 from calibration.profiles import board_profile
 from firmware_bridge.sensors import SensorCalibration
-from vision.camera import SourceError, open_source, picture_from, picture_of
+from vision.camera import SourceError, picture_of
 from vision.counter import CounterError
 from vision.glare import seed_top_mm2
 from vision.markers import parse_corners
 from vision.reader import BoardReader, FrameResult, locate_board
 from vision.seed_size import seed_size_text
+from vision.sources import open_source, picture_from
 
 from . import config as cfg
 from .errors import said

@@ -4,7 +4,8 @@ Import what you need from its module; the package itself exports nothing. The mo
 the order a frame meets them:
 
 - ``camera``: where frames come from (a device, a stream, files), with a status when they stop;
-  ``synthetic``: a rendered camera for the demo, showing whatever the game holds.
+  ``synthetic``: a rendered camera for the demo, showing whatever the game holds; ``sources``:
+  either, by its name (it sits above both, the rendered camera being calibrated as a real one).
 - ``reader``: one frame in, one ``rules.Reading`` out, never an exception (``BoardReader``).
   It finds the board (``markers``; ``nudge`` and ``moved_markers`` for a board or marker that
   moved since calibration; ``eye``, where the camera stands), rectifies it and fits today's light

@@ -1,8 +1,8 @@
 """Camera sources: where frames come from, and a clear status when they stop coming.
 
-``open_source(spec)`` accepts a device index (``0``), a video file, an
-RTSP/HTTP URL, a folder of images (read in name order), a single image, or
-``synthetic:VARIANT`` (a rendered virtual board, see :mod:`vision.synthetic`).
+``open_camera(spec)`` accepts a device index (``0``), a video file, an
+RTSP/HTTP URL, a folder of images (read in name order) or a single image;
+:func:`vision.sources.open_source` takes the rendered camera's name too.
 Every source hands out :class:`Frame` objects: ``image`` is ``None`` whenever
 there is no picture, and ``status`` says why (camera lost, end of video,
 unreadable file, black frame). A live camera always gives its newest frame
@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -334,22 +334,16 @@ def names_device(spec: int | str) -> bool:
     return isinstance(spec, int) or (isinstance(spec, str) and spec.strip().isdecimal())
 
 
-def open_source(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> FrameSource:
-    """The frame source a spec names; :class:`SourceError` if it names nothing usable.
+def open_camera(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> FrameSource:
+    """The camera a spec names; :class:`SourceError` if it names nothing usable.
 
     ``0`` / ``"0"``: a camera device (``DEVICE_NUMBERS``); ``rtsp://...``, ``http(s)://...``: a
-    stream; a folder: its images; an image file: that image; another file: a
-    video; ``synthetic:VARIANT`` (optionally ``synthetic:VARIANT:SEED``): a
-    rendered board holding the variant's start position. ``size``: the picture a camera device
-    is asked for.
+    stream; a folder: its images; an image file: that image; another file: a video. ``size``: the
+    picture a camera device is asked for.
     """
     if names_device(spec):
         return LiveCamera(_device_number(spec), size)
     text = str(spec).strip()
-    if text.startswith("synthetic:"):
-        from .synthetic import SyntheticCamera, parse_synthetic_spec  # the renderer loads only when asked for
-
-        return SyntheticCamera(*parse_synthetic_spec(text))
     if "://" in text:
         return LiveCamera(_opencv_name(text))
     path = Path(text)
@@ -429,29 +423,3 @@ def picture_of(source: FrameSource, tries: int = 30) -> Frame:
     settled (the synthetic camera has no exposure to settle)."""
     frame = first_good_frame(source, tries)
     return settled_frame(source, frame) if frame.ok and isinstance(source, LiveCamera) else frame
-
-
-def picture_from(spec: int | str, size: tuple[int, int] = DEVICE_SIZE,
-                 when_live: Callable[[], None] | None = None) -> np.ndarray:
-    """The picture :func:`picture_of` gives from the source ``spec`` names (``size`` as for
-    :func:`open_source`); :class:`SourceError` if none comes. ``when_live``: called once a live
-    camera is open, before its picture is taken (the players say the board is set up: two
-    pictures of different boards may come from one camera, and a missing camera is named before
-    anyone is asked to set a board up)."""
-    source = open_source(spec, size)
-    try:
-        if source.live and when_live is not None:
-            answer = source.read()  # waits while the camera opens; a missing one says so at once
-            if answer.status.startswith(CAMERA_LOST):
-                raise _no_picture(spec, answer)
-            when_live()
-        frame = picture_of(source)
-    finally:
-        source.close()
-    if not frame.ok:
-        raise _no_picture(spec, frame)
-    return frame.image  # type: ignore[return-value]
-
-
-def _no_picture(spec: int | str, frame: Frame) -> SourceError:
-    return SourceError(f"camera source {spec!r}: no usable picture ({frame.status})")

@@ -16,8 +16,9 @@ from waiting import wait_until
 
 from vision import camera
 from vision.camera import (BLACK_FRAME, STREAM_TIMEOUT_MS, LiveCamera, SourceError, first_good_frame, frame_status,
-                           is_black, names_device, open_source, picture_from, settled_frame)
+                           is_black, names_device, settled_frame)
 from vision.picture_size import DEVICE_SIZE
+from vision.sources import open_source, picture_from
 
 
 @pytest.fixture
@@ -67,7 +68,7 @@ def test_an_image_is_read_whatever_its_name(tmp_path):
     _write(tmp_path / "odd.jpg", 90)
     (tmp_path / "odd.jpg").rename(tmp_path / f"{NOT_UTF8}.jpg")  # cv2.imwrite too dies of such a name
     _write(tmp_path / "é.png", 120)
-    child = _in_a_child("import sys; from vision.camera import open_source\n"
+    child = _in_a_child("import sys; from vision.sources import open_source\n"
                         "print([(f.status, f.image.shape) for f in open_source(sys.argv[1])])", str(tmp_path))
     assert (child.returncode, child.stdout) == (0, "[('ok', (48, 64, 3)), ('ok', (48, 64, 3))]\n"), child.stderr
 
@@ -75,7 +76,7 @@ def test_an_image_is_read_whatever_its_name(tmp_path):
 def _refused_in_a_child(spec):
     """What ``open_source(spec)`` says, asked in a child process: a :class:`SourceError`'s message,
     or nothing if the spec opens (then it is closed again)."""
-    return _in_a_child("import ast, sys; from vision.camera import SourceError, open_source\n"
+    return _in_a_child("import ast, sys; from vision.camera import SourceError; from vision.sources import open_source\n"
                        "try:\n    open_source(ast.literal_eval(sys.argv[1])).close()\n"
                        "except SourceError as error:\n    print(error)", repr(spec))
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pitwatch.settled import SEED_AREAS
-from vision.camera import open_source
+from vision.sources import open_source
 from vision.live import FLICKER_SAID, GateState, StillnessGate
 from vision.reader import BoardReader
 from vision.render import Shot, project, render
