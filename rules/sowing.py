@@ -19,6 +19,7 @@ from . import events as ev
 
 MAX_LAPS = 10_000
 WATCH_FROM = 48
+NEVER_ENDING = "its sowing would never end, and only a move that ends may be played"  # why such a move is refused
 
 
 def never_ends(seen: set, laps: int, pits: Sequence[int], pit: int, hand: int, direction: int = 0) -> bool:

@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from .errors import BadOption, BadPosition, IllegalMove
-from .layout import PLAYER_NAMES, Layout
+from .layout import PLAYER_NAMES, Layout, Pit
 from .position import Move, Position, Result
 
 Event = dict[str, Any]
@@ -67,6 +67,7 @@ class Variant:
     """
 
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
+    store_word: ClassVar[str] = "a store"  # what the rule sheet calls a store, in "S is a store"
     name: str
     description: str
 
@@ -156,9 +157,60 @@ class Variant:
     def _why_illegal(self, pos: Position, text: str) -> str:
         if pos.result is not None:
             return f"{self.name}: {text!r} cannot be played, the game is over ({pos.result.reason})"
-        legal = ", ".join(m.text for m in self.legal_moves(pos))
+        legal = self.legal_moves(pos)
         mover = PLAYER_NAMES[pos.to_move]
-        return f"{self.name}: {text!r} is not a legal move for {mover}; legal moves: {legal}"
+        reason = self._refusal(pos, text.strip(), legal)
+        because = f": {reason}" if reason else ""
+        return (f"{self.name}: {text!r} is not a legal move for {mover}{because}; "
+                f"legal moves: {', '.join(m.text for m in legal)}")
+
+    def _refusal(self, pos: Position, text: str, legal: list[Move]) -> str | None:
+        """The rule that refuses ``text`` in ``pos`` (not the game's end), in words, where one does:
+        a player who types C wants to know why not C, not only what else he may play. None where
+        the text names no pit (a misspelt move; the list of legal moves answers it)."""
+        if text.partition(":")[0] == "pass" and not any(m.is_pass for m in legal):
+            return "a player passes only when he has no move"
+        pit = self._pit_named(text)
+        if pit is None:
+            return None
+        label, index = pit.label, pit.index
+        if pit.kind == "store":
+            return f"{label} is {self.store_word}: no move starts there"
+        owner = self.owner_of(pos, index)
+        if owner != pos.to_move:
+            return f"{label} is {PLAYER_NAMES[owner]}'s"
+        if not pos.pits[index]:
+            return f"{label} is empty"
+        from_here = [m.text for m in legal if m.pit == index]
+        if from_here:
+            return self._why_not_written(pos, index, text, from_here)
+        return self._why_not_from(pos, index)
+
+    def _why_not_written(self, pos: Position, index: int, text: str, from_here: list[str]) -> str:
+        """Why ``text`` is not one of ``from_here``, the legal moves from the mover's pit ``index``
+        (a direction left out, a colour order): how they are written."""
+        label = self.layout.labels[index]
+        if len(from_here) == 1:
+            return f"from {label} the legal move is {from_here[0]}"
+        if len(from_here) <= 3:
+            return f"from {label} the legal moves are {', '.join(from_here[:-1])} and {from_here[-1]}"
+        return f"from {label} the legal moves are the {len(from_here)} below that begin {label}"
+
+    def _pit_named(self, text: str) -> Pit | None:
+        """The pit whose label begins ``text`` (``C``, ``C>``, ``A1<``, ``C:wyy``), or None."""
+        named = [p for p in self.layout.pits if text.startswith(p.label)
+                 and not text[len(p.label):len(p.label) + 1].isalnum()]
+        return max(named, key=lambda p: len(p.label), default=None)
+
+    def owner_of(self, pos: Position, index: int) -> int:
+        """The player who sows from pit ``index`` in ``pos``: its owner on the board (Nam Nam's
+        hollows change owners from round to round)."""
+        return self.layout.pits[index].owner
+
+    def _why_not_from(self, pos: Position, index: int) -> str | None:
+        """Why no move starts from the mover's pit ``index``, which holds seeds, in ``pos``: the
+        variant's own rule (must feed, a single seed, a sowing that never ends); None: no rule to name."""
+        return None
 
     def is_over(self, pos: Position) -> bool:
         return pos.result is not None

@@ -27,7 +27,7 @@ from ..errors import BadPosition, IllegalMove
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
 from ..position import Move, Position, Result, credited
 from ..registry import register
-from ..sowing import WATCH_FROM, Memo, never_ends, sow, track_path
+from ..sowing import NEVER_ENDING, WATCH_FROM, Memo, never_ends, sow, track_path
 from ..variant import Event, Variant
 from .kalah import QuickPlay, most_seeds_result
 
@@ -232,6 +232,11 @@ class BaoKenyaLaps(_KenyanBao):
         if not starts and not any(pits[i] > 1 for i in own):
             starts = [i for i in own if pits[i]]
         return starts
+
+    def _why_not_from(self, pos: Position, index: int) -> str | None:
+        if index not in self._starts(pos.pits, pos.to_move):
+            return "a single seed is sown only when none of your hollows holds 2 or more"
+        return NEVER_ENDING
 
     def _endings(self, pits: tuple[int, ...], player: int) -> tuple[tuple[Move, tuple[int, ...], int], ...]:
         """Every move whose sowing ends, with the pits it leaves and the seeds it captures (memoised)."""

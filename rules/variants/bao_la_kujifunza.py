@@ -25,7 +25,7 @@ from ..errors import BadPosition
 from ..layout import PLAYER_NAMES, Layout, four_rank_layout
 from ..position import Move, Position, Result
 from ..registry import register
-from ..sowing import WATCH_FROM, never_ends
+from ..sowing import NEVER_ENDING, WATCH_FROM, never_ends
 from ..variant import Event, Variant
 
 RING = 16  # mashimo per player: the track each player sows round
@@ -91,6 +91,17 @@ class BaoLaKujifunza(Variant):
         found = self._work_out(pos.pits, pos.to_move)
         self._recent = ((pos, found), newest)
         return found
+
+    def _why_not_from(self, pos: Position, index: int) -> str | None:
+        """The rules of turns, in the order they choose one: a capture if one ends, else a front
+        row kutakata, else a back row one; each a turn that ends, of two kete or more."""
+        if pos.pits[index] == 1:
+            return "a single kete never starts a turn"
+        if any(mtaji for _, mtaji in self._outcomes(pos)[1].values()):
+            return "a capture (mtaji) can be made, so the turn must capture"
+        if self._position[index] >= FRONT:
+            return "the back row is sown only when no turn from the front row ends"
+        return NEVER_ENDING
 
     def _can_move(self, pos: Position) -> bool:
         """Whether the player to move has a turn that ends: the end check of every move asks.

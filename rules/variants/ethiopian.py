@@ -49,6 +49,9 @@ class Ethiopian(Kalah):
                 legal += both_ways
         return legal or [PASS]
 
+    def _why_not_from(self, pos: Position, index: int) -> str | None:
+        return "a house of one seed never starts a move"
+
     def _apply(self, pos: Position, move: Move, events: list[Event] | None) -> Position:
         if not move.is_pass:
             return super()._apply(pos, move, events)

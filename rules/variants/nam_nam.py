@@ -24,7 +24,7 @@ from ..errors import BadPosition, IllegalMove, RulesError
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
 from ..position import Move, Position, Result
 from ..registry import register
-from ..sowing import WATCH_FROM, never_ends
+from ..sowing import NEVER_ENDING, WATCH_FROM, never_ends
 from ..variant import Event, Option, Variant
 
 HOLLOWS = 12
@@ -126,6 +126,12 @@ class NamNam(Variant):
             moves, outcomes = self._work_out(pos)
             self._memo = (pos, moves, outcomes)
         return list(moves)
+
+    def owner_of(self, pos: Position, index: int) -> int:
+        return pos.state[0][index]
+
+    def _why_not_from(self, pos: Position, index: int) -> str | None:
+        return NEVER_ENDING
 
     def _work_out(self, pos: Position) -> tuple[list[Move], dict[Move, tuple]]:
         """Every move that ends, with what it comes to; a lone ``pass`` if none does."""

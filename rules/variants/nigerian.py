@@ -17,7 +17,7 @@ from ..errors import BadPosition, IllegalMove
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
 from ..position import Move, Position, Result
 from ..registry import register
-from ..sowing import WATCH_FROM, Memo, never_ends
+from ..sowing import NEVER_ENDING, WATCH_FROM, Memo, never_ends
 from ..variant import Event, Variant
 from .kalah import QuickPlay, most_seeds_result
 
@@ -101,6 +101,9 @@ class Nigerian(QuickPlay, Variant):
         if pos.result is not None:
             return []
         return [move for move, _ in self._endings(pos.pits, pos.to_move)]
+
+    def _why_not_from(self, pos: Position, index: int) -> str | None:
+        return NEVER_ENDING
 
     def _apply(self, pos: Position, move: Move, events: list[Event] | None) -> Position:
         player = pos.to_move

@@ -105,6 +105,16 @@ class Oware(QuickPlay, repetition.RepetitionRules, Variant):
         grand = bool(chain) and sum(pits[j] for j in chain) == sum(pits[lo:lo + HOUSES])
         return chain, grand
 
+    def _why_not_from(self, pos: Position, index: int) -> str | None:
+        """Must feed, or a grand slam this game forbids: the two rules that refuse a hollow with seeds."""
+        pits, player = pos.pits, pos.to_move
+        opponent = PLAYER_NAMES[1 - player]
+        lo = self._row_start[1 - player]
+        if not any(pits[lo:lo + HOUSES]) and not self._feeds(pits, player, index):
+            return f"{opponent} has no seeds, and a move from {self._labels[index]} gives him none"
+        return (f"a move from {self._labels[index]} would capture every seed of {opponent}'s row, a grand slam, "
+                "which this game forbids (grand_slam=forbidden)")
+
     def _is_grand_slam(self, pits: Sequence[int], player: int, i: int) -> bool:
         board = list(pits)
         last = sow(board, i, self._paths[i], None, ())

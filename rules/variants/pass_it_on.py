@@ -56,6 +56,8 @@ class PassItOn(Variant):
                "true: the loser of a game starts the next; false: the players take turns to start"),
     )
 
+    store_word = "an outbox"
+
     def _make_layout(self) -> Layout:
         return two_row_layout(SECTIONS, "left")
 
@@ -122,6 +124,20 @@ class PassItOn(Variant):
         last = (start + chips) % PITS
         before = 0 if last == start else pits[last]
         return before + (chips - 1) // PITS == 0
+
+    def _why_not_written(self, pos: Position, index: int, text: str, from_here: list[str]) -> str:
+        """A move names the colour of every chip of the section, in the order they are sown."""
+        label, order = self._labels[index], text.partition(":")[2]
+        whites, chips = pos.white[index], pos.pits[index]
+        if sorted(order) == sorted("w" * whites + "y" * (chips - whites)):  # the hand's chips, white not last
+            return f"the last chip from {label} falls into an empty section, where it must be white"
+        return (f"{label} holds {_chips(whites, 'white')} and {_chips(chips - whites, 'yellow')}: a move names "
+                f"each chip's colour in the order it is sown (w, y), as {from_here[0]}")
+
+    def _why_not_from(self, pos: Position, index: int) -> str | None:
+        """A section of yellow chips only, whose last chip falls into an empty section."""
+        return (f"the last chip from {self._labels[index]} falls into an empty section, where it must be white, "
+                "and the section holds no white chip")
 
     def _section_moves(self, pit: int, chips: int, whites: int, white_last: bool) -> tuple[Move, ...]:
         key = (pit, chips, whites, white_last)
@@ -277,6 +293,14 @@ class PassItOn(Variant):
         if finished != (pos.result is not None):
             raise BadPosition(f"{name}: a game is over exactly when a player has emptied his sections "
                               f"or has {PENALTY_LIMIT} penalty points")
+        target = self.options["match_target"]
+        reached = [PLAYER_NAMES[p] for p in (0, 1) if match[p] >= target]
+        if len(reached) == 2:  # only a game's winner scores, and his game is the match's last
+            raise BadPosition(f"{name}: both players have {target} match points or more; the match ends when "
+                              "the first reaches them")
+        if reached and pos.result is None:
+            raise BadPosition(f"{name}: {reached[0]} has {match[PLAYER_NAMES.index(reached[0])]} match points of the "
+                              f"{target} that win the match, so no game of it is still being played")
 
 
 def _with(pair: tuple, player: int, value: Any) -> tuple:
@@ -297,3 +321,8 @@ def _count(value: Any, field: str) -> int:
 register("pass-it-on", PassItOn,
          "Pass It On: 2 x 5 sections and 2 outboxes, coloured chips, a white last chip into an empty pit, "
          "penalties, a match to 500")
+
+
+def _chips(count: int, colour: str) -> str:
+    """``count`` chips of ``colour`` in words: "1 white chip", "2 yellow chips", "no white chip"."""
+    return f"{count or 'no'} {colour} chip{'' if count in (0, 1) else 's'}"

@@ -100,7 +100,7 @@ def test_games_import_stores_every_game_of_a_record_or_none(recorded, capsys, tm
     match.write_text(game_file.read_text() + '[Variant "kalah"]\n1. C C *\n')
     assert main(["games", "--db", str(other), "import", str(match)]) == 2
     assert capsys.readouterr().err == (f"pitwatch games: {match}: line {lines + 2}, column 6: move 2: kalah: "
-                                       "'C' is not a legal move for south; legal moves: A, B, D, E, F\n")
+                                       "'C' is not a legal move for south: C is empty; legal moves: A, B, D, E, F\n")
     empty = tmp_path / "empty.txt"
     empty.write_text("\n")
     assert main(["games", "--db", str(other), "import", str(empty)]) == 2

@@ -47,7 +47,7 @@ def test_cw_capture_after_going_round():
 def test_a_single_seed_never_starts_a_move():
     pos = position(ETHIOPIAN, A=1, B=2, S=20, a=3, N=22)
     assert [str(m) for m in ETHIOPIAN.legal_moves(pos)] == ["B>", "B<"]
-    with pytest.raises(rules.IllegalMove, match="'A>' is not a legal move for south; legal moves: B>, B<"):
+    with pytest.raises(rules.IllegalMove, match="'A>' is not a legal move for south: a house of one seed never starts a move; legal moves: B>, B<"):
         ETHIOPIAN.parse_move(pos, "A>")
 
 

@@ -156,7 +156,9 @@ def test_next_game_carries_the_match_and_the_loser_starts(v):
 
 
 def test_illegal_colour_orders_are_refused_with_the_legal_ones(v):
-    with pytest.raises(IllegalMove, match="'A:yyy' is not a legal move for south; legal moves: A:wyy"):
+    with pytest.raises(IllegalMove, match=r"'A:yyy' is not a legal move for south: A holds 1 white chip and 2 yellow "
+                                          r"chips: a move names each chip's colour in the order it is sown \(w, y\), as "
+                                          r"A:wyy; legal moves: A:wyy"):
         v.parse_move(v.start(), "A:yyy")
 
 
@@ -175,6 +177,18 @@ def test_json_round_trip_and_broken_positions(v):
                               "penalty_chips": {"south": {"yellow": 1, "white": 0}, "north": {"yellow": 0, "white": 0}}})
     with pytest.raises(BadPosition, match="penalties"):
         v.position_from_json({**data, "penalties": {"south": -1, "north": 0}})
+
+
+def test_a_match_already_won_has_no_game_in_progress(v):
+    """Positions read from outside (a record's Start tag): only a game's winner scores, and the
+    match ends with the game that brings him to the target."""
+    data = v.start().to_json()
+    with pytest.raises(BadPosition, match="north has 700 match points of the 500 that win the match, so no game of it "
+                                          "is still being played"):
+        v.position_from_json({**data, "match": {"south": 0, "north": 700}})
+    with pytest.raises(BadPosition, match="both players have 500 match points or more"):
+        v.position_from_json({**data, "match": {"south": 600, "north": 500}})
+    assert v.position_from_json({**data, "match": {"south": 499, "north": 0}}).state[2] == (499, 0)
 
 
 def test_a_position_without_the_extra_state_is_a_first_game_without_penalties(v):
