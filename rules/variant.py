@@ -192,9 +192,7 @@ class Variant:
         label = self.layout.labels[index]
         if len(from_here) == 1:
             return f"from {label} the legal move is {from_here[0]}"
-        if len(from_here) <= 3:
-            return f"from {label} the legal moves are {', '.join(from_here[:-1])} and {from_here[-1]}"
-        return f"from {label} the legal moves are the {len(from_here)} below that begin {label}"
+        return f"from {label} the legal moves are {', '.join(from_here[:-1])} and {from_here[-1]}"
 
     def _pit_named(self, text: str) -> Pit | None:
         """The pit whose label begins ``text`` (``C``, ``C>``, ``A1<``, ``C:wyy``), or None."""
