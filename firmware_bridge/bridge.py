@@ -40,6 +40,10 @@ SILENCE_SECONDS = 0.5  # the device reports 20 times a second: this much quiet m
 BACKOFF_MIN, BACKOFF_MAX = 0.1, 2.0
 CLOCK_WRAP_MS = 1 << 32  # the device's uptime is a 32-bit count of milliseconds: it wraps after 49.7 days
 WRAP_WINDOW_MS = 10_000  # a clock that went back but moved less than this forward modulo the wrap has wrapped
+# More presses of one button than this between two of its counts (REPORTs come 50 times a second; a
+# second of them lost to a noisy cable holds a few presses) is a frame that passed its CRC corrupted:
+# counted as a bad frame, never as presses (a jump of 200 would be 200 takebacks)
+MOST_PRESSES_AT_ONCE = 8
 
 
 class State(str, Enum):
@@ -359,9 +363,8 @@ class Bridge:
         info = session.link.command(p.Hello())
         if not isinstance(info, p.Info):
             raise LinkLost(f"answered HELLO with {type(info).__name__}, not INFO: not a Pitwatch board")
-        if info.protocol != p.PROTOCOL_VERSION:
-            raise LinkLost(f"the board speaks protocol v{info.protocol}; "
-                           f"this Pitwatch speaks v{p.PROTOCOL_VERSION}: update the firmware")
+        if (mismatch := _other_protocol(info)) is not None:
+            raise LinkLost(mismatch)
         session.link.ack_timeout, session.link.attempts = self.ack_timeout, self.attempts
         return info
 
@@ -450,6 +453,11 @@ class Bridge:
                     session.presses[message.button] = (message.presses - 1) & 0xFF
                 self._count_presses(session, message.button, message.presses)
         elif isinstance(message, p.Info) and message.is_boot:
+            if (mismatch := _other_protocol(message)) is not None:  # another firmware, flashed while we were connected
+                session.lost_reason = mismatch  # the handshake asks again: a real one is refused, a corrupt banner passes
+                session.lost.set()
+                self._wake.set()
+                return
             session.uptime_ms = 0
             self._rebooted(session, message.reset_cause.name.lower().replace("_", " "), message)
         elif isinstance(message, p.ErrorReport):
@@ -457,15 +465,17 @@ class Bridge:
 
     def _on_report(self, session: _Session, report: p.Report) -> None:
         if _clock_restarted(session.uptime_ms, report.uptime_ms):  # a reboot whose banner was lost
-            self._rebooted(session, "its clock restarted")
+            self._rebooted(session, "its clock restarted", history=True)
         session.uptime_ms = report.uptime_ms
         for button, count in enumerate(report.presses):
             self._count_presses(session, button, count)
         self._call(self._on_reading, SensorFrame(report.raw, report.uptime_ms, time.time(), report.buttons_down))
 
-    def _rebooted(self, session: _Session, why: str, info: p.Info | None = None) -> None:
-        """The device started afresh: its press counters are zero and it needs its settings again."""
-        session.presses = [0] * p.BUTTONS
+    def _rebooted(self, session: _Session, why: str, info: p.Info | None = None, history: bool = False) -> None:
+        """The device started afresh: its press counters are zero and it needs its settings again.
+        ``history``: told by its clock alone, which one corrupt REPORT can fake: the counts of its
+        next REPORT are taken as they stand, as a session's first are, not as presses since zero."""
+        session.presses = [None if history else 0] * p.BUTTONS
         session.rebooted.set()
         self._update(message=f"the board on {session.port} restarted ({why}); restoring its settings",
                      run=session.stopping, **({"device": info} if info else {}))
@@ -483,7 +493,11 @@ class Bridge:
         last, session.presses[button] = session.presses[button], count
         if last is None:
             return
-        for _ in range((count - last) & 0xFF):
+        presses = (count - last) & 0xFF
+        if presses > MOST_PRESSES_AT_ONCE:
+            self._on_bad_frame(session, p.ProtocolError(f"button {button}'s press count jumped from {last} to {count}"))
+            return
+        for _ in range(presses):
             self._call(self._on_button, p.Button(button))
 
     def _on_bad_frame(self, session: _Session, error: p.ProtocolError) -> None:
@@ -526,6 +540,13 @@ class Bridge:
             new = self._status
         if new != old:
             self._call(self._on_status, new)
+
+
+def _other_protocol(info: p.Info) -> str | None:
+    """Why a board whose INFO is ``info`` cannot be spoken to (another protocol version), or None."""
+    if info.protocol == p.PROTOCOL_VERSION:
+        return None
+    return f"the board speaks protocol v{info.protocol}; this Pitwatch speaks v{p.PROTOCOL_VERSION}: update the firmware"
 
 
 def _clock_restarted(before_ms: int, now_ms: int) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 
 from firmware_bridge import Bridge, Button
+from firmware_bridge import protocol as p
 from unclocked import UnclockedBoard
 from waiting import wait_until
 
@@ -87,6 +88,77 @@ def test_a_clock_that_restarts_is_a_reboot_and_one_that_wraps_after_49_days_is_n
             board.core.press(Button.UNDO)
         report_at(2**32 + 1_000)
         assert buttons == [Button.CONFIRM, Button.UNDO, Button.UNDO], buttons
+    finally:
+        bridge.stop()
+        board.close()
+
+
+def test_a_corrupt_frame_that_passed_its_crc_makes_no_presses():
+    """A CRC-16 lets one corrupt frame in 65,536 through. A press counter that jumps by 196 is such a
+    frame, not 196 presses (each UNDO a takeback); a clock far ahead, then back, is one too, and the
+    reboot it suggests must not replay the counters as presses since zero. Both are bad frames."""
+    board = UnclockedBoard()
+    buttons, readings, statuses = [], [], []
+    bridge = Bridge(board.port, pit_count=14, on_button=buttons.append, on_reading=readings.append,
+                    on_status=statuses.append)
+
+    def report() -> None:
+        with board.lock:
+            board.core.send_report()
+        count = len(readings)
+        assert wait_until(lambda: len(readings) > count)
+
+    try:
+        with board.lock:
+            board.core.presses = [0, 4]
+        bridge.start()
+        assert wait_until(lambda: bridge.status.connected), bridge.status
+        report()
+        with board.lock:
+            board.core.presses = [0, 200]  # as a corrupt REPORT says
+        report()
+        assert buttons == [] and bridge.status.bad_frames == 1, (buttons, bridge.status)
+        with board.lock:
+            board.core.presses = [0, 4]  # the true count again: a wrap of 60, as far from true
+        report()
+        assert buttons == [] and bridge.status.bad_frames == 2, (buttons, bridge.status)
+        with board.lock:
+            board.core.press(Button.UNDO)  # a real press still counts once
+        report()
+        assert buttons == [Button.UNDO], buttons
+
+        with board.lock:  # the counters stand at (0, 5)
+            booted_at = board.core.booted_at
+            board.core.booted_at -= 3_600  # a REPORT an hour ahead...
+        report()
+        with board.lock:
+            board.core.booted_at = booted_at  # ...then the true clock: it seems to have restarted
+        report()
+        assert any("its clock restarted" in status.message for status in statuses)
+        assert buttons == [Button.UNDO], "the counters of the reboot it seemed were replayed as presses"
+        with board.lock:
+            board.core.press(Button.CONFIRM)
+        report()
+        assert buttons == [Button.UNDO, Button.CONFIRM], buttons
+    finally:
+        bridge.stop()
+        board.close()
+
+
+def test_a_boot_banner_of_another_protocol_drops_the_link_and_the_handshake_asks_again():
+    """A board flashed with another firmware while connected speaks another protocol: the link is
+    dropped, naming it, and the handshake asks again (a corrupt banner of ours then passes)."""
+    board = UnclockedBoard()
+    statuses = []
+    bridge = Bridge(board.port, pit_count=14, on_status=statuses.append)
+    try:
+        bridge.start()
+        assert wait_until(lambda: bridge.status.connected), bridge.status
+        with board.lock:
+            board.core.send(p.Info(p.Info.BOOT, 1, (1, 0, 0), board.core.device_id, p.MAX_PITS, 14, 0, 10, 25,
+                                   p.ResetCause.POWER_ON))
+        assert wait_until(lambda: any("the board speaks protocol v1" in s.message for s in statuses)), statuses
+        assert wait_until(lambda: bridge.status.connected and bridge.status.device.protocol == p.PROTOCOL_VERSION)
     finally:
         bridge.stop()
         board.close()
