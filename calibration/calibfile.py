@@ -72,14 +72,23 @@ from firmware_bridge.sensors import SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
 from vision.rectify import rectified_size
 
+from .checks import is_number, shown
 from .outline import CornersError, check_outline
 from .profiles import MARKER_MM, BoardProfile, UnknownBoard, board_profile
 
 FORMAT = "pitwatch-calibration"
 VERSION = 2
+PNG_SIGNATURE, PNG_HEADER_BYTES = b"\x89PNG\r\n\x1a\n", 24  # a PNG's first 8 bytes; its width and height end at 24
+MOST_FILE_BYTES = 50_000_000  # a calibration file is under 2 MB (its empty board a PNG of up to 1 MB, in base64)
+HOLLOWS_MOVED_MM = 20.0  # a hollow calibration found this far from where the markers put it is refused: the right
+# profile's were at most 11.4 mm, another 2-row board's 13-48 mm (those under 20 mm caught by their markers' shape);
+# a file whose hollow lies farther is refused too (a hand-edited one read A's seeds from a's hollow)
 READABLE_VERSIONS = (1, 2)  # version 1: before the seed counter (its "seed" field is ignored)
 ANY_PICTURE = (100_000, 100_000)  # the picture corners lie in, for a file that did not record it (before 2026-11-27)
-MEASURED = {"whitest_seed": (0.0, 10_000.0, 1), "blur_limit_mm": (0.0, 10.0, 3), "seed_area_mm2": (1.0, 2_000.0, 1)}
+LEAST_BLUR_LIMIT_MM = 0.8  # no board's blur limit is set lower (calibration; a file's neither): sharper than that,
+# pits of 0-9 are read exactly 99.9 % of the time over the focus benchmark's set-ups, dark beans among them
+MEASURED = {"whitest_seed": (0.0, 10_000.0, 1), "blur_limit_mm": (LEAST_BLUR_LIMIT_MM, 10.0, 3),
+            "seed_area_mm2": (1.0, 2_000.0, 1)}
 # the counter's optional fields, each absent from files written before calibration measured it: its bounds and the
 # decimals it is written with
 
@@ -154,21 +163,22 @@ class Calibration:
         if not isinstance(data, dict):
             raise CalibrationError("calibration: expected a JSON object")
         if data.get("format") != FORMAT:
-            raise CalibrationError(f"format: expected {FORMAT!r}, got {data.get('format')!r}")
+            raise CalibrationError(f"format: expected {FORMAT!r}, got {shown(data.get('format'))}")
         version = data.get("version")
         if type(version) is not int or version not in READABLE_VERSIONS:  # not true or 2.0, which equal 1 and 2
             raise CalibrationError(f"version: this Pitwatch reads versions {', '.join(map(str, READABLE_VERSIONS))}, "
-                                   f"the file is version {version!r}")
+                                   f"the file is version {shown(version)}")
         board = data.get("board")
         try:
             profile = board_profile(board) if isinstance(board, str) else None
         except UnknownBoard as error:
             raise CalibrationError(f"board: {error}") from None
         if profile is None:
-            raise CalibrationError(f"board: expected a board name, got {board!r}")
+            raise CalibrationError(f"board: expected a board name, got {shown(board)}")
         variant = data.get("variant")
-        if variant is not None and not isinstance(variant, str):
-            raise CalibrationError(f"variant: expected a variant name or null, got {variant!r}")
+        if variant is not None and not _variant_of(variant, profile):
+            raise CalibrationError(f"variant: expected null or a variant played on a {profile.name} board, "
+                                   f"got {shown(variant)}")
         px_per_mm = _number(data.get("px_per_mm"), "px_per_mm", 0.3, 10.0)
         corners = data.get("corners")
         if corners is not None:
@@ -212,18 +222,25 @@ def _counter(data: Any, version: int) -> dict[str, float | None]:
                for name, (low, high, _) in MEASURED.items()}}
 
 
+def _variant_of(name: Any, profile: BoardProfile) -> bool:
+    """Whether ``name`` is a variant (or board) whose board is ``profile``'s."""
+    try:
+        return isinstance(name, str) and board_profile(name).name == profile.name
+    except UnknownBoard:
+        return False
+
+
 def _number(value: Any, field: str, low: float, high: float) -> float:
-    # an int is always finite, and math.isfinite overflows on one of 400 digits
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, float) and not math.isfinite(value):
-        raise CalibrationError(f"{field}: expected a number, got {value!r}")
+    if not is_number(value):
+        raise CalibrationError(f"{field}: expected a number, got {shown(value)}")
     if not low <= value <= high:
-        raise CalibrationError(f"{field}: {value} is outside {low}..{high}")
+        raise CalibrationError(f"{field}: {shown(value)} is outside {low}..{high}")
     return float(value)
 
 
 def _pair(value: Any, field: str) -> tuple[float, float]:
     if not isinstance(value, list) or len(value) != 2:
-        raise CalibrationError(f"{field}: expected two numbers, got {value!r}")
+        raise CalibrationError(f"{field}: expected two numbers, got {shown(value)}")
     return (_number(value[0], f"{field}[0]", -1e5, 1e5), _number(value[1], f"{field}[1]", -1e5, 1e5))
 
 
@@ -233,7 +250,7 @@ def _picture(data: Any) -> tuple[int, int] | None:
         return None
     if (not isinstance(data, list) or len(data) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) and 16 <= v <= 100_000 for v in data)):
-        raise CalibrationError(f"corners_picture: expected null or [width, height] in whole pixels, got {data!r}")
+        raise CalibrationError(f"corners_picture: expected null or [width, height] in whole pixels, got {shown(data)}")
     return data[0], data[1]
 
 
@@ -243,7 +260,7 @@ def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, Ho
     labels = set(profile.layout.labels)
     unknown = sorted(set(data) - labels)
     if unknown:
-        raise CalibrationError(f"hollows: {', '.join(unknown)} are not pits of a {profile.name} board")
+        raise CalibrationError(f"hollows: {', '.join(map(shown, unknown))} are not pits of a {profile.name} board")
     missing = [label for label in profile.layout.labels if label not in data]
     if missing:
         raise CalibrationError(f"hollows: no ellipse for pit(s) {', '.join(missing)}")
@@ -257,6 +274,11 @@ def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, Ho
         centre = _pair(item.get("centre"), f"{where}.centre")
         if not (0 <= centre[0] <= width and 0 <= centre[1] <= height):
             raise CalibrationError(f"{where}.centre: {list(centre)} lies outside the {width:.0f}x{height:.0f} px board")
+        nominal = profile.hollow(label).centre
+        moved = math.dist((centre[0] / px_per_mm, centre[1] / px_per_mm), nominal)
+        if moved > HOLLOWS_MOVED_MM:  # calibration refuses the same: no pit is read from another's hollow
+            raise CalibrationError(f"{where}.centre: {list(centre)} lies {moved:.0f} mm from where a {profile.name} "
+                                   f"board has pit {label} (calibration puts it within {HOLLOWS_MOVED_MM:.0f} mm)")
         axes = _pair(item.get("axes"), f"{where}.axes")
         # calibration keeps the profile's hollow and moves only its centre: axes far from it are no
         # fit of this board's hollow, and a window cut to them would read a wrong count confidently
@@ -281,7 +303,7 @@ def _marker_places(data: Any, profile: BoardProfile) -> dict[int, np.ndarray] | 
     for key, corners in sorted(data.items()):
         where = f"markers.{key}"
         if not isinstance(corners, list) or len(corners) != 4:
-            raise CalibrationError(f"{where}: expected four corners [x, y] (board mm), got {corners!r}")
+            raise CalibrationError(f"{where}: expected four corners [x, y] (board mm), got {shown(corners)}")
         points = np.array([_pair(corner, f"{where}[{k}]") for k, corner in enumerate(corners)], np.float32)
         if not ((points >= -MARKER_MM).all() and (points <= (width + MARKER_MM, height + MARKER_MM)).all()):
             raise CalibrationError(f"{where}: its corners {points.round(1).tolist()} lie off the {width:.0f}x{height:.0f} mm board")
@@ -300,13 +322,27 @@ def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:
         raw = np.frombuffer(base64.b64decode(data, validate=True), np.uint8)
     except (ValueError, TypeError):
         raise CalibrationError("empty: not valid base64") from None
-    image = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
-    if image is None:
-        raise CalibrationError("empty: not a PNG image")
     width, height = rectified_size(profile.size, px_per_mm)
-    if image.shape[:2] != (height, width):
-        raise CalibrationError(f"empty: image is {image.shape[1]}x{image.shape[0]} px, a {profile.name} board at {px_per_mm} px/mm needs {width}x{height}")
+    size = _png_size(raw.tobytes()[:PNG_HEADER_BYTES])
+    if size is None:
+        raise CalibrationError("empty: not a PNG image")
+    if size != (width, height):  # told by its header: a PNG of 30000 x 30000 px is 3.5 MB and 2.7 GB decoded
+        raise CalibrationError(f"empty: image is {size[0]}x{size[1]} px, a {profile.name} board at {px_per_mm} px/mm "
+                               f"needs {width}x{height}")
+    try:
+        image = cv2.imdecode(raw, cv2.IMREAD_COLOR)
+    except cv2.error:
+        image = None
+    if image is None or image.shape[:2] != (height, width):
+        raise CalibrationError("empty: not a whole PNG image")
     return image
+
+
+def _png_size(head: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's first bytes (its signature, then the IHDR chunk), or None."""
+    if len(head) < PNG_HEADER_BYTES or head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
 def _sensors(data: Any, profile: BoardProfile) -> SensorCalibration | None:
@@ -317,7 +353,7 @@ def _sensors(data: Any, profile: BoardProfile) -> SensorCalibration | None:
     except SensorCalibrationError as error:
         raise CalibrationError(str(error)) from None
     if sensors.labels != profile.layout.labels:
-        raise CalibrationError(f"sensors: calibrates pits {' '.join(sensors.labels)}; a {profile.name} board has "
+        raise CalibrationError(f"sensors: calibrates pits {shown(' '.join(sensors.labels))}; a {profile.name} board has "
                                f"{' '.join(profile.layout.labels)}")
     return sensors
 
@@ -412,11 +448,20 @@ def load_calibration(path: str | Path) -> Calibration:
 
 def _read_json(path: str | Path, what: str = "calibration file",
                error: type[Exception] = CalibrationError) -> Any:
-    """The JSON in the file at ``path``; ``error`` names the file, and the line where the JSON breaks."""
+    """The JSON in the file at ``path``; ``error`` names the file, and the line where the JSON breaks.
+    A named pipe or a device is refused before it is read (one would wait for a writer for ever,
+    /dev/zero fill the memory), and a file is read up to ``MOST_FILE_BYTES`` (a video given by mistake)."""
+    if (kind := not_a_file(Path(path))) is not None:
+        raise error(f"{path}: not a {what} but {kind}")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as stream:
+            data = stream.read(MOST_FILE_BYTES + 1)
     except OSError as failure:
         raise error(f"{path}: cannot read {what} ({failure.strerror or failure})") from None
+    if len(data) > MOST_FILE_BYTES:
+        raise error(f"{path}: not a {what} (more than {MOST_FILE_BYTES // 1_000_000} MB; a calibration file is under 2 MB)")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise error(f"{path}: not a {what} (not JSON text)") from None
     try:
@@ -427,6 +472,18 @@ def _read_json(path: str | Path, what: str = "calibration file",
         raise error(f"{path}: not a {what} (its JSON is nested too deeply to read)") from None
     except ValueError:  # the one ValueError json.loads raises that is no JSONDecodeError
         raise error(f"{path}: not a {what} (a number in it has more digits than Python reads)") from None
+
+
+def not_a_file(path: Path) -> str | None:
+    """What stands at ``path`` instead of a file, in the user's words (a folder, a named pipe, a
+    socket, a device); None for a file, or for nothing at all (the reader says it is missing)."""
+    if not path.exists() or path.is_file():
+        return None
+    if path.is_dir():
+        return "a folder"
+    if path.is_fifo():
+        return "a named pipe"
+    return "a socket" if path.is_socket() else "a device"
 
 
 def _parse(data: Any, path: str | Path) -> Calibration:

@@ -35,13 +35,11 @@ from vision.reader import NO_COLOUR, BoardReader, BoardView, is_colourless, loca
 from vision.rectify import DEFAULT_PX_PER_MM, rectified_size, warp_to_board
 from vision.seed_size import seed_area_mm2
 
-from .calibfile import Calibration, CalibrationError
+from .calibfile import HOLLOWS_MOVED_MM, LEAST_BLUR_LIMIT_MM, Calibration, CalibrationError
 from .profiles import PROFILE_LAYOUTS, BoardProfile, board_profile, start_counts
 
 START_BLURS_PX = tuple(float(sigma) for sigma in np.arange(1.5, 3.6, 0.25))  # blurs put on the start picture to
 # find this board's blur limit (Gaussian sigma, px): a lens blur under 1.5 px costs no board anything (focus_bench.py)
-LEAST_BLUR_LIMIT_MM = 0.8  # no board's blur limit is set lower: sharper than that, pits of 0-9 are read exactly
-# 99.9 % of the time over the focus benchmark's set-ups, dark beans among them
 TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 31)))  # 1 .. 20, 10 % apart
 SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer than 1 in 20
 # A board of another shape than the variant's profile (see _shape_fault, _refuse_moved_hollows; measured on 48-58
@@ -49,8 +47,7 @@ SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer
 SQUARE_WITHIN = math.log(1.15)  # its markers come out this far from square (log of across over deep): the right
 # profile's were at most 9 % off (the lens bends the markers at the board's ends), another 2-row board's 14.5-56 %
 # (2x5+outboxes taken for 2x6+stores, 11.6 % apart, only by chance), a 4 x 8 board's twice
-HOLLOWS_MOVED_MM = 20.0  # ...or a hollow calibration found this far from where the markers put it: the right
-# profile's were at most 11.4 mm, another 2-row board's 13-48 mm (those under 20 mm caught by their markers' shape)
+# ...or a hollow calibration found farther than HOLLOWS_MOVED_MM (calibfile) from where the markers put it
 HOLLOW_MIDDLE = 0.8  # a hollow's detail is measured within 0.8 of its rim: clear of the rim's edge
 # How much more fine detail the start picture's filled hollows show than the empty picture's (_start_detail). On
 # rendered set-ups of every board the right pictures gave 2.3-4.8, the two swapped 0.21-0.44, and the start position

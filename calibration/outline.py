@@ -10,6 +10,8 @@ from typing import Any
 
 from vision.markers import MARKER_NAMES, turn
 
+from .checks import is_number, shown
+
 CORNER_NAMES = tuple(MARKER_NAMES[i] for i in range(4))  # near-left, near-right, far-right, far-left
 ORDER = ", ".join(CORNER_NAMES)
 MIN_SIDE_PX = 20.0  # a board side shorter than this in the camera picture cannot be read
@@ -65,9 +67,8 @@ def check_outline(corners: Any, size: tuple[int, int]) -> list[Point]:
 
 def _point(value: Any, k: int, size: tuple[int, int]) -> Point:
     where = f"corners[{k}] ({CORNER_NAMES[k]})"
-    if (not isinstance(value, list) or len(value) != 2
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)):
-        raise CornersError(f"{where}: expected [x, y], two numbers in camera pixels, got {value!r}")
+    if not isinstance(value, list) or len(value) != 2 or not all(is_number(v) for v in value):
+        raise CornersError(f"{where}: expected [x, y], two numbers in camera pixels, got {shown(value)}")
     x, y = float(value[0]), float(value[1])
     width, height = size
     if not (0 <= x <= width and 0 <= y <= height):

@@ -12,6 +12,7 @@ probability is worth more than a confident wrong count.
 from __future__ import annotations
 
 import math
+import reprlib
 import statistics
 from dataclasses import dataclass, replace
 from typing import Any, Sequence
@@ -61,7 +62,7 @@ class _Expect:
     def check(self, value: Any, field: str) -> Any:
         """``value`` if it holds, else :class:`SensorCalibrationError` naming ``field`` and what it must be."""
         if not self.holds(value):
-            raise SensorCalibrationError(f"{field} must be {self.describe()}, not {value!r}")
+            raise SensorCalibrationError(f"{field} must be {self.describe()}, not {reprlib.repr(value)}")
         return value
 
 
@@ -71,7 +72,8 @@ SPREAD = _Expect(0.0, 1.0)  # seed-to-seed variation, relative to the gain
 OFFSET = _Expect(0.0, ADC_MAX)  # the empty pit's raw value
 GAIN = _Expect(0.0, ADC_MAX, low_open=True)  # raw steps per seed: must rise with the seeds
 NOISE = _Expect(MIN_NOISE, ADC_MAX)
-EVIDENCE = _Expect(0.0)
+MOST_EVIDENCE = 1e12  # a gain's evidence stops growing here (a billion moves' frames): a file's may not be more, as
+EVIDENCE = _Expect(0.0, MOST_EVIDENCE)  # one of 10**400 overflowed the next learning and 1e308 made every gain inf
 RAW = _Expect(0, ADC_MAX, integer=True)
 
 
@@ -81,9 +83,9 @@ def _check_labels(labels: Sequence[Any], where: str) -> tuple[str, ...]:
         raise SensorCalibrationError(f"{where}: a board has 1 to {MAX_PITS} pits, not {len(labels)}")
     for i, label in enumerate(labels):
         if not isinstance(label, str) or not label:
-            raise SensorCalibrationError(f"{where}: label {i} must be a non-empty string, not {label!r}")
+            raise SensorCalibrationError(f"{where}: label {i} must be a non-empty string, not {reprlib.repr(label)}")
     if len(set(labels)) != len(labels):
-        raise SensorCalibrationError(f"{where}: pit labels repeat: {list(labels)}")
+        raise SensorCalibrationError(f"{where}: pit labels repeat: {reprlib.repr(list(labels))}")
     return tuple(labels)
 
 
@@ -215,7 +217,7 @@ class SensorCalibration:
             moment = sum(counts[i] * (f[i] - pit.offset) for f in frames)
             gain = (pit.gain * pit.evidence + moment) / (pit.evidence + evidence)
             if gain > 0:
-                pits.append(replace(pit, gain=gain, evidence=pit.evidence + evidence))
+                pits.append(replace(pit, gain=gain, evidence=min(pit.evidence + evidence, MOST_EVIDENCE)))
             else:
                 pits.append(pit)  # nonsense (a sensor fault): keep what we had
         return replace(self, pits=tuple(pits))
@@ -261,7 +263,7 @@ class SensorCalibration:
             raise SensorCalibrationError(f"{where}: not a Pitwatch sensor calibration (format must be {FORMAT!r})")
         version = data.get("version")
         if type(version) is not int or version != VERSION:  # not true or 1.0, which equal 1
-            raise SensorCalibrationError(f"{where}: version {version!r} is not supported (expected {VERSION})")
+            raise SensorCalibrationError(f"{where}: version {reprlib.repr(version)} is not supported (expected {VERSION})")
         max_count = _field(data, "max_count", where, MAX_COUNT_FIELD)
         spread = _field(data, "spread", where, SPREAD)
         entries = data.get("pits")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import reprlib
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,7 @@ class Setting:
 
 
 DEFAULT_DATABASE = "~/.local/share/pitwatch/games.sqlite"
+MOST_FLOAT = sys.float_info.max
 
 SCHEMA: dict[str, dict[str, Setting]] = {
     "game": {
@@ -233,20 +236,24 @@ def _store(values: dict, section: str, key: str, value: Any, where: str) -> None
     expected = type(setting.default)
     ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
     if expected is float and isinstance(value, int) and not isinstance(value, bool):
-        value, ok = float(value), True
+        ok = True
+        if abs(value) <= MOST_FLOAT:  # a whole number of 400 digits stays one, to be refused as out of range
+            value = float(value)
     if not ok:
-        raise ConfigError(f"{where}: {section}.{key} must be {_TYPE_WORDS[expected]}, not {value!r}")
+        raise ConfigError(f"{where}: {section}.{key} must be {_TYPE_WORDS[expected]}, not {reprlib.repr(value)}")
     if setting.choices and value not in setting.choices:
-        raise ConfigError(f"{where}: {section}.{key} = {value!r} is not one of {', '.join(setting.choices)}")
+        raise ConfigError(f"{where}: {section}.{key} = {reprlib.repr(value)} is not one of {', '.join(setting.choices)}")
     if setting.bounds and not _within(value, setting.bounds):
-        raise ConfigError(f"{where}: {section}.{key} must be {setting.range_text()}, not {value!r}")
+        raise ConfigError(f"{where}: {section}.{key} must be {setting.range_text()}, not {reprlib.repr(value)}")
     values[section][key] = value
 
 
 def _within(value: float, bounds: tuple[float, float | None]) -> bool:
     """Whether ``value`` is a finite number within ``bounds`` (nan and inf are neither)."""
     low, high = bounds
-    return math.isfinite(value) and low <= value and (high is None or value <= high)
+    if isinstance(value, float) and not math.isfinite(value):  # an int is finite, and math.isfinite overflows on 10**400
+        return False
+    return low <= value and (high is None or value <= high)
 
 
 _TYPE_WORDS = {str: "a string", int: "a whole number", float: "a number", bool: "true or false",

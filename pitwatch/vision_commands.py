@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 import cv2
 import numpy as np
 
-from calibration.calibfile import Calibration, CalibrationError, load_calibration, save_calibration
+from calibration.calibfile import Calibration, CalibrationError, load_calibration, not_a_file, save_calibration
 from calibration.calibrate import calibrate
 from calibration.markersheet import render_marker_sheet
 from calibration.outline import check_outline
@@ -135,8 +135,8 @@ def _calibration_to_replace(output: str, pictures: dict[str, str]) -> Calibratio
             if Path(source).exists() and os.path.samefile(path, source):
                 raise ValueError(f"{output}: is the {flag} picture, which the calibration would replace: "
                                  "give -o another file")
-        if not path.is_file():
-            raise ValueError(f"{output}: is {_kind(path)}, not a file: -o names the calibration file to write")
+        if (kind := not_a_file(path)) is not None:
+            raise ValueError(f"{output}: is {kind}, not a file: -o names the calibration file to write")
     folder = path.parent
     if not folder.is_dir():
         raise ValueError(f"{output}: cannot be written, there is no folder {folder}")
@@ -148,15 +148,6 @@ def _calibration_to_replace(output: str, pictures: dict[str, str]) -> Calibratio
         return load_calibration(path)
     except CalibrationError as error:
         raise CalibrationError(f"{error}; not overwritten: -o names a new file or a calibration file to replace") from None
-
-
-def _kind(path: Path) -> str:
-    """What stands at ``path`` instead of a file, in the user's words."""
-    if path.is_dir():
-        return "a folder"
-    if path.is_fifo():
-        return "a named pipe"
-    return "a socket" if path.is_socket() else "a device"
 
 
 def _learned_sensors(old: Calibration | None, board: str) -> SensorCalibration | None:

@@ -17,6 +17,7 @@ JSON form (documented in ``docs/reading.md``)::
 from __future__ import annotations
 
 import math
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -33,11 +34,14 @@ class BadReading(RulesError):
 
 
 def _normalised(values: Sequence[float], where: str) -> tuple[float, ...]:
-    probs = tuple(float(v) for v in values)
+    try:
+        probs = tuple(float(v) for v in values)
+    except (TypeError, ValueError, OverflowError):  # text, null, a whole number of 400 digits
+        raise BadReading(f"{where}: probabilities must be numbers, got {reprlib.repr(list(values))}") from None
     if not probs:
         raise BadReading(f"{where}: empty probability list")
     if any(not math.isfinite(p) or p < 0 for p in probs):
-        raise BadReading(f"{where}: probabilities must be finite and non-negative, got {list(values)}")
+        raise BadReading(f"{where}: probabilities must be finite and non-negative, got {reprlib.repr(list(values))}")
     total = sum(probs)
     if total <= 0:
         raise BadReading(f"{where}: probabilities sum to zero")

@@ -45,7 +45,7 @@ def register(name: str, cls: type[Variant], description: str, **presets: Any) ->
     VARIANTS[name] = description
 
 
-def variant(name: str, **options: Any) -> Variant:
+def variant(name: str, /, **options: Any) -> Variant:
     """The variant ``name`` with ``options`` set; an error lists valid names or options."""
     try:
         entry = _ENTRIES[name]

@@ -71,7 +71,7 @@ class Variant:
     name: str
     description: str
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         self.name = name
         self.description = description
         known = {o.name: o for o in self.OPTIONS}

@@ -37,17 +37,17 @@ class Guard:
         app.before_request(self.check)
 
     def check(self) -> None:
-        host = urlsplit(f"//{request.host}").hostname or ""
+        host = _host_of(request.host)
         if not self.allow_network and host not in LOCAL_HOSTS:
-            abort(403, description=f"this dashboard only answers on 127.0.0.1, not {host!r} "
+            abort(403, description=f"this dashboard only answers on 127.0.0.1, not {request.headers.get('Host', '')[:200]!r} "
                                    "(start it with --allow-network to serve the network)")
         if request.routing_exception is not None:  # no such route (404), or not with this method (405)
             raise request.routing_exception
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return
         origin = request.headers.get("Origin")
-        if origin and origin != "null" and urlsplit(origin).netloc != request.host:
-            abort(403, description=f"control actions are only accepted from this dashboard, not from {origin}")
+        if origin and origin != "null" and _netloc_of(origin) != request.host:
+            abort(403, description=f"control actions are only accepted from this dashboard, not from {origin[:200]}")
         sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token", "")
         if not hmac.compare_digest(sent.encode(), self.csrf.encode()):
             abort(403, description="missing or wrong CSRF token: reload the dashboard and try again")
@@ -65,3 +65,19 @@ class Guard:
         limit = request.max_content_length
         if request.content_length is None and limit is not None and len(request.get_data(cache=True)) >= limit:
             abort(413, description=f"the request body is larger than {limit // 1024} KiB")
+
+
+def _host_of(host: str) -> str:
+    """The host name of a request's ``Host``; empty when it is none (``[::1``, a port of 99999)."""
+    try:
+        return urlsplit(f"//{host}").hostname or ""
+    except ValueError:
+        return ""
+
+
+def _netloc_of(origin: str) -> str | None:
+    """The host and port an ``Origin`` header names; None when it names none (``http://[::1``)."""
+    try:
+        return urlsplit(origin).netloc
+    except ValueError:
+        return None

@@ -44,7 +44,7 @@ class _KenyanBao(QuickPlay, repetition.RepetitionRules, Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(HOUSES, self.STORES)
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         self._houses = (self.layout.houses(0), self.layout.houses(1))
         self._owner = tuple(-1 if p.is_store else p.owner for p in self.layout.pits)
@@ -133,7 +133,7 @@ class BaoKenya(_KenyanBao):
     SEEDS = 3
     STORES = "right"
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         self._stores = (self.layout.store(0), self.layout.store(1))
         size = len(self.layout)
@@ -196,7 +196,7 @@ class BaoKenyaLaps(_KenyanBao):
     SEEDS = 2
     STORES = "none"
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         size = len(self.layout)
         self._paths = tuple(track_path(lambda pit: (pit + 1) % size, i) for i in range(size))

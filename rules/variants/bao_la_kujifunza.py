@@ -44,7 +44,7 @@ class BaoLaKujifunza(Variant):
     def _make_layout(self) -> Layout:
         return four_rank_layout(8)
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         layout = self.layout
         self._tracks = layout.player_tracks

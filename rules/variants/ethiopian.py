@@ -28,7 +28,7 @@ class Ethiopian(Kalah):
     # one seed per house would leave nobody a move at the start: at least 2
     OPTIONS = tuple(replace(o, bounds=(2, 12)) if o.name == "seeds" else o for o in Kalah.OPTIONS)
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         size = len(self.layout)
         cw = self._track_paths(lambda pit: (pit - 1) % size)

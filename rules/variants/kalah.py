@@ -64,7 +64,7 @@ class Kalah(QuickPlay, Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(self.options["houses"], "right")
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         n = self.options["houses"]
         size = 2 * n + 2

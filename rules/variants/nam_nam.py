@@ -63,7 +63,7 @@ class NamNam(Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(6)
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         labels = self._labels = self.layout.labels  # the property builds a new tuple on every call
         self._next = tuple((i + 1) % HOLLOWS for i in range(HOLLOWS))

@@ -30,7 +30,7 @@ class Nigerian(QuickPlay, Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(6, "right")
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         pits = self.layout.pits
         size = len(pits)

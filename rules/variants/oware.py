@@ -55,7 +55,7 @@ class Oware(QuickPlay, repetition.RepetitionRules, Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(HOUSES, "none")
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         size = 2 * HOUSES
         self._rows = (tuple(range(HOUSES)), tuple(range(HOUSES, size)))

@@ -61,7 +61,7 @@ class PassItOn(Variant):
     def _make_layout(self) -> Layout:
         return two_row_layout(SECTIONS, "left")
 
-    def __init__(self, name: str, description: str, **options: Any) -> None:
+    def __init__(self, name: str, description: str, /, **options: Any) -> None:
         super().__init__(name, description, **options)
         self._labels = self.layout.labels  # the property builds a new tuple on every call
         self._sections = (tuple(range(0, 5)), tuple(range(6, 11)))

@@ -20,7 +20,7 @@ from hypothesis import given, settings, strategies as st
 import rules
 from calibration.calibfile import load_sensor_file
 from firmware_bridge import SensorCalibrationError, SensorCalibration
-from firmware_bridge.sensors import MAX_COUNT
+from firmware_bridge.sensors import MAX_COUNT, MOST_EVIDENCE
 
 LABELS = rules.variant("kalah").layout.labels
 START = list(rules.variant("kalah").start().pits)
@@ -60,8 +60,12 @@ def top(field: str, value: Any) -> Callable[[dict], None]:
     (pit("gain", "heavy"), "pit A: 'gain' must be a number above 0 and at most 1023, not 'heavy'"),
     (pit("noise", 0), "pit A: 'noise' must be a number from 1 to 1023, not 0"),
     (pit("noise", math.inf), "pit A: 'noise' must be a number from 1 to 1023, not inf"),
-    (pit("evidence", -1), "pit A: 'evidence' must be a number at least 0, not -1"),
-    (lambda data: data["pits"][0].pop("evidence"), "pit A: 'evidence' must be a number at least 0, not None"),
+    (pit("evidence", -1), "pit A: 'evidence' must be a number from 0 to 1e+12, not -1"),
+    (lambda data: data["pits"][0].pop("evidence"), "pit A: 'evidence' must be a number from 0 to 1e+12, not None"),
+    # the next learning overflowed (OverflowError in the sensors' thread), or made every gain inf
+    (pit("evidence", 10 ** 400), "pit A: 'evidence' must be a number from 0 to 1e+12, not 1000"),
+    (pit("evidence", 1e308), "pit A: 'evidence' must be a number from 0 to 1e+12, not 1e+308"),
+    (pit("gain", "x" * 1_000_000), "pit A: 'gain' must be a number above 0 and at most 1023, not 'xxxxxxxxxxxx"),
     (pit("label", ""), "calibration: label 0 must be a non-empty string, not ''"),
     (pit("label", 7), "calibration: label 0 must be a non-empty string, not 7"),
     (pit("label", "B"), "calibration: pit labels repeat"),
@@ -118,6 +122,8 @@ def test_whatever_a_file_holds_it_is_refused_or_reads_a_frame(changes):
     for frame in ([0] * 14, [1023] * 14, START_FRAMES[0]):
         reading = calibration.to_reading(frame)
         assert set(reading.pits) == set(calibration.labels)
+    learned = calibration.learn(START_FRAMES, START)  # and it learns: a confirmed position's frames
+    assert all(math.isfinite(p.gain) and p.evidence <= MOST_EVIDENCE for p in learned.pits)
 
 
 @pytest.mark.parametrize("arguments, message", [

@@ -51,6 +51,9 @@ def test_bad_files_name_the_key(tmp_path, text, message):
     ("web.nope=1", "unknown key web.nope"),
     ("web.port=eighty", "is not a valid value"),
     ("session.settle_seconds=-1", "session.settle_seconds must be from 0 to 10, not -1.0"),
+    # 400 digits: a traceback once (float() and math.isfinite overflow), and then named in full
+    ("session.settle_seconds=1" + "0" * 400, "session.settle_seconds must be from 0 to 10, not 100000000000000000\\.\\.\\.0+$"),
+    ("camera.still_frames=1" + "0" * 400, "camera.still_frames must be from 1 to 50, not 100000000000000000\\.\\.\\.0+$"),
 ])
 def test_bad_overrides_name_the_key(tmp_path, override, message):
     with pytest.raises(cfg.ConfigError, match=message):

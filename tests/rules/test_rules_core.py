@@ -184,7 +184,16 @@ def test_reading_json_round_trip_and_unseen_pits():
     ({"pits": {"A": {"p": [1, -1]}}}, "finite and non-negative"),
     ({"pits": {"A": {"p": [1], "white": 2}}}, "white must be a list"),
     ({"pits": {}, "time": "noon"}, "time must be a number, not 'noon'"),
+    ({"pits": {"A": {"p": [10 ** 400, 1]}}}, r"pits\['A'\].p: probabilities must be numbers, got \[100000000000000000\.\.\."),
+    ({"pits": {"A": {"p": ["x", 1]}}}, r"pits\['A'\].p: probabilities must be numbers, got \['x', 1\]"),
 ])
 def test_bad_readings_are_explained(data, message):
     with pytest.raises(rules.BadReading, match=message):
         rules.Reading.from_json(data)
+
+
+@pytest.mark.parametrize("option", ["name", "description", "self"])
+def test_an_option_named_as_a_constructor_argument_is_an_unknown_option(option):
+    """The dashboard's New game passes the options a browser sent: their names are the user's."""
+    with pytest.raises(rules.BadOption, match=rf"kalah: unknown option '{option}'; valid options: houses"):
+        rules.variant("kalah", **{option: 1})

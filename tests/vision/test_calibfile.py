@@ -2,12 +2,16 @@
 
 import base64
 import json
+import os
+import threading
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from calibration import calibfile
 from calibration.calibfile import CalibrationError, load_calibration, save_calibration
 
 
@@ -35,6 +39,24 @@ def _png(image):
     return base64.b64encode(cv2.imencode(".png", image)[1].tobytes()).decode()
 
 
+def _swapped(one, other):
+    """A change that swaps two hollows' centres."""
+    def swap(data):
+        hollows = data["hollows"]
+        hollows[one]["centre"], hollows[other]["centre"] = hollows[other]["centre"], hollows[one]["centre"]
+    return swap
+
+
+def _png_header(width, height):
+    """A PNG's signature and the start of its IHDR chunk, which hold its size."""
+    return b"\x89PNG\r\n\x1a\n" + (13).to_bytes(4, "big") + b"IHDR" + width.to_bytes(4, "big") + height.to_bytes(4, "big")
+
+
+def _empty_size(data):
+    image = cv2.imdecode(np.frombuffer(base64.b64decode(data["empty"]), np.uint8), cv2.IMREAD_COLOR)
+    return image.shape[1], image.shape[0]
+
+
 def _broken(saved, change):
     data = json.loads(saved.read_text())
     change(data)
@@ -50,13 +72,14 @@ def _broken(saved, change):
     (lambda d: d.update(board="3x7"), "board"),
     (lambda d: d.update(px_per_mm="big"), "px_per_mm"),
     (lambda d: d["hollows"].pop("C"), "hollows: no ellipse for pit(s) C"),
-    (lambda d: d["hollows"].update(Z=d["hollows"]["A"]), "hollows: Z"),
+    (lambda d: d["hollows"].update(Z=d["hollows"]["A"]), "hollows: 'Z' are not pits of a 2x6+stores board"),
     (lambda d: d["hollows"]["B"].update(axes=[3, -1]), "hollows.B.axes"),
     (lambda d: d["hollows"]["B"].update(axes=[1e-9, 1e-9]), "hollows.B.axes: [1e-09, 1e-09] px; a 2x6+stores board's hollow"),
     (lambda d: d["hollows"]["S"].update(axes=[1e5, 40]), "hollows.S.axes: [100000.0, 40.0] px"),
     (lambda d: d.update(version=True), "version: this Pitwatch reads versions 1, 2, the file is version True"),
     (lambda d: d.update(version=2.0), "the file is version 2.0"),
-    (lambda d: d.update(px_per_mm=10 ** 400), "px_per_mm: 1000"),  # math.isfinite overflows on such an int
+    (lambda d: d.update(px_per_mm=10 ** 400), "px_per_mm: expected a number, got 100000000000000000...000"),  # float()
+    # and math.isfinite overflow on such an int
     (lambda d: d["hollows"]["B"].update(centre=[1e4, 5]), "hollows.B.centre"),
     (lambda d: d["counter"].update(temperature=None), "counter.temperature"),
     (lambda d: d["counter"].update(temperature=0.5), "counter.temperature"),
@@ -79,7 +102,9 @@ def _broken(saved, change):
      "corners[1] (near-right): (1100, 460) lies outside the 640 x 480 camera picture"),
     (lambda d: d.update(corners_picture=[1280.5, 720]), "corners_picture"),
     (lambda d: d.update(corners_picture="1280x720"), "corners_picture"),
-    (lambda d: d.update(board="2x8+stores"), "hollows: no ellipse for pit(s) G, H"),  # file of another board
+    (lambda d: d.update(board="2x8+stores"),  # file of another board
+     "variant: expected null or a variant played on a 2x8+stores board, got 'kalah'"),
+    (lambda d: d.update(board="2x8+stores", variant=None), "hollows: no ellipse for pit(s) G, H"),
     (lambda d: d.update(markers=[1, 2]), "markers: expected null or an object mapping marker ids 0 to 3"),
     (lambda d: d["markers"].update({"4": d["markers"]["0"]}), "markers: expected null or an object mapping marker ids"),
     (lambda d: d["markers"].update({"1": d["markers"]["1"][:3]}), "markers.1: expected four corners"),
@@ -87,10 +112,53 @@ def _broken(saved, change):
     (lambda d: d["markers"]["2"][0].__setitem__(0, "left"), "markers.2[0][0]: expected a number"),
     (lambda d: d["markers"].update({"3": [[x + 900, y] for x, y in d["markers"]["3"]]}), "markers.3: its corners [[9"),
     (lambda d: d["markers"].update({"0": [[x * 3, y] for x, y in d["markers"]["0"]]}), "markers.0: its corners are"),
+    # found by fuzzing hand-edited files (2026-12-07): each loaded, then read wrong or never read
+    (_swapped("A", "a"), "hollows.A.centre: "),  # read A's seeds from a's hollow, status ok
+    (lambda d: d.update(variant="no-such-variant"), "variant: expected null or a variant played on a 2x6+stores board"),
+    (lambda d: d.update(variant="oware"), "variant: expected null or a variant played on a 2x6+stores board, got 'oware'"),
+    (lambda d: d["counter"].update(blur_limit_mm=0), "counter.blur_limit_mm: 0 is outside 0.8..10.0"),
+    (lambda d: d.update(empty=base64.b64encode(cv2.imencode(".jpg", np.zeros((40, 60, 3), np.uint8))[1]).decode()),
+     "empty: not a PNG image"),
+    (lambda d: d.update(empty=base64.b64encode(_png_header(30_000, 30_000) + bytes(64)).decode()),
+     "empty: image is 30000x30000 px, a 2x6+stores board"),  # told by its header: 2.7 GB decoded
+    (lambda d: d.update(empty=base64.b64encode(_png_header(*_empty_size(d)) + bytes(64)).decode()),
+     "empty: not a whole PNG image"),
 ])
 def test_malformed_file_names_the_field(saved, change, field):
     message = _broken(saved, change)
     assert field in message and str(saved) in message
+
+
+def test_a_bad_value_is_named_short(saved):
+    """A megabyte string in a field named in full made an error line of a megabyte."""
+    message = _broken(saved, lambda d: d.update(format="x" * 1_000_000))
+    assert message.startswith(f"{saved}: format: expected 'pitwatch-calibration', got 'xxx") and len(message) < 300
+
+
+def test_what_is_no_file_is_refused_unread(tmp_path, monkeypatch):
+    """A named pipe waited for a writer for ever, /dev/zero filled the memory, and a video given by
+    mistake was read whole."""
+    pipe = tmp_path / "board.json"
+    os.mkfifo(pipe)
+    outcome = []
+    reader = threading.Thread(target=lambda: outcome.append(_refusal(pipe)), daemon=True)
+    reader.start()
+    reader.join(10)
+    assert outcome == [f"{pipe}: not a calibration file but a named pipe"]
+    assert _refusal(Path("/dev/zero")) == "/dev/zero: not a calibration file but a device"
+    assert _refusal(tmp_path) == f"{tmp_path}: not a calibration file but a folder"
+    big = tmp_path / "video.json"
+    big.write_bytes(b"{" + b" " * 2_000)
+    monkeypatch.setattr(calibfile, "MOST_FILE_BYTES", 1_000)
+    assert _refusal(big) == f"{big}: not a calibration file (more than 0 MB; a calibration file is under 2 MB)"
+
+
+def _refusal(path):
+    try:
+        load_calibration(path)
+    except CalibrationError as error:
+        return str(error)
+    return None
 
 
 def test_not_json_and_missing_file(tmp_path):

@@ -98,6 +98,13 @@ def test_controls_change_the_game(client, csrf, session):
     assert session.game.result.reason == "agreement"
 
 
+@pytest.mark.parametrize("option", ["name", "description", "self"])
+def test_an_option_named_as_the_rules_own_arguments_is_unknown_not_a_server_error(client, csrf, session, option):
+    r = post(client, "/api/game", {"variant": "kalah", "options": {option: 1}}, csrf)
+    assert r.status_code == 400 and f"unknown option '{option}'" in r.get_json()["error"]
+    assert session.game.variant.options == {"houses": 6, "seeds": 4, "capture_needs_opposite": False}
+
+
 def test_the_header_describes_the_game_with_the_options_it_is_played_with(client, csrf):
     """A game of 8 houses of 12 seeds was headed "Kalah: 2 x 6 houses, 4 seeds, ...", the defaults."""
     kalah = client.get("/api/state").get_json()["game"]["description"]
@@ -249,6 +256,15 @@ def test_control_without_csrf_token_or_from_another_site_is_refused(client, csrf
 def test_local_dashboard_refuses_other_host_names(client):
     r = client.get("/api/state", headers={"Host": "attacker.example:8080"})
     assert r.status_code == 403 and "--allow-network" in r.get_data(as_text=True)
+    r = client.get("/api/state", headers={"Host": "[::1"})  # no host at all: named as sent
+    assert r.status_code == 403 and "not '[::1'" in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("origin", ["http://[::1", "http://[zz]", "https://[pitwatch"])
+def test_an_origin_that_is_no_url_is_refused_not_a_server_error(client, csrf, session, origin):
+    r = post(client, "/api/move", {"move": "C"}, {**csrf, "Origin": origin})
+    assert r.status_code == 403 and origin in r.get_json()["error"]
+    assert session.game.moves == []
 
 
 def test_on_the_network_control_actions_need_the_token(session):

@@ -113,6 +113,8 @@ def test_null_corners_go_back_to_the_markers(client, csrf, camera):
     ({"corners": [TRUE[0], TRUE[1], TRUE[3], TRUE[2]]}, "the outline crosses itself or bends inwards"),
     ({"corners": [TRUE[0], TRUE[3], TRUE[2], TRUE[1]]}, "go round clockwise on the picture"),
     ({"corners": [TRUE[2], TRUE[3], TRUE[0], TRUE[1]]}, "the first two points must be the near side"),
+    ({"corners": [[10 ** 400, 0], TRUE[1], TRUE[2], TRUE[3]]},  # a server error once: too large for a float
+     "corners[0] (near-left): expected [x, y], two numbers in camera pixels, got [100000000000000000...000"),
 ])
 def test_a_bad_request_gets_a_400_naming_the_problem_and_changes_nothing(client, csrf, camera, body, problem):
     source, _, path = camera
