@@ -70,6 +70,7 @@ import numpy as np
 
 from firmware_bridge.sensors import SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
+from vision.markers import turn
 from vision.rectify import rectified_size
 
 from .checks import is_number, shown
@@ -79,6 +80,7 @@ from .profiles import MARKER_MM, BoardProfile, UnknownBoard, board_profile
 FORMAT = "pitwatch-calibration"
 VERSION = 2
 PNG_SIGNATURE, PNG_HEADER_BYTES = b"\x89PNG\r\n\x1a\n", 24  # a PNG's first 8 bytes; its width and height end at 24
+FLAT_PICTURE = 2.0  # grey levels: an empty board's picture varies more (its grain, its hollows' shading, its markers)
 MOST_FILE_BYTES = 50_000_000  # a calibration file is under 2 MB (its empty board a PNG of up to 1 MB, in base64)
 HOLLOWS_MOVED_MM = 20.0  # a hollow calibration found this far from where the markers put it is refused: the right
 # profile's were at most 11.4 mm, another 2-row board's 13-48 mm (those under 20 mm caught by their markers' shape);
@@ -311,6 +313,12 @@ def _marker_places(data: Any, profile: BoardProfile) -> dict[int, np.ndarray] | 
         if not (0.5 * MARKER_MM <= sides.min() and sides.max() <= 1.5 * MARKER_MM):
             raise CalibrationError(f"{where}: its corners are {sides.min():.1f}-{sides.max():.1f} mm apart, a printed "
                                    f"marker's {MARKER_MM:.0f} mm")
+        if min(turn(points[k - 1], points[k], points[(k + 1) % 4]) for k in range(4)) < 0.5 * MARKER_MM ** 2:
+            raise CalibrationError(f"{where}: its corners do not go round a square clockwise, as a printed marker's "
+                                   "do in ArUco's order (mirrored, or out of order)")  # read "hand over board" for ever
+        for other, placed in places.items():
+            if math.dist(points.mean(axis=0), placed.mean(axis=0)) < MARKER_MM:
+                raise CalibrationError(f"{where}: it lies on markers.{other}")  # a board read with pits out of view
         places[int(key)] = points
     return places
 
@@ -335,6 +343,8 @@ def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:
         image = None
     if image is None or image.shape[:2] != (height, width):
         raise CalibrationError("empty: not a whole PNG image")
+    if float(image.std()) < FLAT_PICTURE:  # one colour all over read start positions "ok" with most pits wrong
+        raise CalibrationError("empty: a picture of one colour, no board in it")
     return image
 
 

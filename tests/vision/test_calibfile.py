@@ -123,6 +123,12 @@ def _broken(saved, change):
      "empty: image is 30000x30000 px, a 2x6+stores board"),  # told by its header: 2.7 GB decoded
     (lambda d: d.update(empty=base64.b64encode(_png_header(*_empty_size(d)) + bytes(64)).decode()),
      "empty: not a whole PNG image"),
+    (lambda d: d.update(empty=_png(np.full((*_empty_size(d)[::-1], 3), 255, np.uint8))),
+     "empty: a picture of one colour, no board in it"),  # read a start position "ok", 1 seed as 8
+    (lambda d: d["markers"]["0"].reverse(), "markers.0: its corners do not go round a square clockwise"),
+    (lambda d: d["markers"].update({"0": [d["markers"]["0"][k] for k in (0, 2, 1, 3)]}),
+     "markers.0: its corners do not go round a square clockwise"),  # crossing itself: S read one off
+    (lambda d: d["markers"].update({"1": d["markers"]["0"]}), "markers.1: it lies on markers.0"),
 ])
 def test_malformed_file_names_the_field(saved, change, field):
     message = _broken(saved, change)
