@@ -73,7 +73,7 @@ from firmware_bridge.sensors import SensorCalibration
 from vision.markers import turn
 from vision.rectify import rectified_size
 
-from .checks import is_number, shown
+from .checks import cut_short, is_number, shown
 from .outline import CornersError, check_outline
 from .profiles import MARKER_MM, BoardProfile, UnknownBoard, board_profile
 
@@ -262,7 +262,7 @@ def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, Ho
     labels = set(profile.layout.labels)
     unknown = sorted(set(data) - labels)
     if unknown:
-        raise CalibrationError(f"hollows: {', '.join(map(shown, unknown))} are not pits of a {profile.name} board")
+        raise CalibrationError(f"hollows: {cut_short(', '.join(unknown))} are not pits of a {profile.name} board")
     missing = [label for label in profile.layout.labels if label not in data]
     if missing:
         raise CalibrationError(f"hollows: no ellipse for pit(s) {', '.join(missing)}")
@@ -363,7 +363,7 @@ def _sensors(data: Any, profile: BoardProfile) -> SensorCalibration | None:
     except SensorCalibrationError as error:
         raise CalibrationError(str(error)) from None
     if sensors.labels != profile.layout.labels:
-        raise CalibrationError(f"sensors: calibrates pits {shown(' '.join(sensors.labels))}; a {profile.name} board has "
+        raise CalibrationError(f"sensors: calibrates pits {cut_short(' '.join(sensors.labels))}; a {profile.name} board has "
                                f"{' '.join(profile.layout.labels)}")
     return sensors
 

@@ -18,6 +18,11 @@ def is_number(value: Any) -> bool:
     return abs(value) <= sys.float_info.max if isinstance(value, int) else math.isfinite(value)
 
 
+def cut_short(text: str, most: int = 80) -> str:
+    """``text`` (pit labels, in words), cut to ``most`` characters where it is longer."""
+    return text if len(text) <= most else f"{text[:most - 3]}..."
+
+
 def shown(value: Any) -> str:
     """``value`` as an error shows it: its repr, cut short (a megabyte string or a number of 4,000
     digits named in full makes the error unreadable)."""

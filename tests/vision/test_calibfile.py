@@ -72,7 +72,7 @@ def _broken(saved, change):
     (lambda d: d.update(board="3x7"), "board"),
     (lambda d: d.update(px_per_mm="big"), "px_per_mm"),
     (lambda d: d["hollows"].pop("C"), "hollows: no ellipse for pit(s) C"),
-    (lambda d: d["hollows"].update(Z=d["hollows"]["A"]), "hollows: 'Z' are not pits of a 2x6+stores board"),
+    (lambda d: d["hollows"].update(Z=d["hollows"]["A"]), "hollows: Z are not pits of a 2x6+stores board"),
     (lambda d: d["hollows"]["B"].update(axes=[3, -1]), "hollows.B.axes"),
     (lambda d: d["hollows"]["B"].update(axes=[1e-9, 1e-9]), "hollows.B.axes: [1e-09, 1e-09] px; a 2x6+stores board's hollow"),
     (lambda d: d["hollows"]["S"].update(axes=[1e5, 40]), "hollows.S.axes: [100000.0, 40.0] px"),
