@@ -103,9 +103,9 @@ def test_a_corrupt_frame_that_passed_its_crc_makes_no_presses():
                     on_status=statuses.append)
 
     def report() -> None:
+        count = len(readings)  # before it is sent: the bridge may hand it over at once
         with board.lock:
             board.core.send_report()
-        count = len(readings)
         assert wait_until(lambda: len(readings) > count)
 
     try:
