@@ -60,11 +60,14 @@ def test_a_clock_that_restarts_is_a_reboot_and_one_that_wraps_after_49_days_is_n
                     on_status=statuses.append)
 
     def report_at(uptime_ms: int) -> None:
-        """The device sends a REPORT when its clock shows ``uptime_ms`` (taken modulo 2**32)."""
+        """The device sends a REPORT when its clock shows ``uptime_ms`` (taken modulo 2**32), give
+        or take: the clock is read again as the report is made, a moment later on a busy machine,
+        and a float of 4.3 million seconds may round a millisecond down (1 run in 20 under load
+        missed an exact match)."""
         with board.lock:
             board.core.booted_at = time.monotonic() - uptime_ms / 1000
             board.core.send_report()
-        assert wait_until(lambda: readings and readings[-1].device_ms == uptime_ms % 2**32)
+        assert wait_until(lambda: readings and (readings[-1].device_ms - uptime_ms + 1) % 2**32 <= 1_000)
 
     def restarts() -> list[str]:
         return [status.message for status in statuses if "its clock restarted" in status.message]
