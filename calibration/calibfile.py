@@ -60,6 +60,7 @@ import contextlib
 import json
 import math
 import os
+import reprlib
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,7 +74,7 @@ from firmware_bridge.sensors import SensorCalibration
 from vision.markers import turn
 from vision.rectify import rectified_size
 
-from .checks import cut_short, is_number, shown
+from .checks import cut_short, is_number
 from .outline import CornersError, check_outline
 from .profiles import MARKER_MM, BoardProfile, UnknownBoard, board_profile
 
@@ -165,22 +166,22 @@ class Calibration:
         if not isinstance(data, dict):
             raise CalibrationError("calibration: expected a JSON object")
         if data.get("format") != FORMAT:
-            raise CalibrationError(f"format: expected {FORMAT!r}, got {shown(data.get('format'))}")
+            raise CalibrationError(f"format: expected {FORMAT!r}, got {reprlib.repr(data.get('format'))}")
         version = data.get("version")
         if type(version) is not int or version not in READABLE_VERSIONS:  # not true or 2.0, which equal 1 and 2
             raise CalibrationError(f"version: this Pitwatch reads versions {', '.join(map(str, READABLE_VERSIONS))}, "
-                                   f"the file is version {shown(version)}")
+                                   f"the file is version {reprlib.repr(version)}")
         board = data.get("board")
         try:
             profile = board_profile(board) if isinstance(board, str) else None
         except UnknownBoard as error:
             raise CalibrationError(f"board: {error}") from None
         if profile is None:
-            raise CalibrationError(f"board: expected a board name, got {shown(board)}")
+            raise CalibrationError(f"board: expected a board name, got {reprlib.repr(board)}")
         variant = data.get("variant")
         if variant is not None and not _variant_of(variant, profile):
             raise CalibrationError(f"variant: expected null or a variant played on a {profile.name} board, "
-                                   f"got {shown(variant)}")
+                                   f"got {reprlib.repr(variant)}")
         px_per_mm = _number(data.get("px_per_mm"), "px_per_mm", 0.3, 10.0)
         corners = data.get("corners")
         if corners is not None:
@@ -234,15 +235,15 @@ def _variant_of(name: Any, profile: BoardProfile) -> bool:
 
 def _number(value: Any, field: str, low: float, high: float) -> float:
     if not is_number(value):
-        raise CalibrationError(f"{field}: expected a number, got {shown(value)}")
+        raise CalibrationError(f"{field}: expected a number, got {reprlib.repr(value)}")
     if not low <= value <= high:
-        raise CalibrationError(f"{field}: {shown(value)} is outside {low}..{high}")
+        raise CalibrationError(f"{field}: {reprlib.repr(value)} is outside {low}..{high}")
     return float(value)
 
 
 def _pair(value: Any, field: str) -> tuple[float, float]:
     if not isinstance(value, list) or len(value) != 2:
-        raise CalibrationError(f"{field}: expected two numbers, got {shown(value)}")
+        raise CalibrationError(f"{field}: expected two numbers, got {reprlib.repr(value)}")
     return (_number(value[0], f"{field}[0]", -1e5, 1e5), _number(value[1], f"{field}[1]", -1e5, 1e5))
 
 
@@ -252,7 +253,7 @@ def _picture(data: Any) -> tuple[int, int] | None:
         return None
     if (not isinstance(data, list) or len(data) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) and 16 <= v <= 100_000 for v in data)):
-        raise CalibrationError(f"corners_picture: expected null or [width, height] in whole pixels, got {shown(data)}")
+        raise CalibrationError(f"corners_picture: expected null or [width, height] in whole pixels, got {reprlib.repr(data)}")
     return data[0], data[1]
 
 
@@ -305,7 +306,7 @@ def _marker_places(data: Any, profile: BoardProfile) -> dict[int, np.ndarray] | 
     for key, corners in sorted(data.items()):
         where = f"markers.{key}"
         if not isinstance(corners, list) or len(corners) != 4:
-            raise CalibrationError(f"{where}: expected four corners [x, y] (board mm), got {shown(corners)}")
+            raise CalibrationError(f"{where}: expected four corners [x, y] (board mm), got {reprlib.repr(corners)}")
         points = np.array([_pair(corner, f"{where}[{k}]") for k, corner in enumerate(corners)], np.float32)
         if not ((points >= -MARKER_MM).all() and (points <= (width + MARKER_MM, height + MARKER_MM)).all()):
             raise CalibrationError(f"{where}: its corners {points.round(1).tolist()} lie off the {width:.0f}x{height:.0f} mm board")

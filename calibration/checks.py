@@ -1,10 +1,10 @@
 """What the readers of outside values (a calibration file, the corners a dashboard sends) share:
-whether a JSON value is a usable number, and a bad value shown short in an error."""
+whether a JSON value is a usable number, and labels cut short in an error (a bad value is shown
+by ``reprlib.repr``, which cuts a megabyte string or a number of 4,000 digits short)."""
 
 from __future__ import annotations
 
 import math
-import reprlib
 import sys
 from typing import Any
 
@@ -21,9 +21,3 @@ def is_number(value: Any) -> bool:
 def cut_short(text: str, most: int = 80) -> str:
     """``text`` (pit labels, in words), cut to ``most`` characters where it is longer."""
     return text if len(text) <= most else f"{text[:most - 3]}..."
-
-
-def shown(value: Any) -> str:
-    """``value`` as an error shows it: its repr, cut short (a megabyte string or a number of 4,000
-    digits named in full makes the error unreadable)."""
-    return reprlib.repr(value)

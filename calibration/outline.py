@@ -6,11 +6,12 @@ board seen from South's seat, naming the corner at fault."""
 from __future__ import annotations
 
 import math
+import reprlib
 from typing import Any
 
 from vision.markers import MARKER_NAMES, turn
 
-from .checks import is_number, shown
+from .checks import is_number
 
 CORNER_NAMES = tuple(MARKER_NAMES[i] for i in range(4))  # near-left, near-right, far-right, far-left
 ORDER = ", ".join(CORNER_NAMES)
@@ -68,7 +69,7 @@ def check_outline(corners: Any, size: tuple[int, int]) -> list[Point]:
 def _point(value: Any, k: int, size: tuple[int, int]) -> Point:
     where = f"corners[{k}] ({CORNER_NAMES[k]})"
     if not isinstance(value, list) or len(value) != 2 or not all(is_number(v) for v in value):
-        raise CornersError(f"{where}: expected [x, y], two numbers in camera pixels, got {shown(value)}")
+        raise CornersError(f"{where}: expected [x, y], two numbers in camera pixels, got {reprlib.repr(value)}")
     x, y = float(value[0]), float(value[1])
     width, height = size
     if not (0 <= x <= width and 0 <= y <= height):

@@ -17,12 +17,12 @@ rarely covers more than one.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 
 import rules
 from rules.layout import Layout, four_rank_layout, two_row_layout
 
-from .checks import shown
 
 PITCH_MM = 56.0  # centre-to-centre distance of neighbouring hollows
 HOLLOW_AXES_MM = (23.0, 20.0)  # semi-axes of a playing hollow (across, along the board's depth)
@@ -130,9 +130,9 @@ def board_profile(name: str) -> BoardProfile:
         layout = rules.variant(name).layout
     except rules.RulesError:
         known = ", ".join([*PROFILE_LAYOUTS, *rules.VARIANTS])
-        raise UnknownBoard(f"unknown variant or board {shown(name)}; known: {known}") from None
+        raise UnknownBoard(f"unknown variant or board {reprlib.repr(name)}; known: {known}") from None
     if layout.name not in PROFILE_LAYOUTS:
-        raise UnknownBoard(f"variant {shown(name)} plays on a {layout.name} board, which has no profile")
+        raise UnknownBoard(f"variant {reprlib.repr(name)} plays on a {layout.name} board, which has no profile")
     return _profile_of(PROFILE_LAYOUTS[layout.name])
 
 

@@ -454,9 +454,7 @@ class Bridge:
                 self._count_presses(session, message.button, message.presses)
         elif isinstance(message, p.Info) and message.is_boot:
             if (mismatch := _other_protocol(message)) is not None:  # another firmware, flashed while we were connected
-                session.lost_reason = mismatch  # the handshake asks again: a real one is refused, a corrupt banner passes
-                session.lost.set()
-                self._wake.set()
+                self._lose(session, mismatch)  # the handshake asks again: a real one is refused, a corrupt banner passes
                 return
             session.uptime_ms = 0
             self._rebooted(session, message.reset_cause.name.lower().replace("_", " "), message)
@@ -505,10 +503,11 @@ class Bridge:
         self._update(bad_frames=self.status.bad_frames + 1)  # only this (reader) thread counts them
 
     def _on_lost(self, session: _Session, exc: Exception | None) -> None:
-        if exc is not None:
-            session.lost_reason = f"lost {session.port}: {exc}"
-        else:
-            session.lost_reason = f"closed {session.port}"
+        self._lose(session, f"lost {session.port}: {exc}" if exc is not None else f"closed {session.port}")
+
+    def _lose(self, session: _Session, reason: str) -> None:
+        """End ``session`` for ``reason``: the bridge's thread closes it and connects again."""
+        session.lost_reason = reason
         session.lost.set()
         self._wake.set()
 

@@ -294,12 +294,12 @@ class PassItOn(Variant):
             raise BadPosition(f"{name}: a game is over exactly when a player has emptied his sections "
                               f"or has {PENALTY_LIMIT} penalty points")
         target = self.options["match_target"]
-        reached = [PLAYER_NAMES[p] for p in (0, 1) if match[p] >= target]
+        reached = [p for p in (0, 1) if match[p] >= target]
         if len(reached) == 2:  # only a game's winner scores, and his game is the match's last
             raise BadPosition(f"{name}: both players have {target} match points or more; the match ends when "
                               "the first reaches them")
         if reached and pos.result is None:
-            raise BadPosition(f"{name}: {reached[0]} has {match[PLAYER_NAMES.index(reached[0])]} match points of the "
+            raise BadPosition(f"{name}: {PLAYER_NAMES[reached[0]]} has {match[reached[0]]} match points of the "
                               f"{target} that win the match, so no game of it is still being played")
 
 

@@ -194,6 +194,10 @@ def test_on_a_phone_the_counts_can_be_read_and_the_pits_hit(page, session):
     assert len(fonts) == 14 and min(fonts) >= 11.5, fonts
     assert min(min(size) for size in targets) >= 36, targets  # a hollow alone is 29 x 27 there
     assert no_horizontal_scroll(browser)
+    session.new_game("bao-kenya", {}, "Ann", "Bob")  # ten columns, the widest board: WCAG 2.2 asks 24 px
+    wide = wait_for(lambda: len(found := browser.execute_script(TARGETS_JS)) == 8 and found, what="Bao's pits to click")
+    assert min(min(size) for size in wide) >= 29, wide
+    assert no_horizontal_scroll(browser)
     browser.set_window_size(1400, 1000)
     browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     wait_for(lambda: max(browser.execute_script(COUNT_FONTS_JS)) < 16, what="the counts drawn as on a wide screen")
