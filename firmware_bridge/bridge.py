@@ -63,8 +63,10 @@ class BridgeStatus:
     message: str = "not started"
     port: str | None = None
     device: p.Info | None = None  # the board of the newest handshake, kept while reconnecting; None until one answers
-    bad_frames: int = 0  # frames from the device rejected by framing or checksum
-    device_bad_frames: int = 0  # frames the device rejected (from its ERROR reports)
+    bad_frames: int = 0  # frames from the device rejected: by framing or checksum, or carrying what cannot be
+    device_bad_frames: int = 0  # frames the device rejected (from its ERROR reports), in every session
+    lost_reports: int = 0  # reports that lost a frame on the way (a header or a slice), so never arrived whole
+    unknown_messages: int = 0  # well-formed frames of a type this bridge does not know (a newer firmware's)
     retries: int = 0  # commands sent again, unanswered: in every session, the handshakes' too
     failed_commands: int = 0  # commands given up after every attempt: in every session, the handshakes' too
     reconnects: int = 0  # back-offs: each lost link and each failed attempt to (re)open the port
@@ -103,6 +105,7 @@ class _Session:
     # The device's press counter per button as last seen; None until this session first sees it.
     presses: list[int | None] = field(default_factory=lambda: [None] * p.BUTTONS)
     uptime_ms: int = 0
+    adc_limit: int = 1 << 16  # raw values must be below this: 2 ** the ADC's bits, once the device has said them
     reports: p.ReportAssembler = field(default_factory=p.ReportAssembler)
 
     def close(self) -> None:
@@ -171,6 +174,7 @@ class Bridge:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._earlier_retries = self._earlier_failures = 0  # from sessions already closed
+        self._device_errors = 0  # the device's own count of frames it rejected, as last reported since its boot
         self._failed_callbacks: set[Callable] = set()
         self._wanted_leds: tuple[p.Led, ...] | None = None
         self._confirmed_leds: tuple[p.Led, ...] | None = None
@@ -366,6 +370,7 @@ class Bridge:
         if (mismatch := _other_protocol(info)) is not None:
             raise LinkLost(mismatch)
         session.link.ack_timeout, session.link.attempts = self.ack_timeout, self.attempts
+        session.adc_limit = _adc_limit(info)
         return info
 
     def _configure(self, session: _Session) -> None:
@@ -436,6 +441,7 @@ class Bridge:
         session.last_frame = time.monotonic()
         if frame.type not in p.Message._by_type:
             log.debug("%s: ignoring message type %#04x from a newer firmware", session.port, frame.type)
+            self._update(unknown_messages=self.status.unknown_messages + 1)
             return
         try:
             message = p.decode_message(frame)
@@ -444,7 +450,10 @@ class Bridge:
             return
         session.link.frame_received(message)
         if isinstance(message, (p.ReportHeader, p.ReportSlice)):
+            dropped_before = session.reports.dropped
             report = session.reports.add(message)
+            if session.reports.dropped > dropped_before:
+                self._update(lost_reports=self.status.lost_reports + session.reports.dropped - dropped_before)
             if report is not None:
                 self._on_report(session, report)
         elif isinstance(message, p.ButtonEvent):
@@ -456,12 +465,28 @@ class Bridge:
             if (mismatch := _other_protocol(message)) is not None:  # another firmware, flashed while we were connected
                 self._lose(session, mismatch)  # the handshake asks again: a real one is refused, a corrupt banner passes
                 return
-            session.uptime_ms = 0
+            session.uptime_ms, session.adc_limit = 0, _adc_limit(message)
+            self._device_errors = 0  # its ERROR count starts again too
             self._rebooted(session, message.reset_cause.name.lower().replace("_", " "), message)
         elif isinstance(message, p.ErrorReport):
-            self._update(device_bad_frames=message.count)
+            self._count_device_errors(message.count)
+
+    def _count_device_errors(self, count: int) -> None:
+        """Add what the device's count of rejected frames grew by. That count is the device's own since
+        its boot: shown as it stands, it fell back to a handful at every restart, and a diagnosis
+        lost the errors before. A count that went back started again from zero (a reboot whose
+        banner was lost, or 65,535 passed)."""
+        grew = count - self._device_errors if count >= self._device_errors else count
+        self._device_errors = count
+        self._update(device_bad_frames=self.status.device_bad_frames + grew)
 
     def _on_report(self, session: _Session, report: p.Report) -> None:
+        beyond = [(pit, raw) for pit, raw in enumerate(report.raw) if raw >= session.adc_limit]
+        if beyond:  # a slice that passed its CRC corrupted: no sensor reads this, and no count fits it
+            pit, raw = beyond[0]
+            self._on_bad_frame(session, p.ProtocolError(f"REPORT gives pit {pit} the raw value {raw}; "
+                                                        f"the board's ADC reads 0 to {session.adc_limit - 1}"))
+            return
         if _clock_restarted(session.uptime_ms, report.uptime_ms):  # a reboot whose banner was lost
             self._rebooted(session, "its clock restarted", history=True)
         session.uptime_ms = report.uptime_ms
@@ -548,6 +573,12 @@ def _other_protocol(info: p.Info) -> str | None:
     return f"the board speaks protocol v{info.protocol}; this Pitwatch speaks v{p.PROTOCOL_VERSION}: update the firmware"
 
 
+def _adc_limit(info: p.Info) -> int:
+    """The first raw value the board in ``info`` cannot send: 2 ** its ADC's bits (a value carries
+    16 bits at most, so a board that claims more, or none, is held to those 16)."""
+    return 1 << info.adc_bits if 1 <= info.adc_bits <= 16 else 1 << 16
+
+
 def _clock_restarted(before_ms: int, now_ms: int) -> bool:
     """Whether the device's clock going from ``before_ms`` to ``now_ms`` means it rebooted.
 
@@ -557,14 +588,55 @@ def _clock_restarted(before_ms: int, now_ms: int) -> bool:
     return now_ms < before_ms and (now_ms - before_ms) % CLOCK_WRAP_MS >= WRAP_WINDOW_MS
 
 
-def probe(port: str | None, seconds: float) -> BridgeStatus:
+@dataclass(frozen=True)
+class LinkHealth:
+    """What a connected board's link carried while it was watched: the reports that arrived whole,
+    and the frames damaged or reports lost on the way (a cable that damages frames shows here long
+    before it loses the link)."""
+
+    seconds: float
+    reports: int
+    damaged_frames: int  # frames from the board rejected
+    lost_reports: int
+    unknown_messages: int
+
+    @property
+    def clean(self) -> bool:
+        return self.reports > 0 and self.damaged_frames == 0 and self.lost_reports == 0
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What :func:`probe` found: the link's status, and its health once a board answered."""
+
+    status: BridgeStatus
+    health: LinkHealth | None = None
+
+
+def probe(port: str | None, seconds: float, watch_seconds: float = 0.0) -> Probe:
     """The link's status once a Pitwatch board has shaken hands on ``port`` (None: on any serial
-    port), or after ``seconds`` without one: the status then says why. The port is closed again."""
-    bridge = Bridge(port).start()
+    port), or after ``seconds`` without one: the status then says why. With ``watch_seconds``, the
+    reports of a board that answered are watched that long, for its :class:`LinkHealth`. The port
+    is closed again."""
+    reports = 0
+
+    def count(_frame: SensorFrame) -> None:
+        nonlocal reports
+        reports += 1
+
+    bridge = Bridge(port, on_reading=count).start()
     try:
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline and not bridge.status.connected:
             time.sleep(0.05)
-        return bridge.status
+        before = bridge.status
+        if not before.connected or watch_seconds <= 0:
+            return Probe(before)
+        reports = 0
+        time.sleep(watch_seconds)
+        after = bridge.status
+        return Probe(after, LinkHealth(watch_seconds, reports, after.bad_frames - before.bad_frames,
+                                       after.lost_reports - before.lost_reports,
+                                       after.unknown_messages - before.unknown_messages))
     finally:
         bridge.stop()

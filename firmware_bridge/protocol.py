@@ -429,12 +429,15 @@ class ReportAssembler:
     slice of the same scan. A report missing a slice (a frame lost to noise) is
     dropped when the next header starts: the device sends a fresh one within
     50 ms, and a report that mixed two scans would not be one moment's reading.
+    ``dropped`` counts the reports lost so, and those whose header was lost.
     """
 
     def __init__(self) -> None:
         self._header: ReportHeader | None = None
         self._raw: list[int | None] = []
-        self.dropped = 0  # reports abandoned incomplete
+        self._headers_seen = False
+        self._headless_scan: int | None = None  # the scan of the last slice whose header never came
+        self.dropped = 0  # reports lost: abandoned incomplete, or whose header never came
 
     def add(self, message: Message) -> Report | None:
         """Offer one received message; returns the report it completes, if any."""
@@ -442,7 +445,11 @@ class ReportAssembler:
             if self._header is not None:
                 self.dropped += 1
             self._header, self._raw = message, [None] * message.pit_count
-        elif isinstance(message, ReportSlice) and self._header is not None and message.scan == self._header.scan:
+            self._headers_seen, self._headless_scan = True, None
+        elif isinstance(message, ReportSlice):
+            if self._header is None or message.scan != self._header.scan:
+                self._headless(message.scan)
+                return None
             if message.first + len(message.raw) <= len(self._raw):
                 self._raw[message.first : message.first + len(message.raw)] = message.raw
         else:
@@ -451,6 +458,13 @@ class ReportAssembler:
             return None
         header, self._header = self._header, None
         return Report(header.uptime_ms, header.buttons_down, header.presses, tuple(self._raw))  # type: ignore
+
+    def _headless(self, scan: int) -> None:
+        """A slice of a report whose header was lost: that report is lost, counted once for all its
+        slices. Slices before the first header are the end of a report sent before the port opened."""
+        if self._headers_seen and scan != self._headless_scan:
+            self.dropped += 1
+        self._headless_scan = scan
 
 
 @dataclass(frozen=True)

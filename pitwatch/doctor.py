@@ -26,14 +26,16 @@ from .records import game_of
 from .runtime import configured_variant, played_variant, port_problem, refuse_another_board
 from .display import describe
 
-if TYPE_CHECKING:  # vision loads only when a camera is checked
+if TYPE_CHECKING:  # vision loads only when a camera is checked, the bridge when a microcontroller is
     import numpy as np
 
     from calibration.calibfile import Calibration
+    from firmware_bridge.bridge import LinkHealth
     from vision.camera import Frame, FrameSource
     from vision.reader import BoardReader
 
 HANDSHAKE_WAIT = 5.0
+LINK_WATCH_SECONDS = 2.0  # how long a board's reports are watched for damaged frames (about 40-100 reports)
 RATE_SECONDS = 2.0  # how long a live camera's frame rate is measured
 READ_TIMES = 5  # frames read to time the reader
 FLICKER_FRAMES = 4  # frames of a live camera read through the stillness gate to look for a mains lamp's bands
@@ -400,16 +402,21 @@ def check_counter() -> Check:
 def check_sensors(config: Config, played: Variant | None) -> Iterator[Check]:
     """The microcontroller, and the sensors learned for the board of the ``played`` variant (if it is known)."""
     from firmware_bridge.bridge import State, probe, serial_ports
+    from firmware_bridge.protocol import Capability
 
     from .livesources import CAMERA_ALONE, plays_without_a_board
 
     board = played.layout.labels if played is not None else None
     port = config["sensors"]["port"]
-    status = None if port == "auto" and not serial_ports() else probe(None if port == "auto" else port, HANDSHAKE_WAIT)
+    probed = None if port == "auto" and not serial_ports() else probe(None if port == "auto" else port, HANDSHAKE_WAIT,
+                                                                       LINK_WATCH_SECONDS)
+    status = probed.status if probed is not None else None
     if status is not None and status.connected and status.device is not None:
         device = status.device
         yield Check("microcontroller", True, f"{status.port}: firmware "
                     f"{'.'.join(map(str, device.firmware))}, {device.pit_count} pits")
+        if probed.health is not None and device.capabilities & Capability.SENSORS:
+            yield check_link(probed.health)
     elif board is not None and plays_without_a_board(config, board):
         yield Check("microcontroller", True, f"{CAMERA_ALONE}; set sensors.port = \"\" to skip the search")
     elif status is None:
@@ -422,6 +429,22 @@ def check_sensors(config: Config, played: Variant | None) -> Iterator[Check]:
                                               "(docs/protocol.md) and sensors.port")
     if board is not None:
         yield check_sensor_calibration(config, board)
+
+
+def check_link(health: LinkHealth) -> Check:
+    """Whether the cable carries the board's reports whole: on a sound USB cable no frame is ever
+    damaged, so one damaged in a few seconds already means a cable that will drop readings in play."""
+    seconds = f"{health.seconds:.0f} s"
+    newer = (f"; {health.unknown_messages} messages of a newer firmware ignored (update Pitwatch)"
+             if health.unknown_messages else "")
+    if health.reports == 0:
+        return Check("serial link", False, f"the board sent no sensor reports in {seconds}: check its firmware "
+                                           f"(docs/protocol.md){newer}")
+    if health.clean:
+        return Check("serial link", True, f"{health.reports} sensor reports whole in {seconds}, no frame damaged{newer}")
+    return Check("serial link", False, f"{health.damaged_frames} frames damaged and {health.lost_reports} reports lost "
+                                       f"in {seconds} ({health.reports} arrived whole): try a shorter or shielded USB "
+                                       f"cable, away from motors and mains leads, or another USB port{newer}")
 
 
 def check_sensor_calibration(config: Config, board: tuple[str, ...]) -> Check:

@@ -40,7 +40,7 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
             resumed = False
         layout = runtime.session.game.variant.layout
         if (SENSORS in weights and plays_without_a_board(config, layout.labels)
-                and not probe(None, FIRST_VALUES_WAIT).connected):
+                and not probe(None, FIRST_VALUES_WAIT).status.connected):
             del weights[SENSORS]
             print(f'pitwatch: {CAMERA_ALONE}; set sensors.port = "" to skip the search', flush=True)
         fusion = runtime.use_fusion(weights)

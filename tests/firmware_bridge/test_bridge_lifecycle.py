@@ -180,7 +180,7 @@ def test_a_port_another_bridge_holds_is_busy_and_that_bridge_keeps_its_board():
         running = Bridge(board.port, pit_count=14).start()
         try:
             assert wait_until(lambda: running.status.connected, 5), running.status
-            checked = probe(board.port, 0.5)
+            checked = probe(board.port, 0.5).status
             assert not checked.connected
             assert checked.message.startswith(f"{board.port}: busy: another program holds the port"), checked.message
             assert running.status.connected and running.status.reconnects == 0, running.status
@@ -195,7 +195,7 @@ def test_a_port_this_user_may_not_open_is_named_with_the_fix(monkeypatch):
         raise serial.SerialException(errno.EACCES, f"could not open port {url}: [Errno 13] Permission denied: '{url}'")
 
     monkeypatch.setattr(serial, "serial_for_url", refused)
-    checked = probe("/dev/ttyACM0", 0.5)
+    checked = probe("/dev/ttyACM0", 0.5).status
     assert not checked.connected
     assert checked.message.startswith("/dev/ttyACM0: permission denied: this user may not open the port; add it to "
                                       "the port's group (on Debian `sudo usermod -aG dialout $USER`), then log in "

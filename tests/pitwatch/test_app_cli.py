@@ -170,8 +170,9 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
     out = capsys.readouterr().out
     for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "camera angle",
                  "board in the picture", "focus", "flicker",
-                 "microcontroller", "dashboard port"):
+                 "microcontroller", "serial link", "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
+    assert re.search(r"^ok\s+serial link: \d+ sensor reports whole in 2 s, no frame damaged$", out, re.M), out
     # How fast a busy test machine reads is not this test's to judge (reading_delay's test does that)
     speed = re.search(r"^(ok|FIX)\s+reading speed: \d+ ms a frame \([\d.]+ frames a second at most\): a Reading \d+\.\d s after",
                       out, re.M)
@@ -239,6 +240,25 @@ def test_doctor_names_a_marker_stuck_back_wrong_since_calibration(tmp_path, caps
           "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", "sensors.port=", "--set", "web.port=0"])
     out = capsys.readouterr().out
     assert re.search(rf"^FIX\s+board in view: {said}$", out, re.M), out
+
+
+def test_doctor_names_a_cable_that_damages_frames(tmp_path, capsys):
+    """A USB cable that damages a frame in ten still connects (the link retries), so the board
+    seems fine until readings go missing in play: the doctor watches its reports and says so."""
+    from noisy_cable import NoisyCable
+
+    with EmulatedBoard() as board:
+        cable = NoisyCable(board.port, seed=5, noise=0.1)
+        try:
+            code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"sensors.port={cable.port}",
+                         "--set", "web.port=0"])
+        finally:
+            cable.close()
+    out = capsys.readouterr().out
+    assert code == 1
+    assert re.search(r"^ok\s+microcontroller: ", out, re.M), out
+    assert re.search(r"^FIX\s+serial link: \d+ frames damaged and \d+ reports lost in 2 s \(\d+ arrived whole\): try a "
+                     r"shorter or shielded USB cable", out, re.M), out
 
 
 def test_doctor_names_a_port_where_no_board_answers(tmp_path, capsys):
