@@ -72,6 +72,7 @@ import numpy as np
 from firmware_bridge.sensors import SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
 from vision.markers import turn
+from vision.picture_file import not_a_file
 from vision.rectify import rectified_size
 
 from .checks import cut_short, is_number
@@ -483,18 +484,6 @@ def _read_json(path: str | Path, what: str = "calibration file",
         raise error(f"{path}: not a {what} (its JSON is nested too deeply to read)") from None
     except ValueError:  # the one ValueError json.loads raises that is no JSONDecodeError
         raise error(f"{path}: not a {what} (a number in it has more digits than Python reads)") from None
-
-
-def not_a_file(path: Path) -> str | None:
-    """What stands at ``path`` instead of a file, in the user's words (a folder, a named pipe, a
-    socket, a device); None for a file, or for nothing at all (the reader says it is missing)."""
-    if not path.exists() or path.is_file():
-        return None
-    if path.is_dir():
-        return "a folder"
-    if path.is_fifo():
-        return "a named pipe"
-    return "a socket" if path.is_socket() else "a device"
 
 
 def _parse(data: Any, path: str | Path) -> Calibration:

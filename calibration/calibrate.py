@@ -29,7 +29,7 @@ from rules.reading import Reading
 from vision.counter import widened
 from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
-from vision.markers import MARKER_NAMES, placement_fault, places_found
+from vision.markers import MARKER_NAMES, marker_sides, placement_fault, places_found
 from vision.pits import HollowFit, find_hollows, hollow_mask, in_hollows, nominal_hollows
 from vision.reader import NO_COLOUR, BoardReader, BoardView, is_colourless, locate_board
 from vision.rectify import DEFAULT_PX_PER_MM, rectified_size, warp_to_board
@@ -114,14 +114,6 @@ def _shape_fault(places: dict[int, np.ndarray], profile: BoardProfile) -> str | 
         return None
     return (f"its markers come out {across:.1f} mm across and {deep:.1f} mm deep on a {profile.name} board, where they "
             f"are square: the board in the picture is of another shape; check the variant")
-
-
-def marker_sides(places: dict[int, np.ndarray]) -> tuple[float, float]:
-    """The markers' mean side across the board and deep into it (mm), where ``places`` (board mm)
-    puts their corners: equal for square markers on the right board (``benchmarks/board_shape_bench.py``)."""
-    sides = [np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1) for corners in places.values()]
-    across = float(np.mean([side[1::2] for side in sides]))  # ArUco's corners go round from the top-left
-    return across, float(np.mean([side[0::2] for side in sides]))
 
 
 def farthest_hollow(hollows: dict[str, HollowFit], profile: BoardProfile, px_per_mm: float) -> tuple[str, float]:

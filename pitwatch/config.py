@@ -286,6 +286,10 @@ def _check_consistency(config: Config) -> None:
         config.camera_size
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
+    for section, key, none in (("camera", "source", "no camera"), ("sensors", "port", "no microcontroller")):
+        value = config[section][key]
+        if value and not value.strip():  # taken for a camera (or a port) and opened as the folder Pitwatch runs in
+            raise ConfigError(f'{where}: {section}.{key} = {value!r} is blank: write "" for {none}, or name one')
     if web["host"] not in LOCAL_HOSTS and not web["allow_network"]:
         raise ConfigError(
             f"{where}: web.host = {web['host']!r} serves the dashboard to the network; "

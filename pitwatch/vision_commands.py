@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 import cv2
 import numpy as np
 
-from calibration.calibfile import Calibration, CalibrationError, load_calibration, not_a_file, save_calibration
+from calibration.calibfile import Calibration, CalibrationError, load_calibration, save_calibration
 from calibration.calibrate import calibrate
 from calibration.markersheet import render_marker_sheet
 from calibration.outline import check_outline
@@ -31,6 +31,7 @@ from vision.camera import SourceError, picture_of
 from vision.counter import CounterError
 from vision.glare import seed_top_mm2
 from vision.markers import parse_corners
+from vision.picture_file import not_a_file
 from vision.reader import BoardReader, FrameResult, locate_board
 from vision.seed_size import seed_size_text
 from vision.sources import open_source, picture_from

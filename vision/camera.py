@@ -25,6 +25,7 @@ from typing import Iterator
 import cv2
 import numpy as np
 
+from .picture_file import PictureError, not_a_file, read_picture
 from .picture_size import DEVICE_SIZE
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
@@ -304,28 +305,15 @@ class ImageFolder(FrameSource):
         path = self.paths[self._index]
         self._index += 1
         self.ended = self._index >= len(self.paths)
-        image = _read_image(path)
-        if image is None:
-            return Frame(None, f"cannot read image {path}", now, self._index, str(path))
+        try:
+            image = read_picture(path)
+        except PictureError as why:
+            return Frame(None, f"cannot read image {path}: {why}", now, self._index, str(path))
         status = frame_status(image)
         return Frame(image if status == "ok" else None, status, now, self._index, str(path))
 
     def close(self) -> None:
         self.ended = True
-
-
-def _read_image(path: Path) -> np.ndarray | None:
-    """The picture in the file at ``path`` as ``cv2.imread(path, cv2.IMREAD_COLOR)`` gives it (BGR
-    uint8, turned upright as its EXIF says), or None if the file holds no whole picture or cannot
-    be read. Python reads the file and OpenCV decodes the bytes, so that a file opens whatever its
-    name: handed a name that is not UTF-8 (a byte such as 0xff, which Python holds as a lone
-    surrogate), cv2.imread kills the process (OpenCV 5.0). Decoded from bytes, a JPEG cut short
-    is refused, where cv2.imread gave the rows it holds and grey below: no picture to read a board in."""
-    try:
-        data = np.fromfile(path, np.uint8)
-    except OSError:
-        return None
-    return cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None  # imdecode raises on no bytes
 
 
 def names_device(spec: int | str) -> bool:
@@ -344,9 +332,13 @@ def open_camera(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> FrameSo
     if names_device(spec):
         return LiveCamera(_device_number(spec), size)
     text = str(spec).strip()
+    if not text:  # Path("") is the folder Pitwatch runs in: its pictures are no camera
+        raise SourceError(f"camera source {spec!r}: blank; name a device number, a video, a folder, an image or a URL")
     if "://" in text:
         return LiveCamera(_opencv_name(text))
     path = Path(text)
+    if (kind := not_a_file(path)) not in (None, "a folder"):  # a named pipe would block the reader for ever
+        raise SourceError(f"camera source {text!r}: {kind}, not a video, a folder or an image")
     if path.is_dir():
         images = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not images:

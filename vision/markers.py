@@ -338,6 +338,16 @@ def places_found(found: dict[int, np.ndarray], homography: np.ndarray) -> dict[i
             .reshape(4, 2).astype(np.float32) for marker_id, corners in found.items()}
 
 
+def marker_sides(places: dict[int, np.ndarray]) -> tuple[float, float]:
+    """The markers' mean side across the board and deep into it (mm), where ``places`` (board mm)
+    puts their corners: equal for square markers on the right board. The homography that puts the
+    markers where a profile has them stretches a board of another shape to that one, and its
+    square markers come out as rectangles (``benchmarks/board_shape_bench.py``)."""
+    sides = [np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1) for corners in places.values()]
+    across = float(np.mean([side[1::2] for side in sides]))  # ArUco's corners go round from the top-left
+    return across, float(np.mean([side[0::2] for side in sides]))
+
+
 def homography_from_corners(corners: Sequence[float], profile: BoardProfile) -> np.ndarray:
     """Homography from image px to board mm from the board's four outline corners, given
     as ``x, y`` pairs in the marker order (near-left, near-right, far-right, far-left)."""

@@ -10,6 +10,7 @@ carries a status saying what was seen, so a live loop never has to catch.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -28,7 +29,7 @@ from .flicker import picture_rows
 from .glare import CoveredReflections, GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
 from .markers import (MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers,
-                      placement_fault, stayed)
+                      marker_sides, placement_fault, places_found, stayed)
 from .moved_markers import EmptyLikeness, MovedMarkerWatch
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .overlay import PitOverlay, draw_overlay, outlines_in_picture, pit_overlays, points_in_picture
@@ -76,6 +77,14 @@ class FrameStatus:
 NO_COLOUR = ("no colour in the picture (a greyscale camera, or a greyscale file): seeds are counted and chips told "
              "apart in colour; use a colour camera")
 STUCK_WRONG = "markers stuck wrong"  # how the status of a frame refused by BoardReader._check_placement begins
+ANOTHER_BOARD = "another board under the camera"  # ...or of one of another shape than the calibrated board
+# Markers farther from square than this (log of across over deep) are a board of another shape. Measured on rendered
+# set-ups of every profile (2026-12-07, 48 hard frames of the calibrated boards, 60 of other layouts' boards, a scratch
+# script): the calibrated boards' came out at most 12 % off square (the lens bends the markers at a long board's
+# ends); other layouts' from 1 % off (a board of the same size) up, 32 of 60 beyond 30 % (every 4 x 8 board, and most
+# boards of another length). Most of the others read as a hand over the board, frame after frame (their hollows are
+# not where the empty picture has them).
+OTHER_SHAPE_BEYOND = math.log(1.3)
 
 
 class FrameUnreadable(Exception):
@@ -253,7 +262,7 @@ class BoardReader:
         than at calibration or moved on the wood, a board without markers moved too far."""
         homography, found = locate_board(gray, self.calibration, self._tracker)
         if homography is not None and not found.keys() <= self._markers_in_view:
-            self._check_placement(found)
+            self._check_placement(found, homography)
         self._markers_in_view = set(found)
         if (moved := self._moved_markers.check(gray, found, self._last_homography, self._last_markers)) is not None:
             raise FrameUnreadable(moved.message, tuple(sorted(found)))
@@ -269,17 +278,26 @@ class BoardReader:
             lined_up = shift.sure
         return _Placement(homography, found, refined, lined_up)
 
-    @staticmethod
-    def _check_placement(found: dict[int, np.ndarray]) -> None:
+    def _check_placement(self, found: dict[int, np.ndarray], homography: np.ndarray) -> None:
         """Refuses markers ``found`` stuck otherwise than calibration took them: a marker that fell
         off and was stuck back turned, two swapped, the board turned round on the table. Each puts
         every pit elsewhere; before this check (2026-12-05, rendered boards) such a frame read as
         a hand over the board, frame after frame, and a board turned round read "ok" with South's
         pits taken for North's. A marker cannot be restuck without leaving the picture first, so
         this is asked only when one comes into view (0.17 ms each time), and again every frame
-        while it is refused."""
+        while it is refused.
+
+        Refuses too a board of another shape than the calibrated one under the camera, told by its
+        markers, which the ``homography`` to the calibrated board stretches out of square
+        (``OTHER_SHAPE_BEYOND``): a 4 x 8 board read with a Kalah calibration read "ok", its counts
+        made up (2026-12-07)."""
         if (fault := placement_fault(found)) is not None:
             raise FrameUnreadable(f"{STUCK_WRONG}: {fault}", tuple(sorted(found)))
+        across, deep = marker_sides(places_found(found, homography))
+        if abs(math.log(across / deep)) > OTHER_SHAPE_BEYOND:
+            raise FrameUnreadable(f"{ANOTHER_BOARD}: its markers come out {across:.0f} mm across and {deep:.0f} mm deep, "
+                                  f"where they are square on the calibrated {self.profile.name} board: put that board "
+                                  "back, or calibrate this one (pitwatch calibrate)", tuple(sorted(found)))
 
     def _held(self, homography: np.ndarray | None, found: dict[int, np.ndarray]) -> tuple[np.ndarray | None, bool]:
         """The board's homography: the one found last while the board has not moved since, else

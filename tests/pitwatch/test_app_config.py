@@ -40,6 +40,9 @@ def test_file_then_overrides_take_precedence(tmp_path):
     ("[demo]\nplayer = \"robot\"\n", "demo.player = 'robot' is not one of random, clicks"),
     ("[web]\nhost = \"0.0.0.0\"\n", "set web.allow_network = true"),
     ("[web\n", "not valid TOML"),
+    # blank: taken for a camera, read as the folder Pitwatch runs in (and a port to search)
+    ("[camera]\nsource = \"  \"\n", "camera.source = '  ' is blank: write \"\" for no camera, or name one"),
+    ("[sensors]\nport = \" \"\n", "sensors.port = ' ' is blank: write \"\" for no microcontroller"),
 ])
 def test_bad_files_name_the_key(tmp_path, text, message):
     with pytest.raises(cfg.ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):

@@ -266,6 +266,29 @@ def test_bad_specs_are_named(spec, message):
         open_source(spec).close()  # closed if it opens after all: no camera thread left behind
 
 
+@pytest.mark.parametrize("spec", ["", "   "])
+def test_a_blank_source_is_no_camera_not_the_folder_pitwatch_runs_in(spec, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _write(tmp_path / "someone-elses.png", 100)  # Path("") is ".": this was read as the board
+    with pytest.raises(SourceError, match=f"camera source {spec!r}: blank; name a device number, a video"):
+        open_source(spec)
+
+
+def test_a_named_pipe_is_refused_by_name_and_one_among_pictures_does_not_block_the_rest(tmp_path):
+    """Read, a named pipe blocks until something writes to it: a folder holding one hung ``pitwatch
+    read`` and the camera's thread for ever."""
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(SourceError, match="camera source .*pipe': a named pipe, not a video, a folder or an image"):
+        open_source(str(tmp_path / "pipe"))
+    folder = tmp_path / "shots"
+    folder.mkdir()
+    os.mkfifo(folder / "a.png")
+    _write(folder / "b.png", 100)
+    frames = list(open_source(str(folder)))
+    assert [frame.status for frame in frames] == [f"cannot read image {folder / 'a.png'}: a named pipe, not a picture",
+                                                  "ok"]
+
+
 def test_empty_folder_and_picture_from(tmp_path):
     with pytest.raises(SourceError, match="holds no images"):
         open_source(str(tmp_path))

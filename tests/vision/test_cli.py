@@ -195,8 +195,22 @@ def test_read_reads_every_picture_then_fails_for_those_it_could_not_read(picture
     assert {label: pit["count"] for label, pit in records[0]["pits"].items()} == game
     assert records[1]["pits"] is None and records[2]["pits"] is None
     assert said.err.startswith("pitwatch read: 2 of 3 pictures gave nothing to read: ")
-    assert f"{shots / 'b-cut-off.jpg'} (cannot read image {shots / 'b-cut-off.jpg'})" in said.err
+    assert f"{shots / 'b-cut-off.jpg'} (cannot read image {shots / 'b-cut-off.jpg'}: not a whole picture" in said.err
     assert "c-lens-covered.png (black frame" in said.err
+
+
+def test_a_picture_whose_header_claims_a_giant_is_named_and_the_next_is_read(pictures, board, tmp_path, capsys):
+    """69 bytes that claim 40,000 x 40,000 pixels made OpenCV raise out of ``read``, and the pictures
+    after it were never read; a JPEG that claims 32,000 x 32,000 took 8 GB to decode."""
+    folder, game, _ = pictures
+    forged = bytearray(cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))[1].tobytes())
+    forged[16:24] = (40_000).to_bytes(4, "big") * 2
+    (tmp_path / "forged.png").write_bytes(bytes(forged))
+    assert run("read", "--calibration", board, tmp_path / "forged.png", folder / "game.jpg", "--json") == 1
+    said = capsys.readouterr()
+    records = [json.loads(line) for line in said.out.strip().splitlines()]
+    assert records[0]["pits"] is None and "its header claims 40000 x 40000 pixels" in records[0]["status"]["message"]
+    assert {label: pit["count"] for label, pit in records[1]["pits"].items()} == game
 
 
 def test_read_reads_the_pictures_after_one_that_is_not_there(pictures, board, tmp_path, capsys):

@@ -78,6 +78,24 @@ def test_a_marker_stuck_back_wrong_during_play_is_named_until_it_is_put_right(ka
                                                 "the camera's side")
 
 
+def test_a_board_of_another_shape_under_the_camera_is_named_not_read(kalah_setup):
+    """A camera moved to a 4 x 8 board (or that board put under it) with the Kalah board's calibration:
+    read "ok", its counts made up. Its markers, stretched to the calibrated board's places, come out
+    far from square: the frame names another board. The calibrated board, in the same hard shots, reads."""
+    scene, calibration = kalah_setup
+    rng = np.random.default_rng(3)
+    other = random_scene("4x8", rng)
+    for seed in range(3):
+        shot = random_shot(rng, hard=True, hand=False)
+        result = BoardReader(calibration).read(render(other, start_counts("4x8")[0], None, shot).image)
+        assert re.fullmatch(r"another board under the camera: its markers come out \d+ mm across and \d+ mm deep, where "
+                            r"they are square on the calibrated 2x6\+stores board: put that board back, or calibrate this "
+                            r"one \(pitwatch calibrate\)", result.status.message), result.status.message
+        assert not result.status.board_found and all(pit is None for pit in result.reading.pits.values())
+        own = BoardReader(calibration).read(render(scene, start_counts("kalah")[0], None, shot).image)
+        assert own.status.board_found, own.status.message
+
+
 @pytest.mark.parametrize("far", [1.0, 2.0])
 def test_a_marker_moved_on_the_board_during_play_is_named_until_it_is_put_back(kalah_setup, setup_from, far):
     """A sticker pushed along by a sleeve, or peeled off and stuck back elsewhere: its corners pulled
