@@ -19,15 +19,18 @@ import os
 import sys
 from contextlib import closing, nullcontext
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import rules
 from vision.counter import CounterError
 
 from . import config as cfg
 from .errors import said
-from .recorder import ImportedGame, Recorder, RecorderError, refused_player
+from .recorder import Recorder, RecorderError, refused_player
 from .session import SessionError
+
+if TYPE_CHECKING:  # the records module loads when a record is read
+    from .records import RecordImport
 
 # flag -> configuration key: the shorthands every live command understands
 LIVE_FLAGS: tuple[tuple[str, str, str], ...] = (
@@ -143,7 +146,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (cfg.ConfigError, RecorderError, rules.RulesError, SessionError, CounterError, OSError) as exc:
         print(f"pitwatch {args.command}: {said(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
+        if str(exc):  # what the interrupted command had done (ImportInterrupted)
+            print(f"pitwatch {args.command}: {exc}", file=sys.stderr)
         return 130
 
 
@@ -239,11 +244,14 @@ def cmd_games(args: argparse.Namespace) -> int:
         return 0
     database = cfg.from_arguments(args).database_path()
     if args.games_command == "import":
-        games = _record_games(args.file)  # every game checked first: a refused record creates no database
+        record = _record_games(args.file)  # every game checked first: a refused record creates no database
         with closing(Recorder(database)) as recorder:
-            game_ids = recorder.import_games(games)
+            game_ids = recorder.import_games(record.games)
         print(f"imported as game {game_ids[0]}" if len(game_ids) == 1 else
               f"imported {len(game_ids)} games as games {_id_ranges(game_ids)}")
+        if record.comments_left_out:
+            left_out = record.comments_left_out
+            print(f"{left_out} comment{'' if left_out == 1 else 's'} left out: the game database keeps none")
         return 0
     with closing(Recorder(database, read_only=True)) as recorder:  # looking changes no file
         return _games_action(args, recorder)
@@ -292,14 +300,37 @@ def _games_action(args: argparse.Namespace, recorder: Recorder) -> int:
     if args.games_command == "export":
         text = records.export(recorder, args.game_id, args.format)
         if args.output:
-            Path(args.output).write_text(text + ("" if text.endswith("\n") else "\n"), encoding="utf-8")
+            _write_export(Path(args.output), text + ("" if text.endswith("\n") else "\n"), recorder.path)
         else:
             print(text)
         return 0
     raise AssertionError(args.games_command)
 
 
-def _record_games(file: str) -> list[ImportedGame]:
+def _write_export(output: Path, text: str, database: Path) -> None:
+    """Write an exported record to ``output``, which must not be the game database itself (or its
+    ``-wal`` and ``-shm`` files): ``-o`` naming it wrote the record over every game. The text is
+    encoded before the file is opened, so a record that cannot be written leaves a file as it was."""
+    if any(_same_file(output, database.with_name(database.name + suffix)) for suffix in ("", "-wal", "-shm")):
+        raise RecorderError(f"{output}: is the game database (or one of its files); writing the record there "
+                            "would destroy every game: choose another file with -o")
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RecorderError(f"{output}: the record holds text that is not Unicode (character {exc.start}, stored "
+                            "outside Pitwatch): it cannot be written") from None
+    output.write_bytes(data)
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    """Whether two paths name one file (through links too), the second existing."""
+    try:
+        return other.exists() and (one.resolve() == other.resolve() or (one.exists() and one.samefile(other)))
+    except OSError:
+        return False
+
+
+def _record_games(file: str) -> RecordImport:
     """The games of the record ``file`` (``-``: standard input), read as bytes and decoded as UTF-8
     either way, every move and name checked; errors name the file."""
     from . import records
@@ -311,11 +342,11 @@ def _record_games(file: str) -> list[ImportedGame]:
         raise rules.RulesError(f"{source}: more than {records.MAX_RECORD_BYTES:,} bytes, the most a record file may "
                                "be (thousands of games): split it into smaller files and import each")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a record Notepad saved begins with a byte-order mark
     except UnicodeDecodeError as exc:
         raise rules.RulesError(f"{source}: not a game record (not UTF-8 text, byte {exc.start})") from None
     try:
-        return records.read_records(text)
+        return records.read_import(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise rules.RulesError(f"{source}: not valid JSON: {exc}") from None
     except rules.RulesError as exc:

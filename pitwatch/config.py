@@ -177,9 +177,11 @@ def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, requi
     file = Path(path).expanduser() if path else default_path()
     if file.exists():
         try:
-            data = tomllib.loads(file.read_text(encoding="utf-8"))
+            data = tomllib.loads(file.read_text(encoding="utf-8-sig"))  # Notepad begins a file with a byte-order mark
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+        except RecursionError:
+            raise ConfigError(f"{file}: not a configuration file (its tables or arrays are nested too deeply to read)") from None
         except UnicodeDecodeError as exc:
             raise ConfigError(f"{file}: not a configuration file (not UTF-8 text, byte {exc.start})") from None
         except OSError as exc:
@@ -290,11 +292,30 @@ def _check_consistency(config: Config) -> None:
         value = config[section][key]
         if value and not value.strip():  # taken for a camera (or a port) and opened as the folder Pitwatch runs in
             raise ConfigError(f'{where}: {section}.{key} = {value!r} is blank: write "" for {none}, or name one')
+    for section, key in PATH_SETTINGS:
+        if (problem := _path_problem(config[section][key], blank_allowed=key == "calibration")) is not None:
+            raise ConfigError(f"{where}: {section}.{key} = {reprlib.repr(config[section][key])} {problem}")
     if web["host"] not in LOCAL_HOSTS and not web["allow_network"]:
         raise ConfigError(
             f"{where}: web.host = {web['host']!r} serves the dashboard to the network; "
             "set web.allow_network = true (or --allow-network) to do that on purpose"
         )
+
+
+PATH_SETTINGS = (("recorder", "database"), ("demo", "database"), ("camera", "calibration"), ("sensors", "calibration"))
+
+
+def _path_problem(value: str, blank_allowed: bool) -> str | None:
+    """What keeps ``value`` from naming a file, in words that follow the setting's name, or None."""
+    if not value.strip():
+        return None if blank_allowed else "is blank: name the file"
+    if "\0" in value:
+        return "holds a NUL character, which no file name can"
+    try:
+        Path(value).expanduser()
+    except RuntimeError:  # ~name of a user this machine does not have
+        return f"begins with {value.split('/')[0]}, the home folder of no user here"
+    return None
 
 
 def documented_toml() -> str:

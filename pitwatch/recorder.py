@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 APPLICATION_ID = 0x50697457  # "PitW" in the file's header (PRAGMA application_id): SQLite's mark of whose file it is
 MIGRATIONS: tuple[str, ...] = (
@@ -113,6 +113,11 @@ IMPORT_PAUSE_SECONDS = 0.15
 class RecorderError(Exception):
     """The database cannot be used (newer schema, not a database, unknown game) or cannot be
     written (the disk full, the file gone)."""
+
+
+class ImportInterrupted(KeyboardInterrupt):
+    """Ctrl-C during ``games import``: still an interrupt, saying which games were stored before it
+    (each whole), so that the user knows what to import again."""
 
 
 class DamagedGame(RecorderError):
@@ -279,6 +284,9 @@ class Recorder:
                                 "choose another with --db or recorder.database")
         if self.path.is_dir():
             raise RecorderError(f"{self.path}: is a folder, not a game database file; {CHOOSE_ANOTHER}")
+        if self.path.exists() and not self.path.is_file():  # a named pipe would block SQLite for ever
+            raise RecorderError(f"{self.path}: is not a file (a named pipe or a device), not a game database; "
+                                f"{CHOOSE_ANOTHER}")
         if not read_only:
             self._make_folder()
         target = f"{self.path.resolve().as_uri()}?mode=ro" if read_only else str(self.path)
@@ -316,7 +324,15 @@ class Recorder:
             return LOCKED
         if getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_IOERR")):
             return f"{write_problem(self.path) or f'cannot be opened ({exc})'}; {CHOOSE_ANOTHER}"
+        if _damaged(exc):
+            return self._damaged_file(exc)
         return f"not a Pitwatch game database ({exc}); {CHOOSE_ANOTHER}"
+
+    def _damaged_file(self, exc: sqlite3.Error) -> str:
+        """What to do with a game database whose pages are damaged (cut short, written over): it is
+        the players' own file, so the way to its games is named, not another file."""
+        return (f"the game database is damaged ({exc}): restore a backup, or rescue its games into a new file with "
+                f"`sqlite3 {self.path} .recover | sqlite3 rescued.sqlite`")
 
     # -- schema --------------------------------------------------------------
     def _schema_version(self, read_only: bool) -> int:
@@ -330,6 +346,9 @@ class Recorder:
         if application_id not in (0, APPLICATION_ID):
             raise RecorderError(f"{self.path}: not a Pitwatch game database (another program's: its application id "
                                 f"is {application_id:#x}); {CHOOSE_ANOTHER}")
+        if version < 0:
+            raise RecorderError(f"{self.path}: schema version {version} is none Pitwatch ever wrote (the file was "
+                                f"changed outside Pitwatch); {CHOOSE_ANOTHER}")
         if version > SCHEMA_VERSION:
             raise RecorderError(
                 f"{self.path}: schema version {version} is newer than this Pitwatch understands "
@@ -368,8 +387,8 @@ class Recorder:
 
     @property
     def schema_version(self) -> int:
-        with self._lock:
-            return self._db.execute("PRAGMA user_version").fetchone()[0]
+        with self._reading() as db:
+            return db.execute("PRAGMA user_version").fetchone()[0]
 
     def close(self) -> None:
         with self._lock:
@@ -377,6 +396,17 @@ class Recorder:
 
     def _transaction(self) -> "_Transaction":
         return _Transaction(self)
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock, for a read; SQLite's errors come out as a :class:`RecorderError`
+        naming the file: a damaged page is met only when a query reaches it, long after the file opened."""
+        with self._lock:
+            try:
+                yield self._db
+            except sqlite3.Error as exc:
+                problem = self._damaged_file(exc) if _damaged(exc) else LOCKED if _locked(exc) else f"cannot read ({exc})"
+                raise RecorderError(f"{self.path}: {problem}") from None
 
     # -- games ---------------------------------------------------------------
     def start_game(self, variant: str, options: dict[str, Any], south: str, north: str,
@@ -412,8 +442,8 @@ class Recorder:
 
     def active_game(self) -> GameRecord | None:
         """The game to resume after a restart: the newest game still active."""
-        with self._lock:
-            row = self._db.execute(
+        with self._reading() as db:
+            row = db.execute(
                 f"{self._game_select} WHERE g.status='active' GROUP BY g.id ORDER BY g.id DESC LIMIT 1"
             ).fetchone()
         return _game(row) if row else None
@@ -422,16 +452,16 @@ class Recorder:
         """The game's row; one damaged outside Pitwatch comes back with its ``damage`` said."""
         if game_id not in SQLITE_INTEGERS:  # sqlite3 raises OverflowError for it: no such game either
             raise RecorderError(f"no recorded game with id {game_id}")
-        with self._lock:
-            row = self._db.execute(f"{self._game_select} WHERE g.id=? GROUP BY g.id", (game_id,)).fetchone()
+        with self._reading() as db:
+            row = db.execute(f"{self._game_select} WHERE g.id=? GROUP BY g.id", (game_id,)).fetchone()
         if row is None:
             raise RecorderError(f"no recorded game with id {game_id}")
         return _game(row)
 
     def games(self, limit: int = 100, offset: int = 0) -> list[GameRecord]:
         """Recorded games, newest first (a damaged one with its ``damage`` said, the others as they are)."""
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 f"{self._game_select} GROUP BY g.id ORDER BY g.id DESC LIMIT ? OFFSET ?", (limit, offset)
             ).fetchall()
         return [_game(r) for r in rows]
@@ -478,25 +508,20 @@ class Recorder:
         return verdict_id
 
     def moves(self, game_id: int) -> list[MoveRecord]:
-        """The game's moves; :class:`DamagedGame` names the first whose position or Reading does not read."""
-        with self._lock:
-            rows = self._db.execute(
+        """The game's moves; :class:`DamagedGame` names the first that does not read (its ply, text, player,
+        position or Reading changed outside Pitwatch), which would otherwise stop ``run`` resuming the game."""
+        with self._reading() as db:
+            rows = db.execute(
                 "SELECT ply, text, player, position, verdict_id, reading, at, snapshot IS NOT NULL"
                 " FROM moves WHERE game_id=? ORDER BY ply", (game_id,)
             ).fetchall()
-        return [
-            MoveRecord(ply, text, player, _stored_object(position, f"game {game_id}, move {ply + 1}", "moves.position"),
-                       verdict_id, _stored_object(reading, f"game {game_id}, move {ply + 1}", "moves.reading"),
-                       at, bool(has_snapshot))
-            for ply, text, player, position, verdict_id, reading, at, has_snapshot in rows
-        ]
+        return [_move(game_id, row) for row in rows]
 
     def snapshot(self, game_id: int, ply: int) -> bytes | None:
         if game_id not in SQLITE_INTEGERS or ply not in SQLITE_INTEGERS:
             return None
-        with self._lock:
-            row = self._db.execute("SELECT snapshot FROM moves WHERE game_id=? AND ply=?",
-                                   (game_id, ply)).fetchone()
+        with self._reading() as db:
+            row = db.execute("SELECT snapshot FROM moves WHERE game_id=? AND ply=?", (game_id, ply)).fetchone()
         return row[0] if row else None
 
     def verdicts(self, game_id: int, limit: int = 200, *, leave_out: Sequence[str] = (),
@@ -510,8 +535,8 @@ class Recorder:
         if not referee_moves:
             conditions.append("NOT (kind = 'move' AND CASE WHEN NOT json_valid(body) OR json_type(body) != 'object' "
                               "THEN 0 ELSE coalesce(json_extract(body, '$.by'), 'referee') = 'referee' END)")
-        with self._lock:
-            rows = self._db.execute(
+        with self._reading() as db:
+            rows = db.execute(
                 f"SELECT id, ply, kind, body, at FROM verdicts WHERE {' AND '.join(conditions)} ORDER BY id DESC LIMIT ?",
                 (game_id, *leave_out, limit),
             ).fetchall()
@@ -526,27 +551,46 @@ class Recorder:
         Each game is stored whole, in transactions of :data:`IMPORT_BATCH_SECONDS` at most (a game
         longer than that its own) and :data:`IMPORT_PAUSE_SECONDS` apart, so that a live game and
         another import write between them. A write that fails (the disk full) stops the import: the
-        error says which games were stored."""
+        error says which games were stored, and so does Ctrl-C (:class:`ImportInterrupted`)."""
         now = time.time()
         stored: list[int] = []
-        while len(stored) < len(games):
-            batch: list[int] = []
-            try:
-                with self._transaction() as db:
-                    deadline = time.monotonic() + IMPORT_BATCH_SECONDS
-                    for game in games[len(stored):]:
-                        batch.append(_insert_imported(db, game, now))
-                        if time.monotonic() >= deadline:
-                            break
-            except RecorderError as exc:
-                if stored:
-                    raise RecorderError(f"{exc}; the record's first {len(stored)} games were imported (as games "
-                                        f"{stored[0]}-{stored[-1]}), the other {len(games) - len(stored)} not") from None
-                raise
-            stored += batch
-            if len(stored) < len(games):
-                time.sleep(IMPORT_PAUSE_SECONDS)
+        batch: list[int] = []
+        try:
+            while len(stored) < len(games):
+                batch = []
+                try:
+                    with self._transaction() as db:
+                        deadline = time.monotonic() + IMPORT_BATCH_SECONDS
+                        for game in games[len(stored):]:
+                            batch.append(_insert_imported(db, game, now))
+                            if time.monotonic() >= deadline:
+                                break
+                except RecorderError as exc:
+                    if stored:
+                        raise RecorderError(f"{exc}; {_imported_so_far(stored, len(games))}") from None
+                    raise
+                stored += batch
+                if len(stored) < len(games):
+                    time.sleep(IMPORT_PAUSE_SECONDS)
+        except KeyboardInterrupt:  # anywhere: the batch under way is stored whole or not at all, as the file tells
+            stored = self._existing(list(dict.fromkeys(stored + batch)))
+            raise ImportInterrupted(f"interrupted; {_imported_so_far(stored, len(games))}") from None
         return stored
+
+    def _existing(self, game_ids: list[int]) -> list[int]:
+        """Those of ``game_ids`` that are on record, in their order."""
+        with self._reading() as db:
+            found = {row[0] for row in db.execute(
+                f"SELECT id FROM games WHERE id IN ({', '.join('?' * len(game_ids))})", game_ids)}
+        return [game_id for game_id in game_ids if game_id in found]
+
+
+def _imported_so_far(stored: list[int], total: int) -> str:
+    """Which of a record's ``total`` games an import that stopped had stored (``stored``: their ids)."""
+    if not stored:
+        return f"none of the record's {total} games was imported"
+    return (f"the record's first {len(stored)} games were imported (as games {stored[0]}-{stored[-1]}), "
+            f"the other {total - len(stored)} not")
 
 
 def _insert_imported(db: sqlite3.Connection, game: ImportedGame, now: float) -> int:
@@ -591,12 +635,43 @@ def _game(row: tuple) -> GameRecord:
     gid, variant, options, south, north, started, ended, status, result, start, tags, count = row
     where = f"game {gid}"
     try:
-        return GameRecord(gid, variant, _stored_object(options, where, "games.options"), south, north,
+        texts = [_stored_text(value, where, f"games.{column}")
+                 for value, column in ((variant, "variant"), (south, "south"), (north, "north"), (status, "status"))]
+        return GameRecord(gid, texts[0], _stored_object(options, where, "games.options"), *texts[1:3],
                           _stored_time(started, where, "games.started_at"), _stored_time(ended, where, "games.ended_at"),
-                          status, _stored_object(result, where, "games.result"),
-                          _stored_object(start, where, "games.start"), count, _stored_object(tags, where, "games.tags"))
+                          texts[3], _stored_result(result, where), _stored_object(start, where, "games.start"), count,
+                          _stored_object(tags, where, "games.tags"))
     except DamagedGame as exc:  # its times too read as none: one may be what is damaged
+        variant, south, north, status = (value if isinstance(value, str) else "?" for value in (variant, south, north, status))
         return GameRecord(gid, variant, {}, south, north, None, None, status, None, None, count, None, str(exc))
+
+
+def _move(game_id: int, row: tuple) -> MoveRecord:
+    """A move row as a record; :class:`DamagedGame` names the game, the move and the column that does not read."""
+    ply, text, player, position, verdict_id, reading, at, has_snapshot = row
+    if not isinstance(ply, int):  # which move it was is what it no longer says
+        raise DamagedGame(f"game {game_id} is damaged: a move's moves.ply is not a whole number")
+    where = f"game {game_id}, move {ply + 1}"
+    return MoveRecord(ply, _stored_text(text, where, "moves.text"), _stored_text(player, where, "moves.player"),
+                      _stored_object(position, where, "moves.position"), verdict_id,
+                      _stored_object(reading, where, "moves.reading"), at, bool(has_snapshot))
+
+
+def _stored_text(value: Any, where: str, column: str) -> str:
+    """A text column's value; :class:`DamagedGame` naming ``where`` and the column if the row holds
+    anything else (a blob, a number, NULL)."""
+    if not isinstance(value, str):
+        raise DamagedGame(f"{where} is damaged: {column} is not text")
+    return value
+
+
+def _stored_result(text: str | bytes | None, where: str) -> dict[str, Any] | None:
+    """A game's result (None while it is played): an object that says why the game ended, which every
+    list of games shows; :class:`DamagedGame` if it does not."""
+    result = _stored_object(text, where, "games.result")
+    if result is not None and not isinstance(result.get("reason"), str):
+        raise DamagedGame(f"{where} is damaged: games.result does not say why the game ended")
+    return result
 
 
 def _stored_time(value: Any, where: str, column: str) -> float | None:
@@ -609,6 +684,11 @@ def _stored_time(value: Any, where: str, column: str) -> float | None:
     except (TypeError, ValueError, OverflowError, OSError):
         raise DamagedGame(f"{where} is damaged: {column} is not a time (unix seconds)") from None
     return value
+
+
+def _damaged(exc: sqlite3.Error) -> bool:
+    """Whether SQLite found the file's pages damaged (cut short, written over): a database, but a broken one."""
+    return getattr(exc, "sqlite_errorname", "").startswith("SQLITE_CORRUPT")
 
 
 def _locked(exc: sqlite3.Error) -> bool:

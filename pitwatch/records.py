@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import json
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import rules
@@ -24,6 +25,10 @@ COLUMN_TAGS = ("South", "North")  # tags the recorder keeps in columns of their 
 # move of them takes about a minute and half a GB, so a bigger file (a wrong file, a runaway export) is
 # refused before it is read, rather than run the machine out of memory. Split a bigger match into files.
 MAX_RECORD_BYTES = 2_000_000
+# The most games one record may hold. Bytes bound games only loosely: a game without a move is 20 bytes, and
+# 2 MB of them (105,000 games) took 2.2 GB and over a minute to check and store. 10,000 is about twice the
+# Kalah games the bytes hold; the game past it is refused where it starts, before it is read.
+MAX_RECORD_GAMES = 10_000
 # The longest tag (name and value) an imported game keeps: tags name an event, a place, a round, an
 # annotator, in a few dozen characters; the dashboard and every export carry them.
 MAX_TAG_CHARS = 1000
@@ -108,7 +113,8 @@ def record_of(recorder: Recorder, game_id: int) -> notation.Record:
         tags = {**LIVE_TAGS, "Date": date}
     else:
         tags = record.tags
-    return notation.Record.from_game(game, **tags, South=record.south, North=record.north)
+    # the players' columns, not a South or North the stored tags may hold, name the players
+    return notation.Record.from_game(game, None, **{**tags, "South": record.south, "North": record.north})
 
 
 def options_text(game: Game) -> str:
@@ -125,30 +131,49 @@ def export(recorder: Recorder, game_id: int, fmt: str) -> str:
     return record.to_text() if fmt == "text" else json.dumps(record.to_json(), indent=2)
 
 
-def read_records(text: str) -> list[ImportedGame]:
+@dataclass(frozen=True)
+class RecordImport:
+    """A record's games as the recorder stores them, and how many comments the record held: the
+    database has no place for comments, so an import leaves them out, and can say how many."""
+
+    games: list[ImportedGame]
+    comments_left_out: int
+
+
+def read_import(text: str) -> RecordImport:
     """Every game of a record (text notation, where a Pass It On match is several games one after
     the other, or one game's JSON object), each move and player's name checked, as the recorder
     stores them. Nothing is stored, so a record refused here leaves no trace in any database."""
     try:
-        data = json.loads(text)
+        data = notation.parse_json(text)
     except (json.JSONDecodeError, RecursionError):
         if text.lstrip().startswith("{"):
             raise  # a game's JSON with a mistake in it: the caller names where
-        return _text_games(text)
+        return _text_import(text)
+    except rules.RulesError as exc:  # a number of more digits than Python reads
+        raise rules.RulesError(f"not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise rules.RulesError(f"not a game object: the record is JSON, {JSON_KINDS[type(data)]} (a game's JSON "
                                "is an object with its variant and moves)")
-    return [_as_stored(notation.Record.from_json(data), lambda tag: f"tags.{tag[:40]}")]
+    record = notation.Record.from_json(data)
+    return RecordImport([_as_stored(record, lambda tag: f"tags.{tag[:40]}")], _comments_in([record]))
 
 
-def _text_games(text: str) -> list[ImportedGame]:
-    """The games of a record in the text notation (``NotationError`` says where one is malformed)."""
-    records = notation.read_all(text)
+def _text_import(text: str) -> RecordImport:
+    """The games of a record in the text notation, at most MAX_RECORD_GAMES (``NotationError`` says
+    where one is malformed, or where the first game too many starts)."""
+    records = notation.read_all(text, MAX_RECORD_GAMES)
     if not records:
         raise notation.NotationError(1, 1, "no game in the record (a game starts with its tags, "
                                            'e.g. [Variant "kalah"], then its moves)')
-    return [_as_stored(record, lambda tag, r=record: "line {}, column {}".format(*r.tag_places[tag]))
-            for record in records]
+    games = [_as_stored(record, lambda tag, r=record: "line {}, column {}".format(*r.tag_places[tag]))
+             for record in records]
+    return RecordImport(games, _comments_in(records))
+
+
+def _comments_in(records: list[notation.Record]) -> int:
+    """How many comments ``records`` hold, every one of which an import leaves out."""
+    return sum(len(comments) for record in records for comments in record.comments.values())
 
 
 def _as_stored(record: notation.Record, place: Callable[[str], str]) -> ImportedGame:

@@ -49,9 +49,10 @@ ROSTER = ("Event", "Site", "Date", "South", "North", "Variant", "Options", "Resu
 DERIVED = ("Variant", "Options", "Start", "Result", "Score", "Match")  # written from the game itself
 UNKNOWN = "?"
 
+_TAG_NAME = "[A-Za-z][A-Za-z0-9_]*"  # what a tag pair's name may be; a JSON record's tags are held to it too
 _TOKEN = re.compile(r"""
     (?P<space>\s+)
-  | (?P<tag>\[\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)\s+"(?P<value>(?:[^"\\\n]|\\.)*)"\s*\])
+  | (?P<tag>\[\s*(?P<name>""" + _TAG_NAME + r""")\s+"(?P<value>(?:[^"\\\n]|\\.)*)"\s*\])
   | (?P<comment>\{[^}]*\})
   | (?P<line_comment>;[^\n]*)
   | (?P<number>\d+\.(?:\.\.)?)(?![^\s{};])
@@ -113,8 +114,9 @@ class Record:
         return game
 
     @classmethod
-    def from_game(cls, game: Game, comments: dict[int, list[str]] | None = None, **tags: str) -> "Record":
-        """The record of ``game``; ``tags`` (and the game's own tags) fill the tag pairs."""
+    def from_game(cls, game: Game, comments: dict[int, list[str]] | None = None, /, **tags: str) -> "Record":
+        """The record of ``game``; ``tags`` (and the game's own tags) fill the tag pairs. ``game`` and
+        ``comments`` are positional only, so that a tag of any name (``game``, ``comments``) is a tag."""
         merged = {str(k): str(v) for k, v in {**game.tags, **tags}.items()}
         left = {ply + 1: _fours_left(game, ply) for ply in sorted(game.observed)}
         return cls(game.variant, list(game.moves), game.positions[0], merged, dict(comments or {}),
@@ -135,7 +137,7 @@ class Record:
                 _play(game, text, left.get(number, ()))
             except RulesError as exc:
                 raise RulesError(f"move {number}: {exc}") from None
-        return cls.from_game(game, **tags)
+        return cls.from_game(game, None, **tags)
 
     # -- text ----------------------------------------------------------------------
     def all_tags(self) -> dict[str, str]:
@@ -216,16 +218,9 @@ class Record:
         start = variant.position_from_json(data["start"]) if data.get("start") else None
         if not all(isinstance(t, str) for t in data["moves"]):
             raise RulesError("'moves' must be a list of move texts")
-        tags = data.get("tags") or {}
-        if not isinstance(tags, dict):
-            raise RulesError("'tags' must be an object of tag names and values")
-        left_json = data.get("left_for_owner") or {}
-        if not isinstance(left_json, dict) or not all(isinstance(v, list) and str(k).isdigit()
-                                                      for k, v in left_json.items()):
-            raise RulesError("'left_for_owner' maps move numbers to lists of hollows")
-        left = {int(k): [str(h) for h in v] for k, v in left_json.items()}
-        record = cls.from_moves(variant, data["moves"], start, left=left,
-                                **{str(k): str(v) for k, v in tags.items()})
+        tags = _tags_of_json(data.get("tags") or {})
+        record = cls.from_moves(variant, data["moves"], start, left=_left_of_json(data.get("left_for_owner") or {}))
+        record.tags = tags
         try:
             record.comments = {int(k): [str(c) for c in v] for k, v in (data.get("comments") or {}).items()}
         except (TypeError, ValueError, AttributeError):
@@ -234,6 +229,44 @@ class Record:
         _check_result(result, record, lambda message: RulesError(f"'result': {message}"))
         record.result = result
         return record
+
+
+def _tags_of_json(tags: Any) -> dict[str, str]:
+    """A JSON record's tags, held to what the text form can write back: a name of the notation's
+    grammar, a value that is text (not an object's printout) and that UTF-8 can encode (JSON can
+    name a lone surrogate, ``"\\ud800"``, which no file can hold). Else a RulesError naming the tag."""
+    if not isinstance(tags, dict):
+        raise RulesError("'tags' must be an object of tag names and values")
+    for name, value in tags.items():
+        if not isinstance(name, str) or not re.fullmatch(_TAG_NAME, name):
+            raise RulesError(f"'tags': the tag name {str(name)[:40]!r} is not one a record can hold (a letter, "
+                             "then letters, digits or _)")
+        if not isinstance(value, str):
+            raise RulesError(f"'tags.{name[:40]}': the value is {type(value).__name__}, not text")
+        surrogate = re.search(r"[\ud800-\udfff]", value)
+        if surrogate:
+            raise RulesError(f"'tags.{name[:40]}': the value holds a lone surrogate ({surrogate.group()!r}), "
+                             "which no UTF-8 text can hold")
+    return dict(tags)
+
+
+def _left_of_json(left_json: Any) -> dict[int, list[str]]:
+    """A JSON record's ``left_for_owner``: move numbers to the hollows whose fours were left standing."""
+    if not isinstance(left_json, dict) or not all(isinstance(v, list) for v in left_json.values()):
+        raise RulesError("'left_for_owner' maps move numbers to lists of hollows")
+    return {_move_number(k): [str(h) for h in v] for k, v in left_json.items()}
+
+
+def _move_number(key: Any) -> int:
+    """A ``left_for_owner`` key (``"12"``) as its move number: decimal digits that ``int`` reads
+    (``str.isdigit`` also takes ``"²"``, which ``int`` refuses; ``int`` reads at most 4,300 digits)."""
+    text = str(key)
+    if text.isdecimal():
+        try:
+            return int(text)
+        except ValueError:  # more digits than int reads
+            pass
+    raise RulesError(f"'left_for_owner' maps move numbers to lists of hollows: {text[:20]!r} is not a move number")
 
 
 def _play(game: Game, move: Move | str, left: Sequence[str] = ()) -> None:
@@ -282,16 +315,40 @@ def read(text: str) -> Record:
     return records[0]
 
 
-def read_all(text: str) -> list[Record]:
+def read_all(text: str, most_games: int | None = None) -> list[Record]:
     """Every game in ``text`` (a Pass It On match is a series of games), in order. The text is read
-    as the games are checked, so a malformed or illegal move is named without the rest being read."""
+    as the games are checked, so a malformed or illegal move is named without the rest being read.
+    ``most_games``: a reader's bound on what it will hold (the bytes of a file bound it only loosely: a
+    game may be 20 bytes); the game past it is a NotationError where it starts, before it is read."""
     tokens = _tokens(text)
-    return [_Reader(first, tokens).record() for first in tokens]
+    records: list[Record] = []
+    for first in tokens:
+        if len(records) == most_games:
+            raise NotationError(first.line, first.column, f"game {most_games + 1:,} starts here, but a record may "
+                                f"hold at most {most_games:,} games: split it into smaller files")
+        records.append(_Reader(first, tokens).record())
+    return records
 
 
 def write_all(records: list[Record]) -> str:
     """Several games, one after the other (a match)."""
     return "\n".join(r.to_text() for r in records)
+
+
+def parse_json(text: str) -> Any:
+    """``text`` read as JSON (a record, a Start tag). ``json.loads`` converts every whole number it
+    meets, and one of more digits than ``int`` reads (4,300) would be a bare ValueError: here it is a
+    RulesError saying so. Malformed JSON is ``json.JSONDecodeError``, as from ``json.loads``."""
+    return json.loads(text, parse_int=_whole_number)
+
+
+def _whole_number(digits: str) -> int:
+    """``parse_json``'s reading of a whole number: ``int``'s, its refusal of too many digits named."""
+    try:
+        return int(digits)
+    except ValueError:
+        raise RulesError(f"a number of {len(digits.lstrip('-')):,} digits (a record's numbers are a few digits "
+                         "long)") from None
 
 
 # -- reading ------------------------------------------------------------------------------
@@ -420,9 +477,13 @@ class _Reader:
             return None
         token = tag_tokens["Start"]
         try:
-            return variant.position_from_json(json.loads(tags["Start"]))
+            start = parse_json(tags["Start"])
         except json.JSONDecodeError as exc:
             raise NotationError(token.line, token.column, f"the Start tag is not JSON: {exc.msg}") from None
+        except RulesError as exc:  # a number too long to read
+            raise NotationError(token.line, token.column, f"the Start tag is not JSON: {exc}") from None
+        try:
+            return variant.position_from_json(start)
         except RulesError as exc:
             raise NotationError(token.line, token.column, f"the Start tag: {exc}") from None
 

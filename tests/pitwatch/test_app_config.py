@@ -43,6 +43,13 @@ def test_file_then_overrides_take_precedence(tmp_path):
     # blank: taken for a camera, read as the folder Pitwatch runs in (and a port to search)
     ("[camera]\nsource = \"  \"\n", "camera.source = '  ' is blank: write \"\" for no camera, or name one"),
     ("[sensors]\nport = \" \"\n", "sensors.port = ' ' is blank: write \"\" for no microcontroller"),
+    # paths no file can have: each was a traceback (ValueError, RuntimeError) from doctor, games or demo
+    ("[recorder]\ndatabase = \"\"\n", "recorder.database = '' is blank: name the file"),
+    ("[recorder]\ndatabase = \"a\\u0000b\"\n", "recorder.database = .a.*b. holds a NUL character, which no file name can"),
+    ("[camera]\ncalibration = \"a\\u0000b\"\n", "camera.calibration = .a.*b. holds a NUL character, which no file name can"),
+    ("[demo]\ndatabase = \"~no-such-user-here/g.sqlite\"\n",
+     "demo.database = '~no-such-user-here/g.sqlite' begins with ~no-such-user-here, the home folder of no user here"),
+    ("x = " + "[" * 2000 + "]" * 2000 + "\n", r"not a configuration file \(its tables or arrays are nested too deeply to read\)"),
 ])
 def test_bad_files_name_the_key(tmp_path, text, message):
     with pytest.raises(cfg.ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
@@ -61,6 +68,12 @@ def test_bad_files_name_the_key(tmp_path, text, message):
 def test_bad_overrides_name_the_key(tmp_path, override, message):
     with pytest.raises(cfg.ConfigError, match=message):
         cfg.load(tmp_path / "none.toml", [override])
+
+
+def test_a_file_notepad_saved_with_a_byte_order_mark_is_read(tmp_path):
+    path = tmp_path / "pitwatch.toml"
+    path.write_bytes("\ufeff[web]\nport = 8081\n".encode("utf-8"))
+    assert cfg.load(path)["web"]["port"] == 8081
 
 
 def test_a_binary_file_is_named_not_decoded(tmp_path):

@@ -1,5 +1,10 @@
 """`pitwatch games` on real files: looking at a database changes nothing, damaged rows are named,
-and an imported record keeps its tags and date and is held to the app's rule for names."""
+and an imported record keeps its tags and date and is held to the app's rule for names.
+
+Then what a fuzzer found in `games import` / `export` (2026-12-07): a record that imports exports
+again and reads back (whatever its tags are named), and one that cannot is refused at import with
+a named error, never a traceback; a record of too many games is refused before they are built;
+comments, which the database does not keep, are counted rather than dropped in silence."""
 
 from __future__ import annotations
 
@@ -10,11 +15,20 @@ from contextlib import closing
 
 import pytest
 
+import rules
+from pitwatch import records
 from pitwatch.cli import main
 from pitwatch.recorder import AcceptedMove, Recorder
 from pitwatch.session import Session
 from rules import Game
 from web import create_app
+
+HUGE = "9" * 5000  # more digits than Python's int() converts from text (4,300)
+MOVES = ["B", "e", "A", "c", "a", "E", "d", "D", "f", "D", "b", "A"]
+GAME_JSON = {"tags": {"South": "Ada", "North": "Bo"}, "variant": "kalah",
+             "options": {"houses": 6, "seeds": 4, "capture_needs_opposite": False}, "start": None,
+             "moves": MOVES, "comments": {}, "left_for_owner": {}, "result": "*"}
+TEXT = '[South "Ada"]\n[North "Bo"]\n[Variant "kalah"]\n\n1. C F *\n'
 
 RECORD = """[Event "Club night"]
 [Site "Leiden"]
@@ -235,3 +249,137 @@ def test_standard_input_that_is_not_utf8_is_named_as_a_file_would_be(tmp_path, c
     assert not db.exists()
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(RECORD.encode())))
     assert games(["--db", str(db), "import", "-"], capsys)[1] == "imported as game 1\n"
+
+
+# -- what the record fuzzer found ---------------------------------------------------------------
+def refused(tmp_path, capsys, content: str) -> str:
+    """What `games import` says of a record file holding ``content``, which it must refuse storing nothing."""
+    record, db = tmp_path / "rec.txt", tmp_path / "games.sqlite"
+    record.write_text(content)
+    code, out, err = games(["--db", str(db), "import", str(record)], capsys)
+    assert (code, out) == (2, "") and "Traceback" not in err
+    assert not db.exists()
+    prefix = f"pitwatch games: {record}: "
+    assert err.startswith(prefix) and err.endswith("\n")
+    return err[len(prefix):-1]
+
+
+def round_trip(folder, capsys, content: str) -> dict[str, str]:
+    """Import ``content`` into a new database in ``folder``, export it as text and as JSON, import both
+    again: every export must read back as the same game. The tags of the text export."""
+    folder.mkdir()
+    record, db = folder / "rec.txt", folder / "games.sqlite"
+    record.write_text(content)
+    assert games(["--db", str(db), "import", str(record)], capsys)[1] == "imported as game 1\n"
+    code, exported, err = games(["--db", str(db), "export", "1"], capsys)
+    assert (code, err) == (0, "")
+    as_json = folder / "rec.json"
+    assert games(["--db", str(db), "export", "1", "--format", "json", "-o", str(as_json)], capsys)[0] == 0
+    record.write_text(exported)
+    assert games(["--db", str(db), "import", str(record)], capsys)[1] == "imported as game 2\n"
+    assert games(["--db", str(db), "import", str(as_json)], capsys)[1] == "imported as game 3\n"
+    assert games(["--db", str(db), "export", "2"], capsys)[1] == games(["--db", str(db), "export", "3"], capsys)[1] \
+        == exported
+    return rules.notation.read(exported).tags
+
+
+# -- 1: tags named like a parameter --------------------------------------------------------------
+@pytest.mark.parametrize("name", ["comments", "game", "cls"])
+def test_a_tag_named_like_a_parameter_imports_and_exports(tmp_path, capsys, name):
+    tags = round_trip(tmp_path / "text", capsys, f'[{name} "x"]\n' + TEXT)
+    assert tags[name] == "x"
+    as_json = json.dumps({**GAME_JSON, "tags": {name: "x", "South": "A", "North": "B"}})
+    tags = round_trip(tmp_path / "json", capsys, as_json)
+    assert (tags[name], tags["South"]) == ("x", "A")
+
+
+@pytest.mark.parametrize("stored", ['{"South": "x"}', '{"North": "x", "Event": "E"}'])
+def test_stored_tags_holding_a_players_name_export_the_players_column(tmp_path, capsys, stored):
+    record, db = tmp_path / "rec.txt", tmp_path / "games.sqlite"
+    record.write_text(TEXT)
+    games(["--db", str(db), "import", str(record)], capsys)
+    with closing(sqlite3.connect(db)) as connection:
+        connection.execute("UPDATE games SET tags = ? WHERE id = 1", (stored,))
+        connection.commit()
+    code, exported, err = games(["--db", str(db), "export", "1"], capsys)
+    assert (code, err) == (0, "")
+    assert '[South "Ada"]' in exported and '[North "Bo"]' in exported
+
+
+# -- 2: numbers too long to read -------------------------------------------------------------------
+@pytest.mark.parametrize("content", [
+    json.dumps({**GAME_JSON, "options": {"houses": 6, "seeds": 4}})[:-1] + f', "x": {HUGE}}}',
+    json.dumps({**GAME_JSON, "options": {"houses": 6}}).replace('"houses": 6', f'"houses": {HUGE}'),
+    HUGE,
+    f"[-{HUGE}]",
+])
+def test_json_with_a_number_too_long_to_read_is_named(tmp_path, capsys, content):
+    said = "not valid JSON: a number of 5,000 digits (a record's numbers are a few digits long)"
+    with pytest.raises(rules.RulesError) as raised:
+        records.read_import(content)
+    assert str(raised.value) == said
+    assert refused(tmp_path, capsys, content) == said
+
+
+def test_a_start_tag_with_a_number_too_long_to_read_is_named_with_its_line(tmp_path, capsys):
+    content = TEXT.replace("\n\n", f'\n[Start "[{HUGE}]"]\n\n')
+    assert refused(tmp_path, capsys, content) == (
+        "line 4, column 1: the Start tag is not JSON: a number of 5,000 digits (a record's numbers are a few "
+        "digits long)")
+
+
+# -- 3: move numbers --------------------------------------------------------------------------------
+def test_a_move_number_only_isdigit_takes_is_named(tmp_path, capsys):
+    content = json.dumps({**GAME_JSON, "left_for_owner": {"\u00b2": ["a"]}})
+    assert refused(tmp_path, capsys, content) == (
+        "'left_for_owner' maps move numbers to lists of hollows: '²' is not a move number")
+
+
+# -- 4: what import takes, export must write back --------------------------------------------------
+@pytest.mark.parametrize("tags, said", [
+    ({"bad name]": "x"}, "'tags': the tag name 'bad name]' is not one a record can hold (a letter, then letters, "
+                         "digits or _)"),
+    ({"": "x"}, "'tags': the tag name '' is not one a record can hold (a letter, then letters, digits or _)"),
+    ({"Event": {"a": [1, 2]}}, "'tags.Event': the value is dict, not text"),
+    ({"South": 12}, "'tags.South': the value is int, not text"),
+    ({"Event": "\ud800"}, "'tags.Event': the value holds a lone surrogate ('\\ud800'), which no UTF-8 text can "
+                          "hold"),
+])
+def test_json_tags_a_text_record_cannot_hold_are_refused_at_import(tmp_path, capsys, tags, said):
+    assert refused(tmp_path, capsys, json.dumps({**GAME_JSON, "tags": tags})) == said
+
+
+# -- 5: games in one record ------------------------------------------------------------------------
+def test_a_record_of_more_games_than_a_record_may_hold_is_refused_naming_the_first_too_many(monkeypatch):
+    monkeypatch.setattr(records, "MAX_RECORD_GAMES", 3)
+    tiny = '[Variant "kalah"]*\n'
+    assert len(records.read_import(tiny * 3).games) == 3
+    with pytest.raises(rules.notation.NotationError) as raised:
+        records.read_import(tiny * 4 + "[Variant")  # the game past the limit is not even read
+    assert str(raised.value) == ("line 4, column 1: game 4 starts here, but a record may hold at most 3 games: "
+                                 "split it into smaller files")
+
+
+def test_a_record_file_of_the_most_bytes_of_tiny_games_is_refused_by_their_count(tmp_path, capsys):
+    tiny = '[Variant "kalah"]*\n'
+    content = tiny * (records.MAX_RECORD_BYTES // len(tiny))
+    most = records.MAX_RECORD_GAMES
+    assert refused(tmp_path, capsys, content) == (
+        f"line {most + 1}, column 1: game {most + 1:,} starts here, but a record may hold at most {most:,} games: "
+        "split it into smaller files")
+
+
+# -- 6: comments the database does not keep --------------------------------------------------------
+def test_the_comments_an_import_leaves_out_are_counted():
+    text = '[Variant "kalah"]\n{opening} 1. C {sharp} ; and a line comment\nF *\n'
+    read = records.read_import(text + text.replace("{sharp}", ""))
+    assert len(read.games) == 2 and read.comments_left_out == 5
+    commented = json.dumps({**GAME_JSON, "comments": {"0": ["a"], "3": ["b", "c"]}})
+    assert records.read_import(commented).comments_left_out == 3
+    assert records.read_import(TEXT).comments_left_out == 0
+
+
+def test_an_import_says_how_many_comments_it_left_out(tmp_path, capsys):
+    (tmp_path / "rec.txt").write_text('[Variant "kalah"]\n{opening} 1. C {sharp} F *\n')
+    assert main(["games", "import", str(tmp_path / "rec.txt"), "--db", str(tmp_path / "g.sqlite")]) == 0
+    assert capsys.readouterr().out == "imported as game 1\n2 comments left out: the game database keeps none\n"

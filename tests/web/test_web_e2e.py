@@ -179,7 +179,7 @@ def test_the_games_page_lists_every_game_a_page_at_a_time_and_replays_one_move_b
     for text in ("C", "F", "a", "B"):
         played.play(text)
     record = Record.from_game(played, South="Ada", North="Bo").to_text()
-    imported = runtime.session.recorder.import_games(records.read_records(record * 53))  # one record of 53 games
+    imported = runtime.session.recorder.import_games(records.read_import(record * 53).games)  # one record of 53 games
     assert imported == list(range(2, 55))  # after the demo's own game 1
     browser.get(url + "games")
     wait_for(lambda: len(browser.execute_script(LISTED_JS)) == 50, what="the first page of games")
