@@ -473,7 +473,7 @@ def _read_json(path: str | Path, what: str = "calibration file",
     if len(data) > MOST_FILE_BYTES:
         raise error(f"{path}: not a {what} (more than {MOST_FILE_BYTES // 1_000_000} MB; a calibration file is under 2 MB)")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a file an editor saved with a byte-order mark reads as it was
     except UnicodeDecodeError:
         raise error(f"{path}: not a {what} (not JSON text)") from None
     try:

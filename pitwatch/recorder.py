@@ -99,6 +99,12 @@ SCHEMA_VERSION = len(MIGRATIONS)
 UNMARKED_TABLES = {0: frozenset(), 1: frozenset({"games", "moves", "verdicts"})}
 TAGS_VERSION = 2  # the migration that added games.tags: read as NULL from an older file opened read-only
 SQLITE_INTEGERS = range(-2**63, 2**63)  # what an SQLite INTEGER holds: a game id or ply beyond it names no row
+
+
+def _row_number(value: Any) -> bool:
+    """Whether ``value`` can name a row: a whole number an SQLite INTEGER holds. Asked of anything
+    else, ``in range(...)`` walks all 2**64 numbers (``Recorder.game("1")`` never returned)."""
+    return isinstance(value, int) and value in SQLITE_INTEGERS
 CHOOSE_ANOTHER = "choose another file with --db or recorder.database"
 LOCKED = ("is locked by another process writing to it (another pitwatch, such as a games import, or an SQLite tool): "
           "try again when it is done, or close that program")
@@ -450,7 +456,7 @@ class Recorder:
 
     def game(self, game_id: int) -> GameRecord:
         """The game's row; one damaged outside Pitwatch comes back with its ``damage`` said."""
-        if game_id not in SQLITE_INTEGERS:  # sqlite3 raises OverflowError for it: no such game either
+        if not _row_number(game_id):  # sqlite3 raises OverflowError for one too large: no such game either
             raise RecorderError(f"no recorded game with id {game_id}")
         with self._reading() as db:
             row = db.execute(f"{self._game_select} WHERE g.id=? GROUP BY g.id", (game_id,)).fetchone()
@@ -518,7 +524,7 @@ class Recorder:
         return [_move(game_id, row) for row in rows]
 
     def snapshot(self, game_id: int, ply: int) -> bytes | None:
-        if game_id not in SQLITE_INTEGERS or ply not in SQLITE_INTEGERS:
+        if not (_row_number(game_id) and _row_number(ply)):
             return None
         with self._reading() as db:
             row = db.execute("SELECT snapshot FROM moves WHERE game_id=? AND ply=?", (game_id, ply)).fetchone()

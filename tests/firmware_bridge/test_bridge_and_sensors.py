@@ -39,6 +39,14 @@ def test_calibration_round_trips_and_reads_counts(tmp_path):
     assert reading.pits["S"].probability(1) > 0.9  # the store's gain was borrowed from the pits
 
 
+def test_a_calibration_file_an_editor_saved_with_a_byte_order_mark_reads_as_it_was(tmp_path):
+    """Opened and saved in Notepad, a calibration file begins with a byte-order mark: it was refused
+    as "not JSON" in Python's words (a fuzzer's find, 2026-12-07)."""
+    save_sensor_file(tmp_path / "sensors.json", calibration())
+    (tmp_path / "saved.json").write_bytes("\ufeff".encode() + (tmp_path / "sensors.json").read_bytes())
+    assert load_sensor_file(tmp_path / "saved.json") == load_sensor_file(tmp_path / "sensors.json")
+
+
 def test_learning_a_confirmed_position_gives_the_store_its_own_gain(tmp_path):
     cal = calibration()  # the stores start empty: their gain is borrowed (40 per seed)
     counts = [0, 5, 5, 5, 5, 4, 1, 4, 4, 4, 4, 4, 4, 0]

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from pitwatch.cli import main
-from pitwatch.recorder import AcceptedMove, DamagedGame, Recorder
+from pitwatch.recorder import AcceptedMove, DamagedGame, Recorder, RecorderError
 from rules import Game, notation
 from waiting import wait_until
 
@@ -188,3 +188,12 @@ def test_a_record_notepad_saved_with_a_byte_order_mark_is_imported(tmp_path, cap
     (tmp_path / "rec.txt").write_bytes(("\ufeff" + RECORD).encode("utf-8"))
     code, out, err = cli(capsys, "games", "import", str(tmp_path / "rec.txt"), "--db", str(tmp_path / "g.sqlite"))
     assert (code, out, err) == (0, "imported as game 1\n", "")
+
+
+def test_a_game_id_that_is_no_whole_number_names_no_game_at_once(tmp_path):
+    """``Recorder.game("1")`` asked ``"1" in range(-2**63, 2**63)``, which walks the whole range: it never returned."""
+    with closing(Recorder(games_in(tmp_path, 1))) as recorder:
+        for game_id in ("1", 1.5, None):
+            with pytest.raises(RecorderError, match=f"no recorded game with id {game_id}"):
+                recorder.game(game_id)  # type: ignore[arg-type]
+            assert recorder.snapshot(game_id, 0) is None  # type: ignore[arg-type]
