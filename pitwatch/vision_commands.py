@@ -130,7 +130,11 @@ def _calibration_to_replace(output: str, pictures: dict[str, str]) -> Calibratio
     has learned would wait for ever); a folder missing or that this user may not write in; a file
     that is not a calibration (a photo, someone's notes). Only a calibration is replaced, as a
     board is calibrated again, and the sensors it has learned are kept."""
+    if not str(output).strip():  # Path("") is the folder the command runs in
+        raise ValueError("-o is blank: name the calibration file to write")
     path = Path(output)
+    if path.is_symlink() and not path.exists():  # written through, the link fails only once the pictures are taken
+        raise ValueError(f"{output}: is a link to {os.readlink(path)}, which does not exist: give -o another file")
     if path.exists():
         for flag, source in pictures.items():
             if Path(source).exists() and os.path.samefile(path, source):

@@ -147,6 +147,18 @@ def test_an_output_that_is_not_a_file_is_named_before_any_picture_is_taken(tmp_p
                                        f"calibration file to write\n")
 
 
+def test_a_blank_output_or_a_dangling_link_is_named_before_any_picture_is_taken(tmp_path, capsys):
+    """``-o ""`` was said as ": is a folder" (Path("") is the folder the command runs in); a link to a
+    file in a missing folder failed only once both pictures were taken."""
+    assert run("calibrate", "--variant", "kalah", "--empty", "0", "--start", "0", "-o", " ") == 2
+    assert capsys.readouterr().err == "pitwatch calibrate: error: -o is blank: name the calibration file to write\n"
+    output = tmp_path / "board.json"
+    output.symlink_to(tmp_path / "gone" / "board.json")
+    assert run("calibrate", "--variant", "kalah", "--empty", "0", "--start", "0", "-o", output) == 2
+    assert capsys.readouterr().err == (f"pitwatch calibrate: error: {output}: is a link to {tmp_path / 'gone' / 'board.json'}, "
+                                       "which does not exist: give -o another file\n")
+
+
 @pytest.mark.parametrize("option, message", [
     (("--variant", "chess"), "unknown variant or board 'chess'"),
     (("--variant", "kalah", "--corners", "1,2,3"), "expected 8 numbers"),
