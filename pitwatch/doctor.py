@@ -100,7 +100,7 @@ def check_game(config: Config) -> tuple[Check, Variant | None]:
 def check_database(config: Config, live: bool) -> Check:
     """The database ``run`` records in (``live``: a session is playing on it now)."""
     path = config.database_path()
-    if not path.exists():
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):  # run makes an empty file a database
         return check_new_database(path)
     try:
         recorder = Recorder(path, read_only=True)  # a check must not change what it checks: no migration here
@@ -138,12 +138,12 @@ def game_in_progress(recorder: Recorder, active: GameRecord, live: bool) -> str:
 
 
 def check_new_database(path: Path) -> Check:
-    """A database that does not exist yet: ``run`` creates it, so the doctor only checks it could
+    """A database that does not exist yet (or an empty file): ``run`` creates it, so the doctor only checks it could
     (as the recorder would name what is in the way), without leaving an empty file behind (a check
     must not change what it checks)."""
     if problem := write_problem(path):
         return Check("database", False, f"{path}: {problem}; {CHOOSE_ANOTHER}")
-    return Check("database", True, f"{path}: no games yet (`pitwatch run` creates the file)")
+    return Check("database", True, f"{path}: no games yet (`pitwatch run` makes the game database there)")
 
 
 def check_camera(config: Config, played: Variant | None) -> Iterator[Check]:

@@ -77,6 +77,7 @@ class FrameStatus:
 NO_COLOUR = ("no colour in the picture (a greyscale camera, or a greyscale file): seeds are counted and chips told "
              "apart in colour; use a colour camera")
 STUCK_WRONG = "markers stuck wrong"  # how the status of a frame refused by BoardReader._check_placement begins
+SMALLEST_PICTURE_PX = 32  # a picture narrower or lower than this holds no four markers (each needs 16 px or more)
 ANOTHER_BOARD = "another board under the camera"  # ...or of one of another shape than the calibrated board
 # Markers farther from square than this (log of across over deep) are a board of another shape. Measured on rendered
 # set-ups of every profile (2026-12-07, 48 hard frames of the calibrated boards, 60 of other layouts' boards, a scratch
@@ -240,6 +241,9 @@ class BoardReader:
             raise FrameUnreadable("no frame")
         if frame.dtype != np.uint8:
             raise FrameUnreadable(f"unsupported frame: {frame.dtype} pixels, expected 8-bit BGR")
+        if min(frame.shape[:2]) < SMALLEST_PICTURE_PX:  # OpenCV's "error" was all a 1-pixel-high picture got said
+            raise FrameUnreadable(f"a {frame.shape[1]} x {frame.shape[0]} picture: too small to hold a board "
+                                  f"({SMALLEST_PICTURE_PX} pixels a side at least)")
         if frame.ndim == 2:
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         frame = frame[..., :3]

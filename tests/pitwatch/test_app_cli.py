@@ -757,8 +757,12 @@ def test_doctor_checks_the_database_and_creates_none(tmp_path, capsys):
         return mark, detail
 
     new = tmp_path / "games" / "g.sqlite"
-    assert database_check(new) == ("ok", f"{new}: no games yet (`pitwatch run` creates the file)")
+    assert database_check(new) == ("ok", f"{new}: no games yet (`pitwatch run` makes the game database there)")
     assert not new.exists() and not new.parent.exists()
+    (tmp_path / "empty.sqlite").touch()  # which SQLite makes a database of: FIX, until 2026-12-07, for nothing
+    assert database_check(tmp_path / "empty.sqlite") == (
+        "ok", f"{tmp_path / 'empty.sqlite'}: no games yet (`pitwatch run` makes the game database there)")
+    assert (tmp_path / "empty.sqlite").stat().st_size == 0
     (tmp_path / "plain-file").write_text("not a folder")
     under_a_file = tmp_path / "plain-file" / "g.sqlite"
     assert database_check(under_a_file) == ("FIX", f"{under_a_file}: cannot be created, {tmp_path / 'plain-file'} is not "

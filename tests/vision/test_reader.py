@@ -37,7 +37,8 @@ def test_bad_frames_give_a_status_not_an_exception(kalah_setup):
     reader = BoardReader(kalah_setup[1])
     for frame, message in [(None, "no frame"), (np.zeros((720, 1280, 3), np.uint8), "black frame"),
                            (np.full((720, 1280, 3), 128, np.uint8), "board not found"), (np.zeros((0, 0, 3), np.uint8), "no frame"),
-                           (np.zeros((720, 1280, 3), np.float64), "unsupported frame")]:
+                           (np.zeros((720, 1280, 3), np.float64), "unsupported frame"),
+                           (np.full((1, 1280, 3), 128, np.uint8), "a 1280 x 1 picture: too small to hold a board")]:
         result = reader.read(frame)
         assert not result.status.board_found and message in result.status.message
         assert all(pit is None for pit in result.reading.pits.values())
