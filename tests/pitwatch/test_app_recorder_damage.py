@@ -197,18 +197,3 @@ def test_a_game_id_that_is_no_whole_number_names_no_game_at_once(tmp_path):
             with pytest.raises(RecorderError, match=f"no recorded game with id {game_id}"):
                 recorder.game(game_id)  # type: ignore[arg-type]
             assert recorder.snapshot(game_id, 0) is None  # type: ignore[arg-type]
-
-
-def test_a_move_row_deleted_by_hand_is_named_by_every_way_of_looking_at_the_game(tmp_path, capsys):
-    """The moves after the gap replayed with their recorded positions, which no rule gives: ``show --json``
-    printed the game, ``show`` and ``export`` failed without naming it."""
-    (tmp_path / "rec.txt").write_text('[Variant "kalah"]\n\n1. C F 2. a B 3. e *\n')  # C: South moves again
-    db = tmp_path / "games.sqlite"
-    assert main(["games", "import", str(tmp_path / "rec.txt"), "--db", str(db)]) == 0
-    with closing(sqlite3.connect(db)) as raw:
-        raw.execute("DELETE FROM moves WHERE ply=0")  # F, a, B, e stay legal: only the positions tell
-        raw.commit()
-    capsys.readouterr()
-    for action in (["show", "1"], ["show", "1", "--json"], ["export", "1"], ["export", "1", "--format", "json"]):
-        code, out, err = cli(capsys, "games", *action, "--db", str(db))
-        assert (code, out) == (2, "") and err.startswith("pitwatch games: game 1 cannot be replayed: move "), (action, err)
