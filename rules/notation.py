@@ -87,6 +87,9 @@ class Record:
     comments: dict[int, list[str]] = field(default_factory=dict)
     result: str = "*"
     left: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    # the hollows a round's leader took after the k-th move ended the round (Nam Nam: the players say
+    # them, ``B=c=e``; seed counts cannot show who owns a hollow)
+    chosen: dict[int, tuple[str, ...]] = field(default_factory=dict)
     # where each tag pair stood in the text it was read from (line, column): a reader that refuses a
     # tag's value (a player's name) says where, as the notation's own errors do
     tag_places: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False, repr=False)
@@ -103,7 +106,7 @@ class Record:
     def _replayed(self) -> Game:
         game = Game(self.variant, self.start, dict(self.tags))
         for number, move in enumerate(self.moves, 1):
-            _play(game, move, self.left.get(number, ()))
+            _play(game, move, self.left.get(number, ()), self.chosen.get(number, ()))
         return game
 
     def to_game(self) -> Game:
@@ -118,23 +121,27 @@ class Record:
         """The record of ``game``; ``tags`` (and the game's own tags) fill the tag pairs. ``game`` and
         ``comments`` are positional only, so that a tag of any name (``game``, ``comments``) is a tag."""
         merged = {str(k): str(v) for k, v in {**game.tags, **tags}.items()}
-        left = {ply + 1: _fours_left(game, ply) for ply in sorted(game.observed)}
+        told = {ply + 1: _players_said(game, ply) for ply in sorted(game.observed)}
         return cls(game.variant, list(game.moves), game.positions[0], merged, dict(comments or {}),
-                   result_token(game.result), left)
+                   result_token(game.result), {k: left for k, (left, _) in told.items() if left},
+                   {k: chosen for k, (_, chosen) in told.items() if chosen})
 
     @classmethod
     def from_moves(cls, variant: Variant | str, texts: list[str], start: Position | None = None, *,
-                   left: dict[int, Sequence[str]] | None = None, **tags: str) -> "Record":
+                   left: dict[int, Sequence[str]] | None = None, chosen: dict[int, Sequence[str]] | None = None,
+                   **tags: str) -> "Record":
         """A record of ``texts`` played from ``start`` (or the variant's start), with the fours
-        ``left[k]`` left standing after the ``k``-th move; illegal moves raise."""
-        left = left or {}
-        if not set(left) <= set(range(1, len(texts) + 1)):
-            raise RulesError(f"fours left after moves {sorted(set(left) - set(range(1, len(texts) + 1)))}, "
-                             f"but the record has moves 1 to {len(texts)}")
+        ``left[k]`` left standing after the ``k``-th move, and the hollows ``chosen[k]`` the round's
+        leader took after the ``k``-th move ended a round; illegal moves raise."""
+        left, chosen = left or {}, chosen or {}
+        for said, what in ((left, "fours left"), (chosen, "hollows chosen")):
+            if not set(said) <= set(range(1, len(texts) + 1)):
+                raise RulesError(f"{what} after moves {sorted(set(said) - set(range(1, len(texts) + 1)))}, "
+                                 f"but the record has moves 1 to {len(texts)}")
         game = Game(variant, start)
         for number, text in enumerate(texts, 1):
             try:
-                _play(game, text, left.get(number, ()))
+                _play(game, text, left.get(number, ()), chosen.get(number, ()))
             except RulesError as exc:
                 raise RulesError(f"move {number}: {exc}") from None
         return cls.from_game(game, None, **tags)
@@ -179,7 +186,8 @@ class Record:
                 turn += 1
             if k == 1 or after_comment or (new_turn and mover == 0):
                 yield f"{turn}." if mover == 0 else f"{turn}..."
-            yield move.text + "".join(f"/{hollow}" for hollow in self.left.get(k, ()))
+            yield (move.text + "".join(f"/{hollow}" for hollow in self.left.get(k, ()))
+                   + "".join(f"={hollow}" for hollow in self.chosen.get(k, ())))
             comments = self.comments.get(k, [])
             yield from (_comment(c, k) for c in comments)
             after_comment = bool(comments)
@@ -188,9 +196,10 @@ class Record:
 
     # -- JSON ------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
-        """``{"tags", "variant", "options", "start", "moves", "comments", "left_for_owner", "result"}``
-        (``start`` is ``null`` for the variant's own start position; ``left_for_owner`` maps a
-        move number to the hollows whose fours were left standing after it)."""
+        """``{"tags", "variant", "options", "start", "moves", "comments", "left_for_owner", "round_choices",
+        "result"}`` (``start`` is ``null`` for the variant's own start position; ``left_for_owner`` maps a
+        move number to the hollows whose fours were left standing after it, ``round_choices`` one that
+        ended a round to the hollows its leader took)."""
         assert self.start is not None
         return {
             "tags": dict(self.tags),
@@ -200,6 +209,7 @@ class Record:
             "moves": [m.text for m in self.moves],
             "comments": {str(k): list(v) for k, v in sorted(self.comments.items())},
             "left_for_owner": {str(k): list(v) for k, v in sorted(self.left.items())},
+            "round_choices": {str(k): list(v) for k, v in sorted(self.chosen.items())},
             "result": self.result,
         }
 
@@ -219,7 +229,9 @@ class Record:
         if not all(isinstance(t, str) for t in data["moves"]):
             raise RulesError("'moves' must be a list of move texts")
         tags = _tags_of_json(data.get("tags") or {})
-        record = cls.from_moves(variant, data["moves"], start, left=_left_of_json(data.get("left_for_owner") or {}))
+        record = cls.from_moves(variant, data["moves"], start,
+                                left=_hollows_by_move(data.get("left_for_owner") or {}, "left_for_owner"),
+                                chosen=_hollows_by_move(data.get("round_choices") or {}, "round_choices"))
         record.tags = tags
         try:
             record.comments = {int(k): [str(c) for c in v] for k, v in (data.get("comments") or {}).items()}
@@ -250,15 +262,15 @@ def _tags_of_json(tags: Any) -> dict[str, str]:
     return dict(tags)
 
 
-def _left_of_json(left_json: Any) -> dict[int, list[str]]:
-    """A JSON record's ``left_for_owner``: move numbers to the hollows whose fours were left standing."""
-    if not isinstance(left_json, dict) or not all(isinstance(v, list) for v in left_json.values()):
-        raise RulesError("'left_for_owner' maps move numbers to lists of hollows")
-    return {_move_number(k): [str(h) for h in v] for k, v in left_json.items()}
+def _hollows_by_move(data: Any, field_name: str) -> dict[int, list[str]]:
+    """A JSON record's ``left_for_owner`` or ``round_choices``: move numbers to lists of hollows."""
+    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+        raise RulesError(f"'{field_name}' maps move numbers to lists of hollows")
+    return {_move_number(k, field_name): [str(h) for h in v] for k, v in data.items()}
 
 
-def _move_number(key: Any) -> int:
-    """A ``left_for_owner`` key (``"12"``) as its move number: decimal digits that ``int`` reads
+def _move_number(key: Any, field_name: str) -> int:
+    """A key of ``field_name`` (``"12"``) as its move number: decimal digits that ``int`` reads
     (``str.isdigit`` also takes ``"²"``, which ``int`` refuses; ``int`` reads at most 4,300 digits)."""
     text = str(key)
     if text.isdecimal():
@@ -266,38 +278,54 @@ def _move_number(key: Any) -> int:
             return int(text)
         except ValueError:  # more digits than int reads
             pass
-    raise RulesError(f"'left_for_owner' maps move numbers to lists of hollows: {text[:20]!r} is not a move number")
+    raise RulesError(f"'{field_name}' maps move numbers to lists of hollows: {text[:20]!r} is not a move number")
 
 
-def _play(game: Game, move: Move | str, left: Sequence[str] = ()) -> None:
+def _play(game: Game, move: Move | str, left: Sequence[str] = (), chosen: Sequence[str] = ()) -> None:
     """Play ``move`` in ``game``; ``left`` names hollows whose owners left the four a drop of
-    the move made there (Nam Nam: the game goes on with those fours on the board)."""
-    if not left:
+    the move made there (Nam Nam: the game goes on with those fours on the board), ``chosen`` the
+    hollows the leader of the round the move ended took (Nam Nam: the next round starts so)."""
+    if not left and not chosen:
         game.play(move, events=False)
         return
     variant = game.variant
-    if not hasattr(variant, "leave_fours"):
+    if left and not hasattr(variant, "leave_fours"):
         raise IllegalMove(f"{variant.name}: no four is ever left for its owner, so a move cannot name one "
                           f"({', '.join(left)})")
+    if chosen and not hasattr(variant, "set_up_round"):
+        raise IllegalMove(f"{variant.name}: no round's leader chooses hollows, so a move cannot name them "
+                          f"({', '.join(chosen)})")
     if isinstance(move, str):
         move = variant.parse_move(game.position, move)
     after, events = variant.play(game.position, move)
-    game.play(move, events=False, observed=variant.leave_fours(after, events, left))
+    if left:
+        after = variant.leave_fours(after, events, left)
+    if chosen:
+        after = variant.set_up_round(after, chosen)
+    game.play(move, events=False, observed=after)
 
 
-def _fours_left(game: Game, ply: int) -> tuple[str, ...]:
-    """The hollows whose fours were left standing after move ``ply`` (from 0) of ``game``, read
-    from the position the game accepted there; ``RulesError`` if no four left explains that
-    position (a record carries nothing else)."""
+def _players_said(game: Game, ply: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What the players said after move ``ply`` (from 0) of ``game``, read from the position the
+    game accepted there: the hollows whose fours were left standing, and those the leader of the
+    round the move ended took; ``RulesError`` if neither explains that position (a record carries
+    nothing else)."""
     variant = game.variant
     observed = game.positions[ply + 1]
     after, events = variant.play(game.positions[ply], game.moves[ply])
     leavable = getattr(variant, "fours_to_leave", None)
-    hollows = tuple(h for h in (leavable(events) if leavable else ()) if observed.count(h) != after.count(h))
-    if not hollows or variant.leave_fours(after, events, hollows) != observed:
+    left = tuple(h for h in (leavable(events) if leavable else ()) if observed.count(h) != after.count(h))
+    if left:
+        after = variant.leave_fours(after, events, left)
+    choice = variant.round_choice(observed) if hasattr(variant, "round_choice") else None
+    chosen = choice.chosen if choice is not None and after != observed else ()
+    if chosen and variant.round_choice(after) is not None and variant.set_up_round(after, chosen) == observed:
+        return left, chosen
+    if not left or after != observed:
         raise RulesError(f"move {ply + 1} ({game.moves[ply].text}): the game accepted a position that is not "
-                         "the rules' result, and no four left for its owner explains it")
-    return hollows
+                         "the rules' result, and neither a four left for its owner nor a round's choice of "
+                         "hollows explains it")
+    return left, ()
 
 
 def result_token(result: Result | None) -> str:
@@ -420,6 +448,7 @@ class _Reader:
         game = Game(variant, start)
         comments: dict[int, list[str]] = {}
         left: dict[int, tuple[str, ...]] = {}
+        chosen: dict[int, tuple[str, ...]] = {}
         while token.kind != "result":
             if token.kind == "tag":
                 raise NotationError(token.line, token.column, "a tag pair inside the move list")
@@ -427,18 +456,22 @@ class _Reader:
                 body = token.text[1:-1] if token.kind == "comment" else token.text[1:]
                 comments.setdefault(len(game.moves), []).append(body.strip())
             elif token.kind == "move":
-                text, *hollows = token.text.split("/")
+                text, *said = re.split(r"(?=[/=])", token.text)  # B/D (a four left in D), B=c=e (c and e taken)
+                hollows = tuple(part[1:] for part in said if part[0] == "/")
+                taken = tuple(part[1:] for part in said if part[0] == "=")
                 try:
-                    _play(game, text, hollows)
+                    _play(game, text, hollows, taken)
                 except RulesError as exc:
                     raise NotationError(token.line, token.column, f"move {len(game.moves) + 1}: {exc}") from None
                 if hollows:
-                    left[len(game.moves)] = tuple(hollows)
+                    left[len(game.moves)] = hollows
+                if taken:
+                    chosen[len(game.moves)] = taken
             token = self._next()
         result_token_seen = token
         result = result_token_seen.text
         record = Record(variant, list(game.moves), start,
-                        {k: v for k, v in tags.items() if k not in DERIVED}, comments, result, left,
+                        {k: v for k, v in tags.items() if k not in DERIVED}, comments, result, left, chosen,
                         {name: (token.line, token.column) for name, token in tag_tokens.items()})
         _check_result(result, record, lambda message: NotationError(
             result_token_seen.line, result_token_seen.column, message))

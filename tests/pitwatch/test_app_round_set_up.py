@@ -9,11 +9,13 @@ import json
 
 import pytest
 
+import rules
 from apphelpers import between
 from pitwatch.hub import FrameFeed
+from pitwatch import records
 from pitwatch.records import game_of
 from pitwatch.session import Session, SessionError
-from rules import Game
+from rules import Game, notation
 from web import create_app
 
 # South to move: B sows 3 into C (3 -> 4 mid-sowing, South's: captured) and leaves 4 in play,
@@ -61,6 +63,23 @@ def test_the_leader_is_asked_and_his_choice_is_played_recorded_and_resumed(round
     assert resumed.state()["game"]["round_choice"] is None
     with pytest.raises(SessionError, match="no one chooses hollows now"):
         resumed.choose_hollows(["a", "b"])
+
+
+def test_the_choice_is_in_the_games_record_and_read_back_from_it(round_ended, recorder):
+    """A record carried only fours left standing, so a game whose leader had taken hollows could
+    not be exported, shown or imported: `move 1 (B): the game accepted a position that is not the
+    rules' result` (found 2026-12-07). The choice is written after the round-ending move, ``B=c=e``."""
+    round_ended.choose_hollows(["e", "c"])
+    text = records.export(recorder, round_ended.game_id, "text")
+    assert "1. B=c=e *" in text
+    assert notation.read(text).to_game().positions == round_ended.game.positions
+    as_json = json.loads(records.export(recorder, round_ended.game_id, "json"))
+    assert as_json["round_choices"] == {"1": ["c", "e"]}
+    assert notation.Record.from_json(as_json).to_game().positions == round_ended.game.positions
+    imported = recorder.import_games(records.read_import(text).games)
+    assert game_of(recorder, imported[0])[1].positions == round_ended.game.positions
+    with pytest.raises(rules.RulesError, match="kalah: no round's leader chooses hollows, so a move cannot name them"):
+        notation.read('[Variant "kalah"]\n\n1. C=a *\n')
 
 
 def test_a_wrong_choice_is_refused_naming_what_to_choose_and_changes_nothing(round_ended, recorder):

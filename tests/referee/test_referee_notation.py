@@ -201,7 +201,7 @@ def test_a_four_left_that_the_rules_do_not_allow_is_an_error_with_its_place() ->
     odd = rules.Game("nam-nam")  # a position the game accepted that no four left explains
     new, _ = odd.variant.play(odd.position, odd.legal_moves()[0])
     odd.play(odd.legal_moves()[0], observed=new._replace(pits=new.pits[1:] + new.pits[:1]))
-    with pytest.raises(rules.RulesError, match="no four left for its owner explains it"):
+    with pytest.raises(rules.RulesError, match="neither a four left for its owner nor a round.s choice of hollows explains it"):
         Record.from_game(odd)
 
 
