@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import signal
 import sqlite3
 import subprocess
@@ -24,10 +23,10 @@ import pytest
 
 from pitwatch.cli import main
 from pitwatch.recorder import AcceptedMove, DamagedGame, Recorder, RecorderError
-from rules import Game, notation
+from rules import Game
 from waiting import wait_until
 
-GAMES = 2000  # of some 40 moves: stored in several batches of a quarter second, on any machine
+GAMES = 400  # 20 s of storing, a game each 50 ms, in the interrupted import
 RECORD = '[South "Ada"]\n[North "Bo"]\n[Variant "kalah"]\n\n1. C F *\n'
 
 
@@ -141,14 +140,15 @@ def test_a_game_in_progress_whose_move_was_changed_by_hand_stays_on_record_and_a
 
 def test_ctrl_c_during_an_import_says_which_games_it_stored(tmp_path):
     """A real SIGINT to ``pitwatch games import`` once its first games are on disk: exit status 130, as
-    for any interrupt, and the games stored named (each whole; the batch under way rolled back)."""
-    game, rng = Game("kalah"), random.Random(1)
-    while not game.is_over:
-        game.play(rng.choice(game.legal_moves()))
-    record = notation.Record.from_game(game, South="Ann", North="Bob").to_text()
-    (tmp_path / "rec.txt").write_text((record + "\n\n") * GAMES)
+    for any interrupt, and the games stored named (each whole; the batch under way rolled back). The
+    importing process stores a game a transaction, 50 ms apart, so that the interrupt lands in the
+    middle on any machine (with its own batches of a quarter second, a loaded machine's poll came
+    after the last one)."""
+    (tmp_path / "rec.txt").write_text(RECORD * GAMES)
     db = tmp_path / "games.sqlite"
-    importing = subprocess.Popen([sys.executable, "-m", "pitwatch.cli", "games", "import", str(tmp_path / "rec.txt"),
+    slowly = ("import sys, pitwatch.recorder as recorder; from pitwatch.cli import main; "
+              "recorder.IMPORT_BATCH_SECONDS, recorder.IMPORT_PAUSE_SECONDS = 0.0, 0.05; sys.exit(main(sys.argv[1:]))")
+    importing = subprocess.Popen([sys.executable, "-c", slowly, "games", "import", str(tmp_path / "rec.txt"),
                                   "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                  env={**os.environ, "PITWATCH_CONFIG": str(tmp_path / "none.toml")})
 
