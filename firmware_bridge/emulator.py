@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 from . import protocol as p
 from .framing import DELIMITER, Frame, FrameReader, FrameTooLong
 
-FIRMWARE_VERSION = (2, 2, 0)
+FIRMWARE_VERSION = (2, 2, 1)
 ADC_BITS = 10
 REPORT_HZ = 20  # the promise in INFO; reports go out more often to keep it with jitter
 REPORT_EVERY_MS = 30  # at the latest, as the firmware (REPORT_EVERY_MS in pitwatch.c)

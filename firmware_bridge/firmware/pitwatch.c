@@ -27,7 +27,7 @@
 
 #define FIRMWARE_MAJOR 2
 #define FIRMWARE_MINOR 2
-#define FIRMWARE_PATCH 0
+#define FIRMWARE_PATCH 1
 #define BAUD 115200UL
 #define BAUD_TOL 3            /* 16 MHz gives 115200 only to 2.1 %: within every USB bridge's tolerance */
 #include <util/setbaud.h>
@@ -562,6 +562,8 @@ static uint8_t set_pits(const uint8_t *p, uint8_t len)
         return ST_BAD_LENGTH;
     if (p[0] < 1 || p[0] > MAX_PITS)
         return ST_BAD_VALUE;
+    if (p[0] == pit_count)            /* told again (the host does after every handshake): the scans go on, */
+        return ST_OK;                 /* or a SET_PITS late in the 30 ms held the next report back past 45 ms */
     ATOMIC_BLOCK(ATOMIC_RESTORESTATE) {  /* start a fresh set of scans over the new pit count */
         pit_count = p[0];
         scan_pit = 0;

@@ -131,6 +131,27 @@ def test_reports_at_least_twenty_times_a_second(device, raw):
     assert gaps[int(len(gaps) * 0.9)] <= 50, gaps
 
 
+def test_the_same_pit_count_told_again_does_not_hold_the_reports_back(device, raw):
+    """The bridge tells the board its pit count after every handshake. The firmware started its scans
+    afresh for it even when the count was the same: a SET_PITS late in the 30 ms between reports held
+    the next one back up to 58 ms, past the 45 ms the protocol promises, and one every 12 ms left 19
+    reports a second (a fuzzer's find on simavr, 2026-12-07). Measured in device time."""
+    assert raw.command(p.SetPits(14), 1).status == p.Status.OK
+    first = raw.wait_for(lambda m: isinstance(m, p.Report) and len(m.raw) == 14)
+    window_ms, seq = 1000, 2
+    deadline = time.monotonic() + 20  # wall time: the old firmware sent no report at all meanwhile
+    while time.monotonic() < deadline and not any(isinstance(m, p.Report) and m.uptime_ms >= first.uptime_ms + window_ms
+                                                  for m in raw.messages):
+        raw.send(p.SetPits(14).frame(seq & 0xFF))
+        raw.ack(seq & 0xFF, 0.25)
+        seq += 1
+        time.sleep(0.01)
+    reports = [m for m in raw.messages if isinstance(m, p.Report) and first.uptime_ms <= m.uptime_ms
+               < first.uptime_ms + window_ms]
+    gaps = [b.uptime_ms - a.uptime_ms for a, b in zip(reports, reports[1:])]
+    assert len(reports) >= 20 * window_ms / 1000 and max(gaps) <= 45, (len(reports), gaps)
+
+
 def test_the_emulator_reports_on_the_firmware_s_schedule():
     """The periodic interval and the change that is reported at once are the firmware's."""
     assert emulator.REPORT_EVERY_MS == firmware_define("REPORT_EVERY_MS")
