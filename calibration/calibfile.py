@@ -72,7 +72,7 @@ import numpy as np
 from firmware_bridge.sensors import SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
 from vision.markers import turn
-from vision.picture_file import not_a_file
+from vision.picture_file import not_a_file, png_size
 from vision.rectify import rectified_size
 
 from .checks import cut_short, is_number
@@ -81,7 +81,6 @@ from .profiles import MARKER_MM, BoardProfile, UnknownBoard, board_profile
 
 FORMAT = "pitwatch-calibration"
 VERSION = 2
-PNG_SIGNATURE, PNG_HEADER_BYTES = b"\x89PNG\r\n\x1a\n", 24  # a PNG's first 8 bytes; its width and height end at 24
 FLAT_PICTURE = 2.0  # grey levels: an empty board's picture varies more (its grain, its hollows' shading, its markers)
 MOST_FILE_BYTES = 50_000_000  # a calibration file is under 2 MB (its empty board a PNG of up to 1 MB, in base64)
 HOLLOWS_MOVED_MM = 20.0  # a hollow calibration found this far from where the markers put it is refused: the right
@@ -333,7 +332,7 @@ def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:
     except (ValueError, TypeError):
         raise CalibrationError("empty: not valid base64") from None
     width, height = rectified_size(profile.size, px_per_mm)
-    size = _png_size(raw.tobytes()[:PNG_HEADER_BYTES])
+    size = png_size(raw[:24].tobytes())  # its width and height end at byte 24
     if size is None:
         raise CalibrationError("empty: not a PNG image")
     if size != (width, height):  # told by its header: a PNG of 30000 x 30000 px is 3.5 MB and 2.7 GB decoded
@@ -348,13 +347,6 @@ def _image(data: Any, profile: BoardProfile, px_per_mm: float) -> np.ndarray:
     if float(image.std()) < FLAT_PICTURE:  # one colour all over read start positions "ok" with most pits wrong
         raise CalibrationError("empty: a picture of one colour, no board in it")
     return image
-
-
-def _png_size(head: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG's first bytes (its signature, then the IHDR chunk), or None."""
-    if len(head) < PNG_HEADER_BYTES or head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR":
-        return None
-    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
 def _sensors(data: Any, profile: BoardProfile) -> SensorCalibration | None:

@@ -323,9 +323,9 @@ def _write_export(output: Path, text: str, database: Path) -> None:
 
 
 def _same_file(one: Path, other: Path) -> bool:
-    """Whether two paths name one file (through links too), the second existing."""
+    """Whether two paths name one file (through links too); not when either is missing."""
     try:
-        return other.exists() and (one.resolve() == other.resolve() or (one.exists() and one.samefile(other)))
+        return one.samefile(other)
     except OSError:
         return False
 

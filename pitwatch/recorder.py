@@ -641,11 +641,11 @@ def _game(row: tuple) -> GameRecord:
     gid, variant, options, south, north, started, ended, status, result, start, tags, count = row
     where = f"game {gid}"
     try:
-        texts = [_stored_text(value, where, f"games.{column}")
-                 for value, column in ((variant, "variant"), (south, "south"), (north, "north"), (status, "status"))]
-        return GameRecord(gid, texts[0], _stored_object(options, where, "games.options"), *texts[1:3],
+        for value, column in ((variant, "variant"), (south, "south"), (north, "north"), (status, "status")):
+            _stored_text(value, where, f"games.{column}")
+        return GameRecord(gid, variant, _stored_object(options, where, "games.options"), south, north,
                           _stored_time(started, where, "games.started_at"), _stored_time(ended, where, "games.ended_at"),
-                          texts[3], _stored_result(result, where), _stored_object(start, where, "games.start"), count,
+                          status, _stored_result(result, where), _stored_object(start, where, "games.start"), count,
                           _stored_object(tags, where, "games.tags"))
     except DamagedGame as exc:  # its times too read as none: one may be what is damaged
         variant, south, north, status = (value if isinstance(value, str) else "?" for value in (variant, south, north, status))

@@ -78,14 +78,15 @@ def read_picture(path: Path) -> np.ndarray:
 def claimed_size(data: bytes) -> tuple[int, int] | None:
     """(width, height) as the picture file ``data`` says in its header, for the formats Pitwatch
     reads pictures in; None for another format, or a header cut short."""
-    for read in (_png_size, _jpeg_size, _bmp_size, _tiff_size, _webp_size):
+    for read in (png_size, _jpeg_size, _bmp_size, _tiff_size, _webp_size):
         if (size := read(data)) is not None:
             return size
     return None
 
 
-def _png_size(data: bytes) -> tuple[int, int] | None:
-    """A PNG: its signature, then the IHDR chunk, which begins with the width and height."""
+def png_size(data: bytes) -> tuple[int, int] | None:
+    """A PNG's size: its signature, then the IHDR chunk, which begins with the width and height
+    (calibration files hold the empty board as a PNG, read by its header first too)."""
     if len(data) < 24 or data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
         return None
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -12,7 +12,9 @@ import pytest
 
 import rules
 from calibration.calibfile import save_calibration
+from firmware_bridge.bridge import LinkHealth
 from pitwatch.cli import main
+from pitwatch.doctor import check_link
 from pitwatch.recorder import Recorder
 from pitwatch.session import Session
 from rules import Game
@@ -132,3 +134,18 @@ def test_a_camera_set_up_that_does_not_open_refuses_run_before_a_game_is_recorde
             else f"camera source '{empty_folder}': the folder holds no images")
     assert code == 2 and err.startswith(f"pitwatch run: {said}"), err
     assert not (tmp_path / "g.sqlite").exists(), "run refused, but recorded a game of 0 moves first"
+
+
+@pytest.mark.parametrize("health, said", [
+    # a board that answers but reports nothing (its sensors' code not running), and one of a newer firmware
+    (LinkHealth(2.0, 0, 0, 0, 0), (False, "the board sent no sensor reports in 2 s: check its firmware (docs/protocol.md)")),
+    (LinkHealth(2.0, 60, 0, 0, 3), (True, "60 sensor reports whole in 2 s, no frame damaged; 3 messages of a newer "
+                                          "firmware ignored (update Pitwatch)")),
+    (LinkHealth(2.0, 55, 4, 1, 0), (False, "4 frames damaged and 1 reports lost in 2 s (55 arrived whole): try a shorter "
+                                           "or shielded USB cable, away from motors and mains leads, or another USB port")),
+])
+def test_the_serial_link_check_says_what_the_watched_reports_showed(health, said):
+    """The doctor's verdict on a link's health as the bridge measured it (measured for real, over a
+    noisy cable and a clean board, in test_app_cli and tests/firmware_bridge/test_link_health.py)."""
+    check = check_link(health)
+    assert (check.name, check.ok, check.detail) == ("serial link", *said)

@@ -61,3 +61,12 @@ def test_what_holds_no_picture_is_named(tmp_path):
                     "text.jpg": "not a JPEG, PNG, BMP, TIFF or WebP picture",
                     "cut.jpg": "not a whole picture (cut short or damaged)", "folder.png": "a folder, not a picture",
                     "missing.png": "No such file or directory"}
+
+
+def test_a_file_larger_than_any_photo_is_refused_unread(tmp_path, monkeypatch):
+    """Checked by its size on disk before a byte is read (the limit made small here: 800 MB files have no
+    place in a test)."""
+    (tmp_path / "big.png").write_bytes(cv2.imencode(".png", PICTURE)[1].tobytes())
+    monkeypatch.setattr("vision.picture_file.MOST_PICTURE_BYTES", 1_000)
+    with pytest.raises(PictureError, match=r"MB, more than any photo \(0 MB at most\)"):
+        read_picture(tmp_path / "big.png")
