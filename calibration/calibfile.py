@@ -71,6 +71,8 @@ import numpy as np
 
 from firmware_bridge.sensors import SensorCalibrationError
 from firmware_bridge.sensors import SensorCalibration
+from rules.errors import RulesError
+from rules.notation import object_of_unique_keys
 from vision.markers import turn
 from vision.picture_file import not_a_file, png_size
 from vision.rectify import rectified_size
@@ -469,7 +471,9 @@ def _read_json(path: str | Path, what: str = "calibration file",
     except UnicodeDecodeError:
         raise error(f"{path}: not a {what} (not JSON text)") from None
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=object_of_unique_keys)
+    except RulesError as repeated:
+        raise error(f"{path}: not a {what} ({repeated})") from None
     except json.JSONDecodeError as failure:
         raise error(f"{path}: not JSON (line {failure.lineno}, column {failure.colno}: {failure.msg})") from None
     except RecursionError:

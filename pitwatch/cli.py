@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(with_corners_joined(sys.argv[1:] if argv is None else argv))
     quiet_camera_libraries()
     for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 is printed escaped, not refused
         if isinstance(stream, io.TextIOWrapper):
@@ -150,6 +150,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if str(exc):  # what the interrupted command had done (ImportInterrupted)
             print(f"pitwatch {args.command}: {exc}", file=sys.stderr)
         return 130
+
+
+def with_corners_joined(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--corners X,Y,...`` written ``--corners=X,Y,...``. A corner left of or above the
+    picture (a board edge just out of view) begins with a minus, and argparse takes ``-5,3,...`` for
+    an option and says that --corners has no value."""
+    joined: list[str] = []
+    words = iter(argv)
+    for word in words:
+        if word == "--corners" and (value := next(words, None)) is not None:
+            joined.append(f"--corners={value}")
+        else:
+            joined.append(word)
+    return joined
 
 
 FFMPEG_FATAL = 8  # FFmpeg's AV_LOG_FATAL: only what stops it altogether

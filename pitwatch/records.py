@@ -150,7 +150,7 @@ def read_import(text: str) -> RecordImport:
         if text.lstrip().startswith("{"):
             raise  # a game's JSON with a mistake in it: the caller names where
         return _text_import(text)
-    except rules.RulesError as exc:  # a number of more digits than Python reads
+    except rules.RulesError as exc:  # a number of more digits than Python reads, a key given twice
         raise rules.RulesError(f"not valid JSON: {exc}") from None
     if not isinstance(data, dict):
         raise rules.RulesError(f"not a game object: the record is JSON, {JSON_KINDS[type(data)]} (a game's JSON "

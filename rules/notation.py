@@ -367,7 +367,20 @@ def parse_json(text: str) -> Any:
     """``text`` read as JSON (a record, a Start tag). ``json.loads`` converts every whole number it
     meets, and one of more digits than ``int`` reads (4,300) would be a bare ValueError: here it is a
     RulesError saying so. Malformed JSON is ``json.JSONDecodeError``, as from ``json.loads``."""
-    return json.loads(text, parse_int=_whole_number)
+    return json.loads(text, parse_int=_whole_number, object_pairs_hook=object_of_unique_keys)
+
+
+def object_of_unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, for ``json.loads``'s ``object_pairs_hook``; a key given twice is a RulesError
+    naming it. ``json`` keeps the last silently, so a hand edit that gave a field again (a tag, a
+    calibration's limit) would be taken or lost by where it stands."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            shown = key if len(key) <= 40 else f"{key[:37]}..."
+            raise RulesError(f'"{shown}" is given twice in one object: which one is meant?')
+        obj[key] = value
+    return obj
 
 
 def _whole_number(digits: str) -> int:

@@ -321,6 +321,15 @@ def test_json_with_a_number_too_long_to_read_is_named(tmp_path, capsys, content)
     assert refused(tmp_path, capsys, content) == said
 
 
+def test_json_that_gives_a_key_twice_is_named_not_taken_by_where_it_stands(tmp_path, capsys):
+    content = json.dumps(GAME_JSON).replace('"South": "Ada"', '"South": "Ada", "South": "Cy"')
+    assert refused(tmp_path, capsys, content) == (
+        'not valid JSON: "South" is given twice in one object: which one is meant?')
+    start = TEXT.replace("\n\n", '\n[Start "{\\"houses\\": [4], \\"houses\\": [5]}"]\n\n')
+    assert refused(tmp_path, capsys, start).startswith(
+        'line 4, column 1: the Start tag is not JSON: "houses" is given twice in one object')
+
+
 def test_a_start_tag_with_a_number_too_long_to_read_is_named_with_its_line(tmp_path, capsys):
     content = TEXT.replace("\n\n", f'\n[Start "[{HUGE}]"]\n\n')
     assert refused(tmp_path, capsys, content) == (

@@ -188,6 +188,16 @@ def test_not_json_and_missing_file(tmp_path):
         load_calibration(digits)
 
 
+def test_a_field_given_twice_is_named_not_taken_by_where_it_stands(saved, tmp_path):
+    """A hand edit that gives a field again: json would keep the last one silently."""
+    text = saved.read_text()
+    assert text.count('"version": 2') == 1
+    twice = tmp_path / "twice.json"
+    twice.write_text(text.replace('"version": 2', '"version": 2, "version": 2', 1))
+    assert _refusal(twice) == (f'{twice}: not a calibration file ("version" is given twice in one object: '
+                               "which one is meant?)")
+
+
 def test_a_file_that_cannot_be_written_is_named_and_leaves_nothing_behind(tmp_path, kalah_setup):
     taken = tmp_path / "board.json"
     taken.mkdir()  # -o naming a folder

@@ -19,6 +19,7 @@ from transcript import Transcript
 from calibration.calibfile import load_calibration, save_sensors
 from calibration.profiles import start_counts
 from firmware_bridge.sensors import SensorCalibration
+from pitwatch.cli import main
 from pitwatch.vision_commands import add_vision_commands
 from vision.synthetic import SyntheticCamera
 
@@ -169,6 +170,17 @@ def test_a_wrong_variant_or_corners_is_named_before_any_picture_is_taken(tmp_pat
     assert run("calibrate", *option, "--empty", "0", "--start", "0", "-o", tmp_path / "board.json") == 2
     err = capsys.readouterr().err
     assert err.startswith("pitwatch calibrate: error: ") and message in err and err.count("\n") == 1
+
+
+def test_corners_left_of_the_picture_are_a_value_not_an_option(tmp_path, capsys):
+    """argparse took ``-5,3,...`` for an option and said that --corners had no value."""
+    calibrate = ["calibrate", "--variant", "kalah", "--empty", "0", "--start", "0", "-o", str(tmp_path / "b.json")]
+    assert main([*calibrate, "--corners", "-5,3,100"]) == 2
+    assert capsys.readouterr().err.endswith("expected 8 numbers (near-left, near-right, far-right, far-left x,y), "
+                                            "got 3\n")
+    with pytest.raises(SystemExit):
+        main([*calibrate, "--corners"])
+    assert capsys.readouterr().err.endswith("argument --corners: expected one argument\n")
 
 
 def test_a_camera_calibration_with_no_terminal_says_to_give_pictures(pictures, tmp_path):
