@@ -154,8 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def with_corners_joined(argv: Sequence[str]) -> list[str]:
     """``argv`` with ``--corners X,Y,...`` written ``--corners=X,Y,...``. A corner left of or above the
-    picture (a board edge just out of view) begins with a minus, and argparse takes ``-5,3,...`` for
-    an option and says that --corners has no value."""
+    picture begins with a minus, and argparse took ``-5,3,...`` for an option and said that --corners
+    had no value; calibration names the corner that lies outside the picture."""
     joined: list[str] = []
     words = iter(argv)
     for word in words:
