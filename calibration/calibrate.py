@@ -29,7 +29,7 @@ from rules.reading import Reading
 from vision.counter import widened
 from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
-from vision.markers import MARKER_NAMES, marker_sides, placement_fault, places_found
+from vision.markers import MARKER_NAMES, MIRRORED, is_mirrored, marker_sides, placement_fault, places_found
 from vision.pits import HollowFit, find_hollows, hollow_mask, in_hollows, nominal_hollows
 from vision.reader import NO_COLOUR, BoardReader, BoardView, is_colourless, locate_board
 from vision.rectify import DEFAULT_PX_PER_MM, rectified_size, warp_to_board
@@ -76,6 +76,8 @@ def _rectified(frame: np.ndarray, name: str, probe: Calibration, what: str) -> t
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     homography, found = locate_board(gray, probe)
     if homography is None:
+        if not found and is_mirrored(gray):
+            raise CalibrationError(f"{what}: {MIRRORED}")
         missing = [MARKER_NAMES[i] for i in MARKER_NAMES if i not in found]
         raise CalibrationError(f"{what}: board markers not found (missing {', '.join(missing)}): are all four "
                                "in the picture, uncovered? Print them with `pitwatch markers`, or give --corners")

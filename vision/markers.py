@@ -227,6 +227,19 @@ def _search(gray: np.ndarray, detector: cv2.aruco.ArucoDetector, width: int, ful
     return found
 
 
+MIRRORED = ("the picture is mirrored (its markers read only left-right reversed): turn off the camera's "
+            "mirror or flip setting")
+
+
+def is_mirrored(gray: np.ndarray) -> bool:
+    """Whether ``gray``, in which no marker was found, shows two or more of the board's markers
+    once turned left-right: a webcam that mirrors its picture, as many do for video calls (or
+    flips it upside down, which is a mirror turned half round). A marker read in a mirror is no
+    marker, so such a camera said only "markers missing". Asked only of a picture with no
+    marker in it, at the detection's half size (a few milliseconds)."""
+    return len(_search(cv2.flip(gray, 1), _DETECTOR, DETECT_WIDTH, False)) >= 2
+
+
 def placement_fault(found: dict[int, np.ndarray]) -> str | None:
     """What is wrong with how the board's markers ``found`` are stuck, as the players are to be
     told, or None (and None with fewer than three: nothing to tell by).

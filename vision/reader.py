@@ -28,8 +28,8 @@ from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_b
 from .flicker import picture_rows
 from .glare import CoveredReflections, GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
-from .markers import (MARKER_IDS, MARKER_NAMES, MarkerTracker, detect_markers, homography_from_corners, homography_from_markers,
-                      marker_sides, placement_fault, places_found, stayed)
+from .markers import (MARKER_IDS, MARKER_NAMES, MIRRORED, MarkerTracker, detect_markers, homography_from_corners,
+                      homography_from_markers, is_mirrored, marker_sides, placement_fault, places_found, stayed)
 from .moved_markers import EmptyLikeness, MovedMarkerWatch
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .overlay import PitOverlay, draw_overlay, outlines_in_picture, pit_overlays, points_in_picture
@@ -272,6 +272,8 @@ class BoardReader:
             raise FrameUnreadable(moved.message, tuple(sorted(found)))
         homography, refined = self._held(homography, found)
         if homography is None:
+            if not found and is_mirrored(gray):
+                raise FrameUnreadable(f"board not found: {MIRRORED}")
             missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
             raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", tuple(sorted(found)))
         lined_up = True

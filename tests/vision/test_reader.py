@@ -45,6 +45,21 @@ def test_bad_frames_give_a_status_not_an_exception(kalah_setup):
         assert result.reading.status == result.status.message
 
 
+@pytest.mark.parametrize("flip", [1, 0], ids=["mirrored", "upside-down mirror"])
+def test_a_camera_that_mirrors_its_picture_is_named(kalah_setup, flip):
+    """Many webcams mirror their picture for video calls; a marker read in a mirror is no marker,
+    and the frame said only "markers missing"."""
+    scene, calibration = kalah_setup
+    counts, white = start_counts("kalah")
+    picture = render(scene, counts, white, Shot(seed=3, noise=2.0, jpeg=90)).image
+    reader = BoardReader(calibration)
+    assert reader.read(picture).status.board_found
+    status = reader.read(cv2.flip(picture, flip)).status
+    assert not status.board_found
+    assert status.message == ("board not found: the picture is mirrored (its markers read only left-right reversed): "
+                              "turn off the camera's mirror or flip setting")
+
+
 def test_a_marker_stuck_back_wrong_during_play_is_named_until_it_is_put_right(kalah_setup):
     """A marker falls off mid-game and is stuck back turned (or the board is put down turned
     round): the markers then put every pit elsewhere. Frame after frame this read as a hand over
