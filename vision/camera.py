@@ -152,6 +152,12 @@ def _captured(capture: cv2.VideoCapture, index: int) -> Frame | None:
     return Frame(image if status == "ok" else None, status, time.time(), index)
 
 
+# Frames a video may end short of the count its header gives and still be whole: some containers
+# (Matroska, WebM) give a count worked out from the duration and the frame rate, a frame or so off.
+CUT_SHORT_SLACK = 2
+END_OF_VIDEO = "end of video"
+
+
 class VideoFile(FrameSource):
     """A video file: every frame in order, then "end of video".
 
@@ -160,7 +166,10 @@ class VideoFile(FrameSource):
     by the read after it, which iterating the source then handed out as one
     more (bogus) picture. Read ahead, ``ended`` is set with the last frame, as
     a folder's is with its last image. A video that cannot be opened or holds
-    no frame gives one frame saying so.
+    no frame gives one frame saying so, and one that ends well before the
+    frame count its header gives says it is cut short (a copy stopped half
+    way, a recording whose camera was unplugged): OpenCV ends such a file as
+    if it were whole.
     """
 
     def __init__(self, path: str) -> None:
@@ -168,7 +177,9 @@ class VideoFile(FrameSource):
         self._index = 0
         self._closed = False
         self._capture = _open_capture(path)
+        self._frames_said = 0 if self._capture is None else int(max(self._capture.get(cv2.CAP_PROP_FRAME_COUNT), 0))
         self._ahead = None if self._capture is None else _captured(self._capture, 1)  # the frame read() gives next
+        self._end = f"cannot open {path}" if self._capture is None else self._ended_after(0)
 
     def read(self) -> Frame:
         now = time.time()
@@ -178,11 +189,20 @@ class VideoFile(FrameSource):
         frame = self._ahead
         if frame is None:
             self.ended = True
-            why = f"cannot open {self.name}" if self._capture is None else "end of video"
-            return Frame(None, why, now, self._index)
+            return Frame(None, self._end, now, self._index)
         self._ahead = _captured(self._capture, self._index + 1)
-        self.ended = self._ahead is None
+        if self._ahead is None:
+            self._end = self._ended_after(self._index)
+            self.ended = self._end == END_OF_VIDEO  # a file cut short says so in one frame more
         return frame
+
+    def _ended_after(self, given: int) -> str:
+        """What the read after the ``given``-th frame, the last, says: the end of the video, or
+        that it ended well short of its header's frame count."""
+        if self._frames_said - given <= max(CUT_SHORT_SLACK, self._frames_said // 100):
+            return END_OF_VIDEO
+        return (f"end of video after {given:,} of the {self._frames_said:,} frames its header gives: "
+                f"{self.name} is cut short or damaged")
 
     def close(self) -> None:
         self._closed = self.ended = True

@@ -167,6 +167,23 @@ def test_video_file_plays_then_ends(tmp_path):
     assert source.read().status == "closed"
 
 
+def test_a_video_cut_short_says_so_after_its_last_frame(tmp_path):
+    """OpenCV ends a video copied half way as if it were whole: `pitwatch read` read half a
+    recorded game and said nothing."""
+    whole = tmp_path / "game.avi"
+    _write_video(whole, range(60, 220, 4))  # 40 frames
+    data = whole.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[:len(data) // 2])
+    frames = list(open_source(str(cut)))
+    given = len(frames) - 1
+    assert 0 < given < 38 and all(f.status == "ok" for f in frames[:-1])
+    assert frames[-1].image is None and frames[-1].index == given + 1
+    assert frames[-1].status == (f"end of video after {given} of the 40 frames its header gives: {cut} is cut short "
+                                 "or damaged")
+    assert [f.status for f in open_source(str(whole))] == ["ok"] * 40  # a whole video ends with its last frame
+
+
 def test_a_file_that_is_no_video_says_so_once(tmp_path):
     (tmp_path / "notes.avi").write_text("not a video")
     assert [f.status for f in open_source(str(tmp_path / "notes.avi"))] == [f"cannot open {tmp_path / 'notes.avi'}"]
