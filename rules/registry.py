@@ -6,6 +6,7 @@ registered under their own names with different defaults.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,15 +48,18 @@ def register(name: str, cls: type[Variant], description: str, **presets: Any) ->
 
 def variant(name: str, /, **options: Any) -> Variant:
     """The variant ``name`` with ``options`` set; an error lists valid names or options."""
-    try:
-        entry = _ENTRIES[name]
-    except KeyError:
-        raise UnknownVariant(f"unknown variant {name!r}; variants are {', '.join(_ENTRIES)}") from None
+    if name not in _ENTRIES:
+        raise _unknown(name)
+    entry = _ENTRIES[name]
     return entry.cls(name, entry.description, **{**entry.presets, **options})
 
 
 def options_of(name: str) -> tuple[Option, ...]:
     """The documented options of variant ``name`` with their defaults."""
     if name not in _ENTRIES:
-        raise UnknownVariant(f"unknown variant {name!r}; variants are {', '.join(_ENTRIES)}")
+        raise _unknown(name)
     return _ENTRIES[name].options()
+
+
+def _unknown(name: Any) -> UnknownVariant:
+    return UnknownVariant(f"unknown variant {reprlib.repr(name)}; variants are {', '.join(_ENTRIES)}")

@@ -6,6 +6,7 @@ generation and ``_apply`` (the sowing); everything shared lives here.
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -35,17 +36,17 @@ class Option:
         """Return ``value`` if valid for this option, else raise ``BadOption`` naming it."""
         expected = type(self.default)
         if expected is bool and not isinstance(value, bool):
-            raise BadOption(f"{variant_name}: option {self.name} takes true or false, not {value!r}")
+            raise BadOption(f"{variant_name}: option {self.name} takes true or false, not {reprlib.repr(value)}")
         if expected is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise BadOption(f"{variant_name}: option {self.name} takes a whole number, not {value!r}")
+            raise BadOption(f"{variant_name}: option {self.name} takes a whole number, not {reprlib.repr(value)}")
         if expected is str and not isinstance(value, str):
-            raise BadOption(f"{variant_name}: option {self.name} takes a word, not {value!r}")
+            raise BadOption(f"{variant_name}: option {self.name} takes a word, not {reprlib.repr(value)}")
         if self.choices is not None and value not in self.choices:
             valid = ", ".join(map(str, self.choices))
-            raise BadOption(f"{variant_name}: option {self.name}={value!r} is not one of {valid}")
+            raise BadOption(f"{variant_name}: option {self.name}={reprlib.repr(value)} is not one of {valid}")
         if self.bounds is not None and not self.bounds[0] <= value <= self.bounds[1]:
             lo, hi = self.bounds
-            raise BadOption(f"{variant_name}: option {self.name}={value} is outside {lo}..{hi}")
+            raise BadOption(f"{variant_name}: option {self.name}={reprlib.repr(value)} is outside {lo}..{hi}")
         return value
 
     def to_json(self) -> dict:
@@ -78,7 +79,7 @@ class Variant:
         for key in options:
             if key not in known:
                 valid = ", ".join(known) or "none"
-                raise BadOption(f"{name}: unknown option {key!r}; valid options: {valid}")
+                raise BadOption(f"{name}: unknown option {reprlib.repr(key)}; valid options: {valid}")
         self.options: dict[str, Any] = {
             o.name: o.check(name, options.get(o.name, o.default)) for o in self.OPTIONS
         }
@@ -273,7 +274,7 @@ class Variant:
         for label in labels:
             value = counts[label]
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise BadPosition(f"{self.name}: {field}[{label!r}] must be a count of 0 or more, not {value!r}")
+                raise BadPosition(f"{self.name}: {field}[{label!r}] must be a count of 0 or more, not {reprlib.repr(value)}")
             values.append(value)
         return tuple(values)
 

@@ -61,6 +61,21 @@ def test_unknown_variant_lists_the_valid_names():
         rules.options_of("awale")
 
 
+@pytest.mark.parametrize("make", [
+    lambda: rules.variant("k" * 5000),
+    lambda: rules.options_of("k" * 5000),
+    lambda: rules.variant("kalah", houses=10 ** 4000),
+    lambda: rules.variant("kalah", houses="x" * 5000),
+    lambda: rules.variant("kalah", **{"y" * 5000: 1}),
+    lambda: rules.variant("oware", grand_slam="z" * 5000),
+], ids=["variant", "options_of", "huge number", "long word", "long option name", "long choice"])
+def test_a_long_value_is_cut_short_in_the_message(make):
+    """A message that echoed a 5,000-character value in full buried what it said."""
+    with pytest.raises(rules.RulesError) as refused:
+        make()
+    assert len(str(refused.value)) < 200 and "..." in str(refused.value)
+
+
 def test_unknown_option_lists_the_valid_ones():
     with pytest.raises(rules.BadOption, match="unknown option 'grandslam'; valid options: grand_slam, "):
         rules.variant("oware", grandslam="capture")
