@@ -298,11 +298,17 @@ def learn_sensors(source: SensorSource, runtime: Runtime, store: SensorStore) ->
                           f"{FIRST_VALUES_WAIT:.0f} s ({source.bridge.status.message}): check the USB cable and "
                           "sensors.port (pitwatch doctor), or set sensors.port = \"\" to play without a microcontroller")
     start = runtime.session.game.variant.start()
-    wait_for_enter("pitwatch: learning the pit sensors. Empty every pit, then press Enter... ", NO_TERMINAL_TO_LEARN)
-    empty = source.raw_frames(LEARN_FRAMES)
-    wait_for_enter("pitwatch: now lay out the start position, then press Enter... ", NO_TERMINAL_TO_LEARN)
-    full = source.raw_frames(LEARN_FRAMES)
-    if not empty or not full:
-        raise ConfigError("the microcontroller sent no sensor values: check the connection (pitwatch doctor)")
-    source.learn(empty, full, start.pits)
+    while True:
+        wait_for_enter("pitwatch: learning the pit sensors. Empty every pit, then press Enter... ", NO_TERMINAL_TO_LEARN)
+        empty = source.raw_frames(LEARN_FRAMES)
+        wait_for_enter("pitwatch: now lay out the start position, then press Enter... ", NO_TERMINAL_TO_LEARN)
+        full = source.raw_frames(LEARN_FRAMES)
+        if not empty or not full:
+            raise ConfigError("the microcontroller sent no sensor values: check the connection (pitwatch doctor)")
+        try:
+            source.learn(empty, full, start.pits)
+            break
+        except SensorCalibrationError as exc:  # the start laid out late, a pit forgotten, a sensor unplugged
+            print(f"pitwatch: the sensors cannot be learned from these two boards: {exc}. Once more "
+                  "(Ctrl-C to stop; sensors.port = \"\" plays without the microcontroller).")
     print(f"pitwatch: sensor calibration saved to {store.save(source.calibration)}")

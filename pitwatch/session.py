@@ -29,7 +29,7 @@ from rules.game import score_of
 from .boards import variants_on
 from .display import LedFrame, captured_pits, game_state, led_frame, match_history, round_choice
 from .hub import Hub
-from .recorder import AcceptedMove, DamagedGame, Recorder, player_name
+from .recorder import AcceptedMove, DamagedGame, Recorder, RecorderError, player_name
 from .records import game_of
 from .settled import SettledBoard
 from .verdicts import VerdictView, judge_reading, view_of
@@ -258,7 +258,7 @@ class Session:
                     self.choose(0)
                 else:
                     raise SessionError(f"the {button} button does nothing now")
-            except SessionError as exc:
+            except (SessionError, RecorderError) as exc:  # a full disk is shown as for the dashboard's controls
                 self._board.verdict = {**self._board.verdict, "message": str(exc)}
                 self._show()
 

@@ -624,6 +624,36 @@ def test_the_first_run_learns_the_sensors_from_the_players_and_keeps_them(tmp_pa
     assert len(json.loads((tmp_path / "sensors.json").read_text())["pits"]) == 14
 
 
+def test_boards_the_sensors_cannot_be_learned_from_are_said_and_asked_again(tmp_path):
+    """Enter pressed twice on the same board (the start laid out before the first prompt): the
+    sensors see no pit fill, which was a traceback and status 1; now the players are told why
+    and asked again."""
+    game = Game("kalah")
+    with EmulatedBoard() as board:
+        board.set_counts(game.position.pits)
+        proc = run_with_sensors_to_learn(tmp_path, board.port, subprocess.PIPE)
+        said = Transcript(proc.stdout)
+        try:
+            for asked in (1, 2):  # both boards the start position
+                assert wait_until(lambda: said.text.count("press Enter... ") == asked, 20, 0.02), said.text
+                proc.stdin.write("\n")
+                proc.stdin.flush()
+            assert said.shows("Once more (Ctrl-C to stop"), said.text
+            assert "pitwatch: the sensors cannot be learned from these two boards: pit A: with 4 seeds it reads" in said.text
+            assert wait_until(lambda: said.text.count("Empty every pit, then press Enter... ") == 2, 20, 0.02), said.text
+            board.set_counts([0] * 14)
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert wait_until(lambda: said.text.count("now lay out the start position") == 2, 20, 0.02), said.text
+            board.set_counts(game.position.pits)
+            proc.stdin.write("\n")
+            proc.stdin.flush()
+            assert said.shows("sensor calibration saved to"), said.text
+        finally:
+            stop(proc)
+    assert "Traceback" not in proc.stderr.read()
+
+
 def test_a_run_that_cannot_ask_the_players_says_how_to_learn_the_sensors(tmp_path):
     """Started with no terminal (a service, stdin closed) there is no one to press Enter."""
     with EmulatedBoard() as board:

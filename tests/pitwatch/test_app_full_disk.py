@@ -73,3 +73,26 @@ def test_the_same_still_board_judged_again_clears_the_warning_once_there_is_room
     session.submit(still)
     assert session.state()["recording"] is None
     assert session.state()["verdict"]["kind"] == "unchanged" and session.game.moves == []
+
+
+def test_the_boards_undo_button_on_a_full_disk_is_told_not_a_traceback(tmp_path):
+    """The button's press comes from the serial bridge's thread: a RecorderError out of it was a
+    traceback on stderr, the players shown nothing, and later presses ignored."""
+    database = tmp_path / "games.sqlite"
+    session = Session(Recorder(database))
+    session.new_game("kalah", {}, "Ann", "Bob")
+    session.play_by_hand("A")
+    fill_the_disk(session.recorder)
+    for _ in range(1000):  # verdicts of no consequence until the file's pages are full
+        try:
+            session.recorder.record_verdict(session.game_id, {"kind": "note"}, ply=1)
+        except RecorderError:
+            break
+    session.press("undo")
+    state = session.state()
+    assert state["recording"] == f"{database}: cannot record: database or disk is full"
+    assert state["verdict"]["message"] == state["recording"]
+    assert [m.text for m in session.game.moves] == ["A"]  # not taken back: the record could not say so
+    fill_the_disk(session.recorder, room=True)
+    session.press("undo")
+    assert session.game.moves == [] and session.state()["recording"] is None
