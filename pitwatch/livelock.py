@@ -5,6 +5,8 @@ moves beside the first's (the second's were refused by SQLite, with a traceback,
 live session holds an exclusive ``flock`` on ``<database>.lock`` while it runs; the kernel drops
 it when the process ends, however it ends (``kill -9`` too), so a stale lock never blocks a
 restart. The file is left in place: removing it would race with the next session opening it.
+The lock is that of the file the database's name leads to: a second session given a link to the
+database resumed the first's game and each refused the other's moves (2026-12-07, a fuzzer).
 ``pitwatch games`` takes no lock: it reads, or imports finished games, which SQLite's own
 locking keeps apart from the live game.
 """
@@ -24,7 +26,8 @@ class LiveLock:
 
     def __init__(self, database: Path) -> None:
         self.database = database
-        self.path = database.with_name(database.name + ".lock")
+        real = database.resolve()  # a link to the database, or to its folder, locks the database itself
+        self.path = real.with_name(real.name + ".lock")
         self._held: TextIO | None = None
 
     def take(self) -> None:
