@@ -282,6 +282,16 @@ class Recorder:
             self._db.close()
             raise
         self._game_select = _game_select(version)
+        self._file = _file_id(self.path)  # what the name led to when opened: see _check_still_there
+
+    def _check_still_there(self) -> None:
+        """:class:`RecorderError` if the database's name no longer leads to the file opened (deleted
+        or replaced while a session ran). SQLite goes on writing to the open file, deleted or not,
+        so every move after it was lost with the process, and the dashboard said nothing."""
+        if _file_id(self.path) != self._file:
+            self.failure = (f"{self.path}: cannot record: the game database was deleted or replaced while Pitwatch "
+                            "was recording: restart Pitwatch to record again (in a new file, or the one now there)")
+            raise RecorderError(self.failure)
 
     def _connect(self, read_only: bool) -> sqlite3.Connection:
         """The connection; a writer creates the file (and its folders), a reader needs it there."""
@@ -697,6 +707,15 @@ def _damaged(exc: sqlite3.Error) -> bool:
     return getattr(exc, "sqlite_errorname", "").startswith("SQLITE_CORRUPT")
 
 
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """The device and inode ``path`` leads to, or None if it leads nowhere."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
 def _locked(exc: sqlite3.Error) -> bool:
     """Whether SQLite gave up waiting for another connection's lock on the file (busy_timeout, 5 s)."""
     return getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
@@ -728,6 +747,7 @@ class _Transaction:
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
         try:
+            self._recorder._check_still_there()
             self._db.execute("BEGIN IMMEDIATE")
         except BaseException as exc:
             self._lock.release()

@@ -96,3 +96,27 @@ def test_the_boards_undo_button_on_a_full_disk_is_told_not_a_traceback(tmp_path)
     fill_the_disk(session.recorder, room=True)
     session.press("undo")
     assert session.game.moves == [] and session.state()["recording"] is None
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_database_deleted_or_replaced_under_a_session_is_told_not_written_into_the_void(tmp_path, how):
+    """SQLite goes on writing to a file deleted under it: every move after it was lost with the
+    process, and the dashboard said nothing."""
+    database = tmp_path / "games.sqlite"
+    session = Session(Recorder(database))
+    session.new_game("kalah", {}, "Ann", "Bob")
+    game = Game("kalah")
+    game.play("A")
+    session.submit(board(game))
+    assert [m.text for m in session.game.moves] == ["A"] and session.state()["recording"] is None
+    for side_file in tmp_path.glob("games.sqlite*"):
+        side_file.unlink()
+    if how == "replaced":
+        Recorder(database).close()  # another database put at its name
+    game.play("f")
+    with pytest.raises(RecorderError):  # the runtime's loop tells it and judges the board again a second later
+        session.submit(board(game))
+    said = (f"{database}: cannot record: the game database was deleted or replaced while Pitwatch was recording: "
+            "restart Pitwatch to record again (in a new file, or the one now there)")
+    assert session.state()["recording"] == said
+    assert [m.text for m in session.game.moves] == ["A"]  # the game waits at its last recorded move
