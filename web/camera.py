@@ -14,6 +14,11 @@ from . import board_corners, optional
 camera = Blueprint("camera", __name__)
 
 BOUNDARY = "pitwatchframe"
+# How long the stream waits for a new frame before it writes again. A frame is sent again when none
+# came (a camera lost), and before the first a blank line: the multipart's preamble, which the
+# browser skips. A write is how a closed page is noticed: one that waited on a camera that never
+# delivered kept its thread and socket for ever (each page load, one more; a fuzzer, 2026-12-07).
+WAIT_SECONDS = 10.0
 
 
 def _feed() -> FrameFeed:
@@ -27,8 +32,9 @@ def mjpeg() -> Response:
     def stream() -> Iterator[bytes]:
         version = -1
         while True:
-            version, jpeg = frames.wait_newer(version, timeout=10.0)
+            version, jpeg = frames.wait_newer(version, timeout=WAIT_SECONDS)
             if jpeg is None:
+                yield b"\r\n"
                 continue
             yield (f"--{BOUNDARY}\r\nContent-Type: image/jpeg\r\nContent-Length: {len(jpeg)}\r\n\r\n").encode()
             yield jpeg + b"\r\n"

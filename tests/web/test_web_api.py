@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
+import threading
 from urllib.parse import urlsplit
 
 import pytest
@@ -12,7 +14,9 @@ import rules
 from apphelpers import between, fill_the_disk
 from pitwatch.hub import FrameFeed
 from served import serving
+from waiting import wait_until
 from rules import Game, Reading
+from web import camera as web_camera
 from web import create_app
 
 
@@ -332,3 +336,17 @@ def test_camera_stream_and_still(app, client):
     assert b"Content-Type: image/jpeg" in next(chunks)
     assert next(chunks).startswith(b"\xff\xd8first")
     response.close()
+
+
+def test_a_camera_view_closed_before_the_first_frame_frees_its_thread(app, monkeypatch):
+    """While the camera had not delivered a frame, the stream never wrote, so a page closed
+    meanwhile was never noticed: a thread and a socket kept for each page load."""
+    monkeypatch.setattr(web_camera, "WAIT_SECONDS", 0.2)
+    with serving(app) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        before = threading.active_count()
+        for _ in range(5):
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as page:
+                page.sendall(b"GET /camera.mjpg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert page.recv(4096).startswith(b"HTTP/1.1 200")
+        assert wait_until(lambda: threading.active_count() <= before, 10, 0.1), threading.active_count() - before
