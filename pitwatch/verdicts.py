@@ -15,6 +15,11 @@ from typing import Any, Callable
 from rules import PLAYER_NAMES, Game, Move, Position, Reading
 
 
+# The most moves a board may take back unasked: a move, or a move and the reply (and a Kalah extra
+# turn's). A board back where it was more moves ago is asked of the players.
+MOST_TAKEN_BACK_UNASKED = 3
+
+
 @dataclass
 class VerdictView:
     """``kind``: move | takeback | unchanged | in_progress | ambiguous | illegal | unreadable | error."""
@@ -60,7 +65,9 @@ def view_of(verdict: Any, game: Game) -> VerdictView:
         observed = game.variant.position_from_json(data["position"]) if left_for_owner and data.get("position") else None
         return VerdictView(kind, data, moves, observed=observed)
     if kind == "takeback":
-        return VerdictView(kind, data, [], max(0, len(game.moves) - int(data.get("undo", 0))))
+        undo = int(data.get("undo", 0))
+        takeback = VerdictView(kind, data, [], max(0, len(game.moves) - undo))
+        return takeback if undo <= MOST_TAKEN_BACK_UNASKED else _asked(takeback, undo)
     if kind == "ambiguous":
         choices = [view_of(candidate, game) for candidate in data.get("candidates", [])]
         return VerdictView(kind, data, choices=choices)
@@ -69,6 +76,17 @@ def view_of(verdict: Any, game: Game) -> VerdictView:
             data["mistake_words"] = data["mistake"].get("words", "")
         return VerdictView(kind, data, differing=[d["pit"] for d in data.get("differences", [])])
     return VerdictView(kind, data)
+
+
+def _asked(takeback: VerdictView, undo: int) -> VerdictView:
+    """A takeback of more moves than players take back at the table, put to them as the one choice
+    of an ambiguous verdict (the dashboard's button, or the board's confirm button): most often
+    the board was laid out again for a new game, or tidied after a stop, without New game, and
+    taken back unasked it deleted the whole game's moves from the record."""
+    message = (f"{takeback.json['message']}: take the last {undo} moves back? Choose it, or start a new game "
+               "if the board was laid out for one")
+    return VerdictView("ambiguous", {"kind": "ambiguous", "confirm": "takeback", "undo": undo, "message": message,
+                                     "candidates": [takeback.json]}, choices=[takeback])
 
 
 def _moves(game: Game, texts: list[str]) -> tuple[list[Move], list[int]]:

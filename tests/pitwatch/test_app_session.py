@@ -232,6 +232,25 @@ def test_takeback_seen_on_the_board_is_recorded(session):
     assert [m.text for m in session.recorder.moves(session.game_id)] == ["A"]
 
 
+def test_a_board_back_at_the_start_after_many_moves_is_asked_not_taken_back(session):
+    """The board laid out again for a new game without New game (or tidied after a stop): taken
+    back unasked, the whole game's moves were deleted from the record."""
+    game = Game("kalah")
+    for _ in range(6):
+        game.play(game.legal_moves()[0])
+        session.submit(board(game))
+    played = [m.text for m in game.moves]
+    assert [m.text for m in session.recorder.moves(session.game_id)] == played
+    verdict = session.submit(board(Game("kalah")))
+    assert verdict["kind"] == "ambiguous" and verdict["confirm"] == "takeback" and verdict["undo"] == 6
+    assert verdict["message"] == ("the board is back where it was 6 moves ago: take the last 6 moves back? Choose it, "
+                                  "or start a new game if the board was laid out for one")
+    assert [m.text for m in session.recorder.moves(session.game_id)] == played  # nothing deleted unasked
+    assert [c["kind"] for c in session.state()["choices"]] == ["takeback"]
+    session.press("confirm")  # the board's button, or the dashboard's
+    assert session.game.moves == [] and session.recorder.moves(session.game_id) == []
+
+
 def test_controls_by_hand_take_back_correct_and_play(session):
     with pytest.raises(SessionError, match="no move to take back"):
         session.takeback()
