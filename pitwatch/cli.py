@@ -25,7 +25,7 @@ import rules
 from vision.counter import CounterError
 
 from . import config as cfg
-from .errors import said
+from .errors import INTERRUPTED, said
 from .recorder import Recorder, RecorderError, refused_player
 from .session import SessionError
 
@@ -149,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         if str(exc):  # what the interrupted command had done (ImportInterrupted)
             print(f"pitwatch {args.command}: {exc}", file=sys.stderr)
-        return 130
+        return INTERRUPTED
 
 
 def with_corners_joined(argv: Sequence[str]) -> list[str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+INTERRUPTED = 130  # the status of a command a Ctrl-C ended (128 + SIGINT), as shells give it
+
 
 def said(error: Exception) -> str:
     """``error`` as one line for the user. A file the system could not open or write is named

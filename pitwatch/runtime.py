@@ -10,6 +10,7 @@ demo around its virtual board (``pitwatch.demo``); the checks both make at start
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import signal
 import socket
@@ -26,6 +27,7 @@ from rules import Game, Reading, Variant
 from web import create_app
 
 from .config import LOCAL_HOSTS, Config, ConfigError
+from .errors import INTERRUPTED
 from .corners import LiveCorners
 from .fusion import Fusion, StableGate
 from .hub import FrameFeed, Hub
@@ -220,6 +222,12 @@ class Runtime:
         it waits: inside ``Event.wait`` the interrupt could land while the Event's own lock is held,
         and the demo then hung once in 1,000 stops. A SIGTERM before the handler is installed ends
         the process the default way, with nothing lost either.
+
+        Once it returns, a second Ctrl-C or SIGTERM during :meth:`stop` ends the process at once,
+        with status 130 and without Python's own exit: raised as an interrupt in the middle of the
+        stop, it left the camera's threads inside OpenCV as Python exited, and the process aborted
+        ("FATAL: exception not rethrown", a fuzzer's find on 2026-12-07). Nothing is lost by it:
+        every accepted move is on disk, as after ``kill -9``.
         """
         try:  # installed inside the try: a SIGTERM may be handled before signal.signal() returns
             signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -227,6 +235,14 @@ class Runtime:
                 time.sleep(0.5)
         except KeyboardInterrupt:
             pass
+        finally:
+            for stop_signal in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(stop_signal, _end_at_once)
+
+
+def _end_at_once(signal_number: int, frame: object) -> None:
+    """A second stop signal: the process ends now, as Ctrl-C pressed twice is meant."""
+    os._exit(INTERRUPTED)
 
 
 def port_problem(host: str, port: int) -> str | None:

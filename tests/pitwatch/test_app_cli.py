@@ -8,6 +8,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 import tomllib
 import urllib.request
 from contextlib import closing
@@ -17,12 +18,13 @@ from typing import Callable
 import pytest
 
 from apphelpers import sensor_calibration_for, version_1_database
-from network_camera import NumberedCamera
+from network_camera import MjpegCamera, NumberedCamera
 from processes import start_pitwatch, stop
 from transcript import Transcript
-from calibration.calibfile import save_sensor_file
+from calibration.calibfile import save_calibration, save_sensor_file
 from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.cli import main
+from pitwatch.errors import INTERRUPTED
 from pitwatch.recorder import SCHEMA_VERSION, Recorder
 from pitwatch.session import Session
 from rules import Game, Reading
@@ -566,6 +568,29 @@ def test_sigterm_mid_game_stops_the_demo_cleanly_with_every_shown_move_on_disk(t
         recorded = [row[0] for row in database.execute(
             "SELECT text FROM moves WHERE game_id=? ORDER BY ply", (shown["id"],))]
     assert len(shown["moves"]) >= 3 and recorded[: len(shown["moves"])] == [m["text"] for m in shown["moves"]]
+
+
+@pytest.mark.parametrize("second_after", [0.05, 0.2, 0.5])
+def test_a_second_sigterm_while_stopping_ends_at_once_without_an_abort(tmp_path, second_after):
+    """A second stop signal ends the process at once (status 130). Raised as an interrupt in the
+    middle of the stop, it left the camera's threads inside OpenCV as Python exited: the process
+    aborted ("FATAL: exception not rethrown") five times in six with a network camera."""
+    from vision.synthetic import SyntheticCamera
+
+    synthetic = SyntheticCamera("kalah", lambda: Game("kalah").position, 3)
+    save_calibration(synthetic.calibration(), tmp_path / "board.json")
+    picture = synthetic.read().image
+    with MjpegCamera(lambda number: picture) as camera:
+        proc = start_pitwatch("run", "--camera", camera.url, "--calibration", str(tmp_path / "board.json"),
+                              "--serial", "", "--port", "0", "--db", str(tmp_path / "g.sqlite"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        url = next((m.group(1) for line in proc.stdout if (m := re.search(r"dashboard at (http://\S+)", line))), None)
+        assert url, proc.stderr.read()
+        state_when(url, lambda now: now["sources"].get("camera") == "ok", 60)
+        proc.terminate()
+        time.sleep(second_after)
+        assert stop(proc) in (0, INTERRUPTED)  # 0: the stop was over before the second signal came
+    assert proc.stderr.read() == ""
 
 
 def test_a_board_calibrated_for_another_variant_names_the_variants_it_plays_and_plays_the_one_asked(tmp_path):
