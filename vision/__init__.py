@@ -20,3 +20,10 @@ the order a frame meets them:
 - ``render``: the renderer of synthetic camera pictures every test and benchmark measures on;
   ``training``: the seed counter's training on them (its networks are in ``models/``).
 """
+
+import os
+
+# ONNX Runtime (1.29 on) sends usage telemetry to Microsoft from Linux too, unless told not to
+# before it is imported, and warns on every start where it cannot keep a device id in the home
+# folder. A referee at a club table has no business reporting on its players' machines: off.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")

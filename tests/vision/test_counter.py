@@ -1,7 +1,10 @@
 """The seed counter networks: shipped, described, checked on load, honest about their training mix."""
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -278,3 +281,16 @@ def test_a_picture_out_of_focus_is_read_by_the_networks_trained_so(monkeypatch):
         monkeypatch.setattr(counter, "HEAP_SHARE", 1.01)  # no window read as a heap
         for got, wanted in zip(seeds.read_pits(pits, _Heaps(2), out_of_focus=out_of_focus), expected):
             assert np.allclose(got.counts, wanted.counts, atol=1e-6)
+
+
+def test_onnx_runtime_sends_no_telemetry_and_keeps_no_device_id(tmp_path):
+    """ONNX Runtime 1.29+ reports usage from Linux unless told not to before it is imported: it
+    kept a device id under the home folder, and warned on every start where it could not."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    load = "from vision.counter import shared_counter; shared_counter(); import os; print(os.environ['ORT_DISABLE_TELEMETRY'])"
+    done = subprocess.run([sys.executable, "-c", load], env={**env, "HOME": str(home)}, capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "1\n", "")
+    assert not any(home.iterdir())
