@@ -290,7 +290,7 @@ class Session:
                 move = game.variant.parse_move(game.position, text)
             except rules.RulesError as exc:
                 raise SessionError(str(exc)) from None
-            return self._by_players("move", f"{move.text} entered by hand", [move], None)
+            return self._by_players("move", f"{move.text} entered by hand", move, None)
 
     def correct(self, text: str, replaces: str | None = None) -> dict[str, Any]:
         """Replace the last move by ``text`` (the referee accepted the wrong one); with ``replaces``
@@ -306,7 +306,7 @@ class Session:
                 move = game.variant.parse_move(game.positions[-2], text)
             except rules.RulesError as exc:
                 raise SessionError(str(exc)) from None
-            return self._by_players("correction", f"{last.text} corrected to {move.text}", [move],
+            return self._by_players("correction", f"{last.text} corrected to {move.text}", move,
                                     len(game.moves) - 1, replaces=last.text)
 
     def choose_hollows(self, hollows: Sequence[str]) -> dict[str, Any]:
@@ -327,7 +327,7 @@ class Session:
                 raise SessionError(f"{leader} chooses {choice['count']} different hollows of {loser}'s "
                                    f"({', '.join(choice['hollows'])}), not {', '.join(hollows) or 'none'}") from None
             return self._by_players("round_set_up", f"{leader} takes hollows {', '.join(sorted(hollows))}",
-                                    [game.moves[-1]], len(game.moves) - 1, observed=chosen)
+                                    game.moves[-1], len(game.moves) - 1, observed=chosen)
 
     def takeback(self) -> dict[str, Any]:
         """Undo the last move (the players will put the seeds back)."""
@@ -335,7 +335,7 @@ class Session:
             game = self._require_game()
             if not game.moves:
                 raise SessionError("there is no move to take back")
-            return self._by_players("takeback", f"{game.moves[-1].text} taken back", [], len(game.moves) - 1)
+            return self._by_players("takeback", f"{game.moves[-1].text} taken back", None, len(game.moves) - 1)
 
     def agree_draw(self) -> dict[str, Any]:
         """Both players agree a stalemate: a draw where the variant allows it."""
@@ -355,12 +355,18 @@ class Session:
             self._show()
             return verdict
 
-    def _by_players(self, kind: str, message: str, moves: list[rules.Move], takeback_to: int | None,
+    def _by_players(self, kind: str, message: str, move: rules.Move | None, takeback_to: int | None,
                     observed: rules.Position | None = None, **extra: Any) -> dict[str, Any]:
-        """A change the players made on the dashboard: recorded as a verdict of theirs, then shown
-        (``observed``: the position the last move left, where it is not the engine's)."""
-        data = {"kind": kind, "moves": [m.text for m in moves], "by": "players", "message": message, **extra}
-        view = VerdictView("takeback" if kind == "takeback" else "move", data, list(moves), takeback_to,
+        """A change the players made on the dashboard: ``move`` played (after taking back to ply
+        ``takeback_to``), recorded as a verdict of theirs, then shown (``observed``: the position the
+        move left, where it is not the engine's). The mover is named, as in the referee's verdicts:
+        the dashboard said "Played C" of a move typed in, and "Passed" of a Pass It On pass."""
+        data = {"kind": kind, "moves": [move.text] if move else [], "by": "players", "message": message, **extra}
+        if move is not None:
+            game = self._require_game()
+            mover = PLAYER_NAMES[(game.position if takeback_to is None else game.positions[takeback_to]).to_move]
+            data.update(player=mover, players=[mover])
+        view = VerdictView("takeback" if kind == "takeback" else "move", data, [move] if move else [], takeback_to,
                            observed=observed)
         self._commit(view, None, None)
         self._show()

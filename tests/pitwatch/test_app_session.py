@@ -251,6 +251,18 @@ def test_a_board_back_at_the_start_after_many_moves_is_asked_not_taken_back(sess
     assert session.game.moves == [] and session.recorder.moves(session.game_id) == []
 
 
+def test_a_move_the_players_enter_names_its_mover(session):
+    """The dashboard said "Played C" of a move typed in, where the referee's say "Ann played C"."""
+    typed = session.play_by_hand("A")
+    assert (typed["player"], typed["players"]) == ("south", ["south"])
+    after = session.play_by_hand("a")
+    assert (after["player"], after["players"]) == ("north", ["north"])
+    corrected = session.correct("b")
+    assert (corrected["player"], corrected["players"]) == ("north", ["north"])  # played from the position before "a"
+    assert session.recorder.verdicts(session.game_id)[-1]["verdict"]["players"] == ["north"]
+    assert "player" not in session.takeback()
+
+
 def test_controls_by_hand_take_back_correct_and_play(session):
     with pytest.raises(SessionError, match="no move to take back"):
         session.takeback()
