@@ -21,6 +21,7 @@ from firmware_bridge.emulator import EmulatedBoard
 from rules import Game, Move, Position
 
 from .config import Config, ConfigError
+from .display import move_pit
 from .errors import said
 from .recorder import RecorderError
 from .runtime import Runtime, announce, source_weights
@@ -94,9 +95,9 @@ class DemoPlayer(Loop):
         self.mode = mode
 
     def click(self, label: str, move: str | None = None) -> str:
-        """Play the legal move ``move`` (its text) from pit ``label`` on the virtual board; without one,
-        the pit's only legal move (a pit with several, a direction or an order of chips to choose,
-        names them)."""
+        """Play the legal move ``move`` (its text) from pit ``label`` on the virtual board (for a Pass
+        It On pass, the outbox whose chip is taken); without one, the pit's only legal move (a pit
+        with several, a direction or an order of chips to choose, names them)."""
         with self._lock:
             if not self.caught_up():
                 raise ValueError("wait: the referee has not judged the last move yet")
@@ -104,7 +105,8 @@ class DemoPlayer(Loop):
             layout = position.variant.layout
             if label not in layout.labels:
                 raise ValueError(f"there is no pit {label!r} on this board")
-            moves = [m for m in position.variant.legal_moves(position) if m.pit == layout.index_of(label)]
+            pit = layout.index_of(label)
+            moves = [m for m in position.variant.legal_moves(position) if move_pit(m, layout) == pit]
             if not moves:
                 raise ValueError(f"pit {label} has no legal move now")
             chosen = [m for m in moves if move is None or m.text == move]
@@ -425,6 +427,5 @@ def run_demo(config: Config, variant_asked: bool = False) -> int:
         demo.start()
         runtime.start()
     announce(runtime, resumed)
-    runtime.wait()
-    runtime.stop()
+    runtime.wait_then_stop()
     return 0

@@ -59,6 +59,15 @@ def captured_pits(event_lists: Sequence[Sequence[dict]], labels: Sequence[str]) 
                    if e.get("type") == "capture" and e.get("pit") in labels})
 
 
+def move_pit(move: rules.Move, layout: rules.Layout) -> int | None:
+    """The pit the players touch to make ``move``: the one sown from, or for a Pass It On pass the
+    outbox whose chip is taken (lit and clicked like a pit: before, a player who could only pass
+    saw nothing lit, and the demo's clicks could not pass); None for a pass that touches nothing."""
+    if move.pit >= 0:
+        return move.pit
+    return layout.index_of(move.penalty[0]) if move.penalty else None
+
+
 def game_state(game: Game, game_id: int | None, names: tuple[str, str],
                match_starts: Sequence[dict[str, int]] = ()) -> dict[str, Any]:
     """The game part of the dashboard state; ``match_starts``: the match score before each game."""
@@ -78,7 +87,8 @@ def game_state(game: Game, game_id: int | None, names: tuple[str, str],
         "next_game": (hasattr(variant, "next_game") and game.position.is_over
                       and variant.match_winner(pos) is None),
         "to_move": PLAYER_NAMES[pos.to_move],
-        "legal": sorted({variant.layout.labels[m.pit] for m in game.legal_moves() if m.pit >= 0}),
+        "legal": sorted({variant.layout.labels[pit] for m in game.legal_moves()
+                         if (pit := move_pit(m, variant.layout)) is not None}),
         "legal_moves": [m.text for m in game.legal_moves()],
         "moves": [{"ply": i, "text": m.text, "player": PLAYER_NAMES[p.to_move]}
                   for i, (m, p) in enumerate(zip(game.moves, game.positions))],
@@ -152,8 +162,8 @@ def led_frame(game: Game, differing: Sequence[str], flash: Sequence[str]) -> Led
     mover_colour = PLAYER_COLOURS[game.position.to_move]
     by_pit: dict[int, list[rules.Move]] = {}
     for move in game.legal_moves():
-        if move.pit >= 0:
-            by_pit.setdefault(move.pit, []).append(move)
+        if (pit := move_pit(move, layout)) is not None:
+            by_pit.setdefault(pit, []).append(move)
     white = game.position.white
     for pit, moves in by_pit.items():
         needs_white = (white is not None and all(m.colours.endswith("w") for m in moves)

@@ -57,6 +57,5 @@ def run_live(config: Config, variant_asked: bool = False) -> int:
                 source.start()
         runtime.start()
     announce(runtime, resumed)
-    runtime.wait()
-    runtime.stop()
+    runtime.wait_then_stop()
     return 0

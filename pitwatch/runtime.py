@@ -222,12 +222,6 @@ class Runtime:
         it waits: inside ``Event.wait`` the interrupt could land while the Event's own lock is held,
         and the demo then hung once in 1,000 stops. A SIGTERM before the handler is installed ends
         the process the default way, with nothing lost either.
-
-        Once it returns, a second Ctrl-C or SIGTERM during :meth:`stop` ends the process at once,
-        with status 130 and without Python's own exit: raised as an interrupt in the middle of the
-        stop, it left the camera's threads inside OpenCV as Python exited, and the process aborted
-        ("FATAL: exception not rethrown", a fuzzer's find on 2026-12-07). Nothing is lost by it:
-        every accepted move is on disk, as after ``kill -9``.
         """
         try:  # installed inside the try: a SIGTERM may be handled before signal.signal() returns
             signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -235,9 +229,18 @@ class Runtime:
                 time.sleep(0.5)
         except KeyboardInterrupt:
             pass
-        finally:
-            for stop_signal in (signal.SIGINT, signal.SIGTERM):
+
+    def wait_then_stop(self) -> None:
+        """:meth:`wait`, then :meth:`stop`; a second Ctrl-C or SIGTERM during the stop ends the
+        process at once, with status 130 and without Python's own exit. Raised as an interrupt in
+        the middle of the stop, it left a camera's threads inside OpenCV as Python exited, and the
+        process aborted ("FATAL: exception not rethrown", a fuzzer's find on 2026-12-07). Nothing is
+        lost by it: every accepted move is on disk, as after ``kill -9``."""
+        self.wait()
+        for stop_signal in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(stop_signal) is not signal.SIG_IGN:  # a background job ignores Ctrl-C: it still does
                 signal.signal(stop_signal, _end_at_once)
+        self.stop()
 
 
 def _end_at_once(signal_number: int, frame: object) -> None:

@@ -259,7 +259,8 @@ class Session:
                 else:
                     raise SessionError(f"the {button} button does nothing now")
             except (SessionError, RecorderError) as exc:  # a full disk is shown as for the dashboard's controls
-                self._board.verdict = {**self._board.verdict, "message": str(exc)}
+                # beside the verdict, not as its message: the banner shows no message under a move
+                self._board.verdict = {**self._board.verdict, "button": str(exc)}
                 self._show()
 
 

@@ -25,6 +25,7 @@ from . import DemoControls, board_corners, optional, services
 api = Blueprint("api", __name__)
 
 KEEPALIVE_SECONDS = 15.0
+ALIVE = "event: alive\ndata: 1\n\n"  # a data line: an event without one is not fired
 WHOLE_NUMBER = re.compile(r"[+-]?[0-9]+")  # a query parameter's number, as a client writes it
 
 
@@ -80,16 +81,20 @@ def state() -> Response:
 
 @api.get("/events")
 def events() -> Response:
-    """Server-sent events: one ``state`` event per change (the newest state only, never a backlog)."""
+    """Server-sent events: one ``state`` event per change (the newest state only, never a backlog),
+    and an ``alive`` event at once and after every ``KEEPALIVE_SECONDS`` without a change. A
+    Pitwatch that hangs keeps the connection open, so the browser sees no error: the page takes
+    40 s without an event for a lost link (a keepalive sent as a comment fires no event, and a
+    hung Pitwatch was shown live)."""
     hub = services().session.hub
     sub = hub.subscribe()
 
     def stream() -> Iterator[str]:
         try:
-            yield "retry: 1000\n\n"
+            yield f"retry: 1000\n\n{ALIVE}"
             while True:
                 text = sub.get(KEEPALIVE_SECONDS)
-                yield f"event: state\ndata: {text}\n\n" if text is not None else ": keepalive\n\n"
+                yield f"event: state\ndata: {text}\n\n" if text is not None else ALIVE
         finally:
             hub.unsubscribe(sub)
 

@@ -8,6 +8,8 @@ import pytest
 from pitwatch import config as cfg
 from pitwatch import demo as demo_module
 from pitwatch.demo import build_demo
+from pitwatch.display import game_state, led_frame
+from rules import Game
 from waiting import wait_until
 
 
@@ -56,6 +58,42 @@ def test_a_click_plays_the_direction_chosen_and_a_pit_of_two_moves_names_them(tm
             demo.click("C", "C")
         assert demo.click("C", "C<") == "C<"
         assert wait_until(lambda: [m.text for m in session.game.moves] == ["C<"], 10), session.game.moves
+    finally:
+        demo.stop()
+        runtime.stop()
+
+
+# Pass It On, seed 0 of a random game: after these 22 moves South cannot sow, and passes taking a chip
+# from South's outbox (white or yellow) or North's (yellow).
+MUST_PASS_AFTER = ["B:yyy", "b:yyy", "A:wyy", "a:yyw", "E:yyyy", "d:yyywy", "C:yyyyyy", "e:yyyyy", "B:wyw", "a:yy",
+                   "E:yw", "a:w", "C:yw", "b:ywyyy", "A:yyy", "e:y", "D:yyyyyyyyyy", "d:yw", "E:yw", "e:yy", "A:yy", "b:y"]
+
+
+def test_a_player_who_must_pass_sees_the_outboxes_lit_and_clicks_one(tmp_path):
+    """Nothing was lit for a Pass It On player who could only pass, and no click could pass."""
+    game = Game("pass-it-on")
+    for text in MUST_PASS_AFTER:
+        game.play(text)
+    assert game_state(game, 1, ("Ann", "Bob"))["legal"] == ["N", "S"]
+    lit = [label for label, led in zip(game.variant.layout.labels, led_frame(game, [], [])) if led["mode"] != "off"]
+    assert lit == ["N", "S"]
+    config = cfg.load(tmp_path / "none.toml", [f"demo.database={tmp_path / 'demo.sqlite'}", "demo.camera=false",
+                                               "demo.player=clicks", "demo.move_seconds=3600", "game.variant=pass-it-on",
+                                               "session.settle_seconds=0.1"])
+    runtime, demo, _ = build_demo(config)
+    try:
+        demo.start()
+        runtime.start()
+        session = runtime.session
+        assert wait_until(demo.player.caught_up, 10)
+        for text in MUST_PASS_AFTER:  # the same game on the demo's board and in the session
+            session.play_by_hand(text)
+            demo.board.play(game.variant.parse_move(demo.board.position, text))
+        assert wait_until(demo.player.caught_up, 10)
+        with pytest.raises(ValueError, match="pit S's legal moves are pass:S:w, pass:S:y: choose one"):
+            demo.click("S")
+        assert demo.click("N") == "pass:N:y"  # one chip to take there: played at once
+        assert wait_until(lambda: session.game.moves[-1].text == "pass:N:y", 10), session.game.moves[-1]
     finally:
         demo.stop()
         runtime.stop()

@@ -91,7 +91,7 @@ def test_the_boards_undo_button_on_a_full_disk_is_told_not_a_traceback(tmp_path)
     session.press("undo")
     state = session.state()
     assert state["recording"] == f"{database}: cannot record: database or disk is full"
-    assert state["verdict"]["message"] == state["recording"]
+    assert state["verdict"]["button"] == state["recording"]
     assert [m.text for m in session.game.moves] == ["A"]  # not taken back: the record could not say so
     fill_the_disk(session.recorder, room=True)
     session.press("undo")

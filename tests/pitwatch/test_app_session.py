@@ -343,7 +343,7 @@ def test_a_capture_from_the_hand_flashes_only_real_pits(recorder):
 
 def test_the_boards_push_buttons_undo_and_confirm(session):
     session.press("confirm")  # nothing to confirm: said, not raised
-    assert "does nothing now" in session.state()["verdict"]["message"]
+    assert session.state()["verdict"]["button"] == "the confirm button does nothing now"
     session.play_by_hand("A")
     session.press("undo")
     assert session.game.moves == []

@@ -9,9 +9,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pitwatch"))  # apphelpers, shared with the app tests
 
+from selenium.webdriver.common.by import By
+
 from pitwatch.hub import FrameFeed
 from pitwatch.recorder import Recorder
 from pitwatch.session import Session
+from pitwatch_browser import chromium, wait_for
+from served import serving
 from web import create_app
 
 
@@ -53,3 +57,22 @@ def client(app):
 @pytest.fixture
 def csrf(app):
     return {"X-CSRF-Token": app.extensions["pitwatch"].guard.csrf}
+
+
+@pytest.fixture
+def browser(tmp_path):
+    """A headless Chromium of its own profile."""
+    driver = chromium(tmp_path / "chromium-profile")
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture
+def page(app, browser):
+    """The dashboard of the ``session`` fixture (Ann and Bob at kalah), open in ``browser``: (browser, url)."""
+    with serving(app) as url:
+        browser.get(url)
+        wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.pit"), what="the board")
+        yield browser, url

@@ -16,6 +16,7 @@ from pitwatch.hub import FrameFeed
 from served import serving
 from waiting import wait_until
 from rules import Game, Reading
+from web import api as web_api
 from web import camera as web_camera
 from web import create_app
 
@@ -78,7 +79,7 @@ def test_server_sent_events_start_with_the_current_state(client, session):
     response = client.get("/api/events", buffered=False)
     assert response.mimetype == "text/event-stream"
     chunks = response.response
-    assert next(chunks).decode().startswith("retry:")
+    assert next(chunks).decode() == "retry: 1000\n\nevent: alive\ndata: 1\n\n"  # the page's watch on a hung Pitwatch starts
     event = next(chunks).decode()
     assert event.startswith("event: state\ndata: ")
     assert json.loads(event.split("data: ", 1)[1])["game"]["id"] == session.game_id
@@ -87,6 +88,16 @@ def test_server_sent_events_start_with_the_current_state(client, session):
     assert [m["text"] for m in event["game"]["moves"]] == ["C"]
     response.close()
     assert session.hub.listeners == 0
+
+
+def test_server_sent_events_say_alive_when_nothing_changed(client, session, monkeypatch):
+    """A keepalive sent as a comment fires no event: the page could not tell a hung Pitwatch."""
+    monkeypatch.setattr(web_api, "KEEPALIVE_SECONDS", 0.05)
+    response = client.get("/api/events", buffered=False)
+    chunks = response.response
+    next(chunks), next(chunks)  # the retry and first alive, the current state
+    assert next(chunks).decode() == "event: alive\ndata: 1\n\n"
+    response.close()
 
 
 def test_controls_change_the_game(client, csrf, session):

@@ -15,9 +15,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from apphelpers import between, board, random_game
-from pitwatch_browser import as_phone, chromium, uncaught_errors, wait_for
+from test_app_demo_player import MUST_PASS_AFTER
+from pitwatch_browser import as_phone, uncaught_errors, wait_for
 from rules import Game, PitReading, Reading
-from served import serving
 
 BANNER_JS = """
 const banner = document.getElementById('banner');
@@ -25,19 +25,6 @@ return {kind: banner.className, headline: banner.querySelector('.headline')?.tex
         details: [...banner.querySelectorAll('.detail')].map(d => d.textContent),
         choices: [...banner.querySelectorAll('.choices button')].map(b => b.textContent)};
 """
-
-
-@pytest.fixture
-def page(app, tmp_path):
-    """The dashboard of the ``session`` fixture (Ann and Bob at kalah), open in a headless Chromium: (browser, url)."""
-    with serving(app) as url:
-        browser = chromium(tmp_path / "chromium-profile")
-        try:
-            browser.get(url)
-            wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board g.pit"), what="the board")
-            yield browser, url
-        finally:
-            browser.quit()
 
 
 def banner(browser) -> dict:
@@ -391,3 +378,43 @@ def test_a_demo_section_of_both_colours_asks_in_which_order_the_chips_go(page, s
     buttons[1].click()
     demo = app.extensions["pitwatch"].demo
     wait_for(lambda: demo.clicks == [("A", words[chosen])], what=f"{words[chosen]} asked of the demo's board")
+
+
+def test_a_player_who_must_pass_is_told_and_the_outboxes_offer_the_chips(page, session):
+    """Pass It On: a player who cannot sow passes, taking a chip from an outbox. Nothing was lit and
+    nothing said so, and the demo's clicks could not pass."""
+    browser, _ = page
+    session.new_game("pass-it-on", {}, "Ann", "Bob")
+    for text in MUST_PASS_AFTER:
+        session.play_by_hand(text)
+    caught_up(browser, session)
+    assert "Ann cannot sow: pass, taking a chip from a lit outbox" in banner(browser)["details"]
+    browser.find_element(By.CSS_SELECTOR, 'input[name="demo-player"][value="clicks"]').click()
+    outbox = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, '#board g.pit.clickable[data-label="S"]'),
+                      what="South's outbox to click")
+    outbox[0].click()
+    buttons = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#demo-choice button"), what="the choice")
+    assert sorted(b.text for b in buttons) == ["pass, taking a white chip", "pass, taking a yellow chip"]
+
+
+def test_a_board_back_many_moves_ago_is_asked_before_its_moves_are_taken_back(page, session):
+    browser, _ = page
+    played = Game("kalah")
+    for _ in range(6):
+        played.play(played.legal_moves()[0])
+        session.submit(board(played))
+    session.submit(board(Game("kalah")))  # laid out again for a new game, New game not pressed
+    shown = banner_shows(browser, "The board is back where it was 6 moves ago")
+    assert shown["details"] == ["take them back (below), or start a new game if the board was laid out for one"]
+    assert shown["choices"] == ["The last 6 moves were taken back"]
+    browser.find_element(By.CSS_SELECTOR, "#banner .choices button").click()
+    wait_for(lambda: session.game.moves == [], what="the moves taken back once chosen")
+
+
+def test_a_board_button_that_does_nothing_now_says_so_under_any_verdict(page, session):
+    """The reply was written as the verdict's message, which the banner shows under no move."""
+    browser, _ = page
+    session.play_by_hand("A")
+    session.press("confirm")
+    wait_for(lambda: "Board button: the confirm button does nothing now" in banner(browser)["details"],
+             what="the button's reply")

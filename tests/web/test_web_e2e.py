@@ -23,7 +23,7 @@ from selenium.webdriver.common.by import By
 
 from apphelpers import fill_the_disk
 from processes import start_pitwatch, stop
-from pitwatch_browser import chromium, wait_for
+from pitwatch_browser import wait_for
 from selenium.webdriver.common.keys import Keys
 
 from pitwatch import config as cfg
@@ -49,13 +49,6 @@ def demo(tmp_path):
     runtime.start()
     yield runtime, demo, url, tmp_path / "games.sqlite"
     runtime.stop()
-
-
-@pytest.fixture
-def browser(tmp_path):
-    driver = chromium(tmp_path / "chromium-profile")
-    yield driver
-    driver.quit()
 
 
 BOARD_JS = """

@@ -18,6 +18,10 @@
   function playerName(side) { return state.game.names[side]; }
   function opponent(side) { return side === "south" ? "north" : "south"; }
   function capitalised(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+  // Words made a sentence: capitalised, unless they start with a player's name as written ("van Dijk played C").
+  function sentence(words) {
+    return Object.values(state.game.names).some((name) => words.startsWith(`${name} `)) ? words : capitalised(words);
+  }
 
   // -- moves and boards in plain words ------------------------------------------------
   const CHIP_COLOURS = { w: "white", y: "yellow" };
@@ -45,7 +49,7 @@
 
   // An ambiguous verdict's possible story, for its button.
   function choiceWords(choice) {
-    if (choice.kind === "move") return capitalised(movesWords(choice));
+    if (choice.kind === "move") return sentence(movesWords(choice));
     if (choice.kind === "unchanged") return "Nothing was played";
     if (choice.kind === "takeback") return choice.undo > 1 ? `The last ${choice.undo} moves were taken back` : "The last move was taken back";
     return choice.description || choice.kind;
@@ -82,13 +86,15 @@
 
   function headline(v, game) {
     switch (v.kind) {
-      case "move": return [capitalised(movesWords(v)), moveDetail(v)];
+      case "move": return [sentence(movesWords(v)), moveDetail(v)];
       case "correction": return [v.message, ""];
       case "round_set_up": return [v.message, "the round starts"];
       case "takeback": return ["Move taken back", v.message];
       case "unchanged": return ["The board matches the game", `${playerName(game.to_move)} to move`];
       case "in_progress": return ["A move is being played…", "waiting for a still board"];
-      case "ambiguous": return ["More than one move fits: which was played?", v.message];
+      case "ambiguous":  // a takeback of many moves is asked, with the takeback its one choice
+        if (v.confirm === "takeback") return [`The board is back where it was ${v.undo} moves ago`, "take them back (below), or start a new game if the board was laid out for one"];
+        return ["More than one move fits: which was played?", v.message];
       case "illegal": return [`Illegal: ${v.mistake_words || v.message || "the board does not match any legal move"}`, differences(v)];
       case "unreadable": return ["The board cannot be read", v.message];
       case "agreement": return ["Draw agreed", ""];
@@ -153,12 +159,23 @@
       remarks.push(`${sources.words}: ${sources.watching ? "the game goes on with the other source" : "nothing watches the board until it is back"}`);
     }
     remarks.push(...Object.values(state.sources || {}).filter((s) => / on the wood by /.test(s)));  // the board is a seed short: say where it is
+    if (state.verdict.button) remarks.push(`Board button: ${state.verdict.button}`);  // a press that did nothing, and why
+    const game = state.game;  // Pass It On: a player who cannot sow passes, and the outboxes to take a chip from light
+    if (!game.result && game.legal_moves.length && game.legal_moves.every((text) => text.startsWith("pass:"))) {
+      remarks.push(`${playerName(game.to_move)} cannot sow: pass, taking a chip from a lit outbox`);
+    }
     return remarks;
   }
+
+  let bannerSaid = null;  // what the banner says now: redrawn only when that changes
 
   function renderBanner() {
     const banner = $("banner");
     const [kind, head, detail] = bannerSays();
+    // a live region (role status): every redraw would be announced again, with each sensor's reading
+    const said = JSON.stringify([kind, head, detail, bannerRemarks(kind), reachable && state.choices]);
+    if (said === bannerSaid) return;
+    bannerSaid = said;
     banner.className = kind;
     banner.replaceChildren(
       Pitwatch.el("span", { class: "icon" }, ICONS[kind] || "•"),
@@ -262,6 +279,7 @@
       const working = status === "ok" || (status || "").startsWith("ok (");  // "ok (marker near-left not seen)": read all the same
       pill.className = "pill " + (working ? "ok" : status ? "bad" : "");
       pill.title = status || "not used";
+      pill.setAttribute("aria-label", `${name}: ${pill.title}`);  // the dot's colour, in words
     }
   }
 
@@ -339,6 +357,14 @@
     $("btn-hollows").disabled = pressed.size !== choice.count;
   }
 
+  // The position a demo chooser offers moves for: a move, a takeback or a new game makes its moves another position's.
+  function positionKey() { return JSON.stringify([state.game.id, state.game.moves.map((m) => m.text)]); }
+
+  function renderDemoChoice() {
+    const choice = $("demo-choice");
+    if (choice && !choice.hidden && choice.dataset.position !== positionKey()) choice.hidden = true;
+  }
+
   function render(next) {
     state = next;
     renderBanner();
@@ -348,6 +374,7 @@
     renderSensors();
     renderPlacement();
     renderDemoPlayer();
+    renderDemoChoice();
     renderBoard();
     renderControls();
     document.body.dataset.version = state.version;
@@ -356,19 +383,43 @@
     if (window.__pitwatchRenders.length > 2000) window.__pitwatchRenders.splice(0, 1000);
   }
 
+  function showLink(ok) {
+    reachable = ok;
+    $("pill-link").className = `pill ${ok ? "ok" : "bad"}`;
+    $("pill-link").setAttribute("aria-label", `live: ${ok ? "connected" : "lost"}`);
+  }
+
+  // A Pitwatch that hangs keeps the connection open, so the browser sees no error: the server sends an
+  // "alive" event every 15 s, and 40 s without any event is a lost link. Only once an "alive" came, so
+  // that a server sending none (keepalive as a comment) is not taken for hanging in a quiet game.
+  const SILENCE_MS = 40000;
+  let serverSaysAlive = false;
+
   // The browser reconnects by itself after an error; the first state then says all is well again.
   function connect() {
     const source = new EventSource("/api/events");
+    let silence = null;
+    function heard() {
+      clearTimeout(silence);
+      if (!serverSaysAlive) return;
+      silence = setTimeout(() => {
+        source.close();
+        showLink(false);
+        renderBanner();
+        connect();  // a fresh connection: its first state says Pitwatch is back
+      }, SILENCE_MS);
+    }
+    source.addEventListener("open", heard);
+    source.addEventListener("alive", () => { serverSaysAlive = true; heard(); });
     source.addEventListener("state", (event) => {
-      reachable = true;
-      $("pill-link").className = "pill ok";
+      heard();
+      showLink(true);
       const next = JSON.parse(event.data);
       if (state && next.boot !== state.boot) location.reload();  // Pitwatch restarted: fresh page, fresh token
       else if (next.game) render(next);
     });
     source.onerror = () => {
-      reachable = false;
-      $("pill-link").className = "pill bad";
+      showLink(false);
       renderBanner();
     };
   }
@@ -395,11 +446,17 @@
     const choice = state.game.round_choice;
     Pitwatch.control("/api/hollows", { hollows: choice.hollows.filter((label) => hollowsPressed.hollows.has(label)) });
   });
-  // The pit a move is sown from: its text up to a direction (C>, C<) or the chips' order (c:wyy).
-  const pitOf = (text) => text.replace(/[<>]$|:[wy]+$/, "");
+  // The pit a move is made from: its text up to a direction (C>, C<) or the chips' order (c:wyy); for a
+  // Pass It On pass, the outbox whose chip is taken (pass:S:w), lit as the pits are.
+  function pitOf(text) {
+    const pass = /^pass:([^:]+):[wy]$/.exec(text);
+    return pass ? pass[1] : text.replace(/[<>]$|:[wy]+$/, "");
+  }
 
   // How one of a pit's several moves differs from the others: its direction, or its chips' order.
   function howWords(text) {
+    const pass = /^pass:[^:]+:([wy])$/.exec(text);
+    if (pass) return `pass, taking a ${CHIP_COLOURS[pass[1]]} chip`;
     if (text.endsWith(">")) return `${text}: anticlockwise`;
     if (text.endsWith("<")) return `${text}: clockwise`;
     const sown = /:([wy]+)$/.exec(text);
@@ -426,6 +483,7 @@
       });
       return button;
     }));
+    choice.dataset.position = positionKey();
     choice.hidden = false;
   });
   window.addEventListener("resize", () => { if (state) renderBoard(); });  // the board's counts are sized for the screen
@@ -505,12 +563,20 @@
   }
   // Cancel is no submit button, so that Enter in a field starts the game (the form's first submit button)
   $("ng-cancel").addEventListener("click", () => $("new-game").close());
+  let starting = false;  // a new game asked for, not yet answered: Start pressed again would start a second one
   $("new-game-form").addEventListener("submit", (event) => {
     event.preventDefault();  // closed once the game is started; refused, it stays open with the reason
+    if (starting) return;
+    starting = true;
+    $("ng-start").disabled = true;
     const asked = { variant: $("ng-variant").value, options: typedOptions(), south: $("ng-south").value, north: $("ng-north").value };
     Pitwatch.post("/api/game", asked).then(
       () => $("new-game").close(),
-      (error) => { $("ng-refused").textContent = error.message || "the game was not started"; });
+      (error) => { $("ng-refused").textContent = error.message || "the game was not started"; },
+    ).finally(() => {
+      starting = false;
+      $("ng-start").disabled = false;
+    });
   });
 
   connect();

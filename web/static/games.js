@@ -17,25 +17,44 @@
     return (kinds[entry.kind] ? `${kinds[entry.kind]}: ` : "") + entry.words;
   }
 
+  const LOST = "Pitwatch cannot be reached: try again";  // the dashboard's words for a lost server
+
+  // The JSON answer to a request, or null once `note` tells why there is none: Pitwatch stopped, or refused.
+  async function answer(url, note) {
+    let response, data;
+    try {
+      response = await fetch(url);
+      data = await response.json();
+    } catch (error) {  // stopped or restarting (or stopped while answering): say so rather than fail unseen
+      note.textContent = LOST;
+      return null;
+    }
+    if (!response.ok) { note.textContent = data.error; return null; }
+    return data;
+  }
+
   const PAGE = 50;  // games a page of the list: a season of club evenings is hundreds
 
   async function list(offset = 0, below = Infinity) {
-    const response = await fetch(`/api/games?limit=${PAGE}&offset=${offset}`);
-    const games = await response.json();
-    if (!response.ok) { $("games-note").textContent = games.error; return; }
+    const games = await answer(`/api/games?limit=${PAGE}&offset=${offset}`, $("games-note"));
+    if (!games) return;  // the games shown stay, and Older games can be pressed again
     // a game started since the last page moves the older ones down one: skip those already listed
     const rows = games.filter((g) => g.id < below).map((g) => {
       const row = Pitwatch.el("tr", { "data-game": g.id });
       const started = g.started_at === null ? "—" : new Date(g.started_at * 1000).toLocaleString();  // null: damaged
-      const cells = [g.id, started, g.variant, g.south, g.north, g.moves];
-      for (const value of cells) row.append(Pitwatch.el("td", {}, String(value)));
+      // the players' names (up to 40 letters, maybe without a space) wrap within their cells: see pitwatch.css
+      const cells = [[g.id], [started], [g.variant], [g.south, "name"], [g.north, "name"], [g.moves]];
+      for (const [value, kind] of cells) row.append(Pitwatch.el("td", kind ? { class: kind } : {}, String(value)));
       // a row changed outside Pitwatch says what no longer reads, rather than an empty game's result
-      row.append(g.damaged ? Pitwatch.el("td", { class: "status-damaged" }, g.damaged)
-        : Pitwatch.el("td", { class: `status-${g.status}` }, resultText(g)));
+      row.append(g.damaged ? Pitwatch.el("td", { class: "result status-damaged" }, g.damaged)
+        : Pitwatch.el("td", { class: `result status-${g.status}` }, resultText(g)));
       const actions = Pitwatch.el("td");
-      actions.append(Pitwatch.el("a", { href: `/games/${g.id}` }, "replay"), document.createTextNode(" · "),
-        Pitwatch.el("a", { href: `/api/games/${g.id}/export?format=text` }, "text"), document.createTextNode(" · "),
-        Pitwatch.el("a", { href: `/api/games/${g.id}/export?format=json` }, "JSON"));
+      // each link named with its game: a screen reader's list of links is otherwise "replay, text, JSON" again and again
+      actions.append(Pitwatch.el("a", { href: `/games/${g.id}`, "aria-label": `replay game ${g.id}` }, "replay"),
+        document.createTextNode(" · "),
+        Pitwatch.el("a", { href: `/api/games/${g.id}/export?format=text`, "aria-label": `game ${g.id} as text` }, "text"),
+        document.createTextNode(" · "),
+        Pitwatch.el("a", { href: `/api/games/${g.id}/export?format=json`, "aria-label": `game ${g.id} as JSON` }, "JSON"));
       row.append(actions);
       return row;
     });
@@ -50,9 +69,8 @@
 
   async function replay(root) {
     const id = root.dataset.game;
-    const response = await fetch(`/api/games/${id}`);
-    const data = await response.json();
-    if (!response.ok) { $("replay-title").textContent = data.error; return; }
+    const data = await answer(`/api/games/${id}`, $("replay-title"));
+    if (!data) return;
     const { record, layout, steps, snapshots, log } = data;
     const withSnapshot = new Set(snapshots);
     let at = steps.length - 1;
