@@ -207,3 +207,30 @@ def test_a_pitwatch_that_hangs_is_shown_lost_and_its_events_asked_again(app, ses
             assert uncaught_errors(browser) == []
     finally:
         hanging.done.set()
+
+
+# -- a hidden tab gives back its connections ---------------------------------------------------
+
+SET_HIDDEN_JS = """
+Object.defineProperty(document, 'hidden', {get: () => arguments[0], configurable: true});
+document.dispatchEvent(new Event('visibilitychange'));
+"""
+
+
+def test_a_hidden_tab_gives_back_its_event_stream_and_camera_and_catches_up_when_shown(page, session):
+    """Each tab held the event stream and the camera's stream open; a browser opens at most 6
+    connections to one server, so three tabs with a camera left none for a fourth tab's page or a
+    control. Headless Chromium never hides a tab: the page is told it is hidden as a browser does."""
+    browser, _ = page
+    camera_src = "return document.getElementById('camera').getAttribute('src')"
+    wait_for(lambda: session.hub.listeners == 1 and browser.execute_script(camera_src), what="the page connected")
+    browser.execute_script(SET_HIDDEN_JS, True)
+    assert browser.execute_script(camera_src) is None
+    session.play_by_hand("A")  # the server notices a closed stream when it next writes to it
+    session.refresh()
+    wait_for(lambda: session.hub.listeners == 0, what="the event stream given back")
+    browser.execute_script(SET_HIDDEN_JS, False)
+    wait_for(lambda: session.hub.listeners == 1, what="the event stream asked again")
+    caught_up(browser, session)
+    assert browser.execute_script(camera_src) == "/camera.mjpg"
+    assert uncaught_errors(browser) == []

@@ -395,15 +395,18 @@
   const SILENCE_MS = 40000;
   let serverSaysAlive = false;
 
+  let hangUp = () => {};  // closes the live connection of the newest connect()
+
   // The browser reconnects by itself after an error; the first state then says all is well again.
   function connect() {
     const source = new EventSource("/api/events");
     let silence = null;
+    hangUp = () => { clearTimeout(silence); source.close(); };
     function heard() {
       clearTimeout(silence);
       if (!serverSaysAlive) return;
       silence = setTimeout(() => {
-        source.close();
+        hangUp();
         showLink(false);
         renderBanner();
         connect();  // a fresh connection: its first state says Pitwatch is back
@@ -583,6 +586,19 @@
   // The MJPEG stream never "finishes loading": start it after the page has, so the page is not left loading.
   window.addEventListener("load", () => {
     const camera = $("camera");
-    if (camera) camera.src = camera.dataset.stream;
+    if (camera && !document.hidden) camera.src = camera.dataset.stream;
+  });
+  // A hidden tab gives back its two lasting connections, the event stream and the camera's: a browser
+  // opens at most 6 to one server, and three tabs with a camera left none for another tab's page or
+  // control (a browser audit, 2026-12-07). Shown again, it connects again; the first state brings it up to date.
+  document.addEventListener("visibilitychange", () => {
+    const camera = $("camera");
+    if (document.hidden) {
+      hangUp();
+      if (camera) camera.removeAttribute("src");
+      return;
+    }
+    connect();
+    if (camera && document.readyState === "complete") camera.src = camera.dataset.stream;
   });
 })();
