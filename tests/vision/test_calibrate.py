@@ -246,7 +246,7 @@ def test_no_markers_needs_corners_and_corners_work():
                                                r"far-left\): are all four in the picture, uncovered\?"):
         calibrate("2x6", blank, start)
     with pytest.raises(CalibrationError, match=r"^empty image: the picture is mirrored \(its markers read only "
-                                               "left-right reversed\): turn off the camera's mirror or flip setting$"):
+                                               r"left-right reversed\): turn off the camera's mirror or flip setting$"):
         calibrate("2x6", cv2.flip(empty, 1), cv2.flip(start, 1))
     corners = project(scene, np.array(board_profile("2x6").board_corners())).ravel()
     calibration = calibrate("2x6", empty, start, corners=corners)
