@@ -234,3 +234,39 @@ def test_a_hidden_tab_gives_back_its_event_stream_and_camera_and_catches_up_when
     caught_up(browser, session)
     assert browser.execute_script(camera_src) == "/camera.mjpg"
     assert uncaught_errors(browser) == []
+
+
+class HangingControls:
+    """The app, but a control posted to it hangs until ``done`` is set: a Pitwatch that hangs."""
+
+    def __init__(self, app):
+        self.app, self.done = app, threading.Event()
+
+    def __call__(self, environ, start_response):
+        if environ["REQUEST_METHOD"] == "POST":
+            self.done.wait(60)
+        return self.app(environ, start_response)
+
+
+# The page's 15 s wait for a control's answer passes in 0.75 s.
+FAST_ANSWER_WAIT_JS = """
+const later = window.setTimeout;
+window.setTimeout = (f, ms, ...rest) => later(f, ms === 15000 ? ms / 20 : ms, ...rest);
+"""
+
+
+def test_a_control_a_hanging_pitwatch_does_not_answer_is_told_after_15_s(app, session, browser):
+    """The request waited for ever and the players, told nothing, pressed again."""
+    hanging = HangingControls(app)
+    session.play_by_hand("A")
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAST_ANSWER_WAIT_JS})
+    try:
+        with serving(hanging) as url:
+            browser.get(url)
+            wait_for(lambda: browser.find_element(By.ID, "btn-takeback").is_enabled(), what="Take back to press")
+            browser.find_element(By.ID, "btn-takeback").click()
+            said = wait_for(lambda: browser.find_element(By.ID, "toast").text, what="the toast")
+            assert said == "Pitwatch did not answer within 15 s: look at the board before trying again"
+            assert uncaught_errors(browser) == []
+    finally:
+        hanging.done.set()

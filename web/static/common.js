@@ -20,18 +20,30 @@ const Pitwatch = (() => {
     toast.timer = setTimeout(() => el.classList.remove("show"), 5000);
   }
 
+  // How long a control waits for its answer. A Pitwatch that hangs keeps the request open, and the
+  // players, told nothing, pressed again and again (a browser audit, 2026-12-07).
+  const ANSWER_WAIT_MS = 15000;
+
   // A control request: resolves to the answer, or rejects once the player has been told why it was refused.
   async function post(url, body) {
     const headers = { "Content-Type": "application/json", "X-CSRF-Token": csrf };
     const token = sessionStorage.getItem("pitwatch-token");
     if (token) headers["X-Pitwatch-Token"] = token;
+    const waiting = new AbortController();
+    const timer = setTimeout(() => waiting.abort(), ANSWER_WAIT_MS);
     let response;
     try {
-      response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body || {}) });
-    } catch (error) {  // Pitwatch stopped or restarting: the action was not taken, and the player must see that
-      const message = "Pitwatch cannot be reached: the action was not taken, try again";
+      response = await fetch(url, { method: "POST", headers, body: JSON.stringify(body || {}), signal: waiting.signal });
+    } catch (error) {
+      // Pitwatch stopped or restarting: the action was not taken. Or it did not answer in time: the action
+      // may yet be taken when it does, so the players look before they try again.
+      const message = waiting.signal.aborted
+        ? `Pitwatch did not answer within ${ANSWER_WAIT_MS / 1000} s: look at the board before trying again`
+        : "Pitwatch cannot be reached: the action was not taken, try again";
       toast(message);
       throw new Error(message);
+    } finally {
+      clearTimeout(timer);
     }
     const data = await response.json().catch(() => ({ error: response.statusText }));
     if (!response.ok) {
