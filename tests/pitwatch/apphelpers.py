@@ -87,3 +87,9 @@ def version_1_database(path) -> None:
             db.execute("INSERT INTO moves (game_id, ply, text, player, position, at) VALUES (1, ?, ?, 'south', '{}', 0)",
                        (ply, text))
         db.commit()
+
+
+# Pass It On, seed 0 of a random game: after these 22 moves South cannot sow, and passes taking a chip
+# from South's outbox (white or yellow) or North's (yellow).
+MUST_PASS_AFTER = ["B:yyy", "b:yyy", "A:wyy", "a:yyw", "E:yyyy", "d:yyywy", "C:yyyyyy", "e:yyyyy", "B:wyw", "a:yy",
+                   "E:yw", "a:w", "C:yw", "b:ywyyy", "A:yyy", "e:y", "D:yyyyyyyyyy", "d:yw", "E:yw", "e:yy", "A:yy", "b:y"]

@@ -3,8 +3,12 @@ players' own never part ways."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 import pytest
 
+from apphelpers import MUST_PASS_AFTER
 from pitwatch import config as cfg
 from pitwatch import demo as demo_module
 from pitwatch.demo import build_demo
@@ -13,21 +17,32 @@ from rules import Game
 from waiting import wait_until
 
 
-def test_a_click_after_the_referee_caught_up_between_two_steps_is_played_not_set_back(tmp_path, monkeypatch):
-    """The player's steps run every ``move_seconds``; the referee caught up with a click between two
-    of them, and the next click was then measured from the step before: taken for a board stuck with
-    no known move, it was set back, though its request had been answered with the move."""
+@contextmanager
+def demo_by_clicks(tmp_path, variant: str = "kalah") -> Iterator:
+    """The demo of ``variant`` (no camera) played by clicks, started, its referee caught up with its
+    board: the demo, stopped with its runtime after the block."""
     config = cfg.load(tmp_path / "none.toml", [f"demo.database={tmp_path / 'demo.sqlite'}", "demo.camera=false",
                                                "demo.player=clicks", "demo.move_seconds=3600",
-                                               "session.settle_seconds=0.1"])
+                                               f"game.variant={variant}", "session.settle_seconds=0.1"])
     runtime, demo, _ = build_demo(config)
     try:
         demo.start()
         runtime.start()
-        player, session = demo.player, runtime.session
+        assert wait_until(demo.player.caught_up, 10)
+        yield demo
+    finally:
+        demo.stop()
+        runtime.stop()
+
+
+def test_a_click_after_the_referee_caught_up_between_two_steps_is_played_not_set_back(tmp_path, monkeypatch):
+    """The player's steps run every ``move_seconds``; the referee caught up with a click between two
+    of them, and the next click was then measured from the step before: taken for a board stuck with
+    no known move, it was set back, though its request had been answered with the move."""
+    with demo_by_clicks(tmp_path) as demo:
+        player, session = demo.player, demo.runtime.session
         monkeypatch.setattr(demo_module, "STUCK_SECONDS", 0.0)  # players who step in at once
         player.move_seconds = 0.0
-        assert wait_until(player.caught_up, 10)
         player.step()
         assert demo.click("C") == "C"  # Kalah: C's last seed lands in the store, South plays again
         assert wait_until(lambda: [m.text for m in session.game.moves] == ["C"] and player.caught_up(), 10)
@@ -35,38 +50,19 @@ def test_a_click_after_the_referee_caught_up_between_two_steps_is_played_not_set
         player.step()  # the referee has not judged A yet
         assert wait_until(lambda: [m.text for m in session.game.moves] == ["C", "A"], 10), session.game.moves
         assert [m.text for m in demo.board.game.moves] == ["C", "A"]
-    finally:
-        demo.stop()
-        runtime.stop()
 
 
 def test_a_click_plays_the_direction_chosen_and_a_pit_of_two_moves_names_them(tmp_path):
     """Ethiopian: a pit sows either way. A click that says which is played so; one that does not is
     refused naming both (the first legal move was played, so clockwise could never be)."""
-    config = cfg.load(tmp_path / "none.toml", [f"demo.database={tmp_path / 'demo.sqlite'}", "demo.camera=false",
-                                               "demo.player=clicks", "demo.move_seconds=3600", "game.variant=ethiopian",
-                                               "session.settle_seconds=0.1"])
-    runtime, demo, _ = build_demo(config)
-    try:
-        demo.start()
-        runtime.start()
-        session = runtime.session
-        assert wait_until(demo.player.caught_up, 10)
+    with demo_by_clicks(tmp_path, "ethiopian") as demo:
         with pytest.raises(ValueError, match="pit C's legal moves are C>, C<: choose one"):
             demo.click("C")
         with pytest.raises(ValueError, match="not C"):
             demo.click("C", "C")
         assert demo.click("C", "C<") == "C<"
+        session = demo.runtime.session
         assert wait_until(lambda: [m.text for m in session.game.moves] == ["C<"], 10), session.game.moves
-    finally:
-        demo.stop()
-        runtime.stop()
-
-
-# Pass It On, seed 0 of a random game: after these 22 moves South cannot sow, and passes taking a chip
-# from South's outbox (white or yellow) or North's (yellow).
-MUST_PASS_AFTER = ["B:yyy", "b:yyy", "A:wyy", "a:yyw", "E:yyyy", "d:yyywy", "C:yyyyyy", "e:yyyyy", "B:wyw", "a:yy",
-                   "E:yw", "a:w", "C:yw", "b:ywyyy", "A:yyy", "e:y", "D:yyyyyyyyyy", "d:yw", "E:yw", "e:yy", "A:yy", "b:y"]
 
 
 def test_a_player_who_must_pass_sees_the_outboxes_lit_and_clicks_one(tmp_path):
@@ -77,15 +73,8 @@ def test_a_player_who_must_pass_sees_the_outboxes_lit_and_clicks_one(tmp_path):
     assert game_state(game, 1, ("Ann", "Bob"))["legal"] == ["N", "S"]
     lit = [label for label, led in zip(game.variant.layout.labels, led_frame(game, [], [])) if led["mode"] != "off"]
     assert lit == ["N", "S"]
-    config = cfg.load(tmp_path / "none.toml", [f"demo.database={tmp_path / 'demo.sqlite'}", "demo.camera=false",
-                                               "demo.player=clicks", "demo.move_seconds=3600", "game.variant=pass-it-on",
-                                               "session.settle_seconds=0.1"])
-    runtime, demo, _ = build_demo(config)
-    try:
-        demo.start()
-        runtime.start()
-        session = runtime.session
-        assert wait_until(demo.player.caught_up, 10)
+    with demo_by_clicks(tmp_path, "pass-it-on") as demo:
+        session = demo.runtime.session
         for text in MUST_PASS_AFTER:  # the same game on the demo's board and in the session
             session.play_by_hand(text)
             demo.board.play(game.variant.parse_move(demo.board.position, text))
@@ -94,6 +83,3 @@ def test_a_player_who_must_pass_sees_the_outboxes_lit_and_clicks_one(tmp_path):
             demo.click("S")
         assert demo.click("N") == "pass:N:y"  # one chip to take there: played at once
         assert wait_until(lambda: session.game.moves[-1].text == "pass:N:y", 10), session.game.moves[-1]
-    finally:
-        demo.stop()
-        runtime.stop()

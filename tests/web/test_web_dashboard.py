@@ -14,8 +14,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from apphelpers import between, board, random_game
-from test_app_demo_player import MUST_PASS_AFTER
+from apphelpers import MUST_PASS_AFTER, between, board, random_game
 from pitwatch_browser import as_phone, uncaught_errors, wait_for
 from rules import Game, PitReading, Reading
 
