@@ -17,8 +17,8 @@ remark is shown as the source's status.
 A source that sees the board *moving* (the camera sees a hand, or seeds not
 yet settled) is busy: while it is, nothing is fused, because the other
 source may be reading a half-played move. A source busy for longer than
-``stale_after`` is dropped like a failed one, so a flickering camera cannot
-stop the game.
+``stale_after`` (and the time it takes to call a still board still) is
+dropped like a failed one, so a flickering camera cannot stop the game.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ class _Source:
     status: str = "waiting"  # "ok" once Readings come, else why none comes ("camera lost: ...")
     remark: str = "ok"  # what the newest Reading says of itself ("ok (marker far-left not seen)", "sensor fault: ...")
     busy_since: float | None = None  # the source sees the board in motion (a hand, seeds moving)
+    settle_seconds: float = 0.0  # how long it takes the source to call a board still once it is
 
 
 class Fusion:
@@ -74,13 +75,20 @@ class Fusion:
             if reading is not None:
                 entry.reading, entry.at, entry.remark = reading, now, reading.status
 
-    def busy(self, source: str, now: float, why: str) -> None:
-        """``source`` sees the board in motion: hold every judgement until it settles."""
+    def busy(self, source: str, now: float, why: str, settle_seconds: float = 0.0) -> None:
+        """``source`` sees the board in motion: hold every judgement until it settles.
+
+        ``settle_seconds`` is how long the source itself takes to call a board still once it is
+        (a camera's still frames at the pace it reads them): granted on top of ``stale_after``
+        before the source is dropped as never still. A camera reading a frame a second on a busy
+        machine needs four seconds for that; without them it was dropped as "board never still
+        (settling)" with the board lying still before it, and the sensors refereed alone (2026-12-07).
+        """
         with self._lock:
             entry = self._sources[source]
             if entry.busy_since is None:
                 entry.busy_since = now
-            entry.status = why
+            entry.status, entry.settle_seconds = why, settle_seconds
 
     def statuses(self, now: float) -> dict[str, str]:
         """Every source's state: the reason it is dropped, ``busy``, or (a live source) what its
@@ -91,8 +99,9 @@ class Fusion:
 
     def _status(self, entry: _Source, now: float) -> str:
         if entry.busy_since is not None:
-            if now - entry.busy_since > self.stale_after:
-                return f"board never still ({entry.status}) for over {self.stale_after:g} s"
+            allowed = self.stale_after + entry.settle_seconds
+            if now - entry.busy_since > allowed:
+                return f"board never still ({entry.status}) for over {round(allowed, 1):g} s"
             return "busy"
         if entry.reading is None:
             return entry.status if entry.status != "ok" else "waiting"

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from vision.camera import Frame
 
 SENSORS, CAMERA = "sensors", "camera"
+PACE_WEIGHT = 0.2  # how far each gap between two frames moves the camera's measured pace (a running mean)
+LONGEST_SETTLE_SECONDS = 10.0  # a camera slower than this to call a still board still is dropped as never still
 
 
 def led(entry: dict[str, str]) -> Led:
@@ -144,6 +146,8 @@ class CameraSource(Loop):
         self._frame: np.ndarray | None = None
         self.status = "starting"  # what the reader made of the newest frame ("ok", "board not found: ...")
         self.frames_read = 0
+        self._taken_at: float | None = None  # when the last picture came
+        self._frame_seconds = 0.0  # the running mean of the time between two pictures
 
     @property
     def snapshot(self) -> bytes | None:
@@ -183,8 +187,10 @@ class CameraSource(Loop):
         if taken.image is None:
             self.status = taken.status  # "camera lost: camera 0 does not answer", "black frame: ...", ...
             self.fusion.update(CAMERA, None, now, status=self.status)
+            self._taken_at = None  # the pause below is not the camera's pace
             self.pause(0.5)
             return
+        self._measure_pace(now)
         frame = taken.image
         result = self._read(frame, known=self._last if self._still.state.state == "still" else None)
         with self._lock:
@@ -204,10 +210,23 @@ class CameraSource(Loop):
         elif state == "still" and self._last is not None:
             self.fusion.update(CAMERA, self._last, now)  # still the same still board: keep it fresh
         elif state in ("moving", "hand", "settling"):  # "hand": or pits out of view: the frame says which
-            self.fusion.busy(CAMERA, now, result.status.message if state == "hand" else self._still.state.described)
+            self.fusion.busy(CAMERA, now, result.status.message if state == "hand" else self._still.state.described,
+                             settle_seconds=self._settle_seconds())
         else:
             self._last = None
             self.fusion.update(CAMERA, None, now, status=f"camera lost: {result.status.message}")
+
+    def _measure_pace(self, now: float) -> None:
+        if self._taken_at is not None:
+            gap = now - self._taken_at
+            self._frame_seconds = gap if not self._frame_seconds else self._frame_seconds + PACE_WEIGHT * (gap - self._frame_seconds)
+        self._taken_at = now
+
+    def _settle_seconds(self) -> float:
+        """How long this camera takes to call a still board still: its still frames, and one more (the
+        frame that sees the last seed land), at the pace it reads them; a webcam read at 25 frames a
+        second needs a quarter of a second, the demo's rendered camera on a busy machine several."""
+        return min(LONGEST_SETTLE_SECONDS, (self._still.still_frames + 1) * self._frame_seconds)
 
     def _judge_placement(self, image_to_board: np.ndarray | None, frame: np.ndarray) -> None:
         if self.on_placement is not None and self.board_mm is not None and image_to_board is not None:

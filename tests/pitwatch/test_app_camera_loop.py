@@ -11,6 +11,7 @@ import math
 import re
 import time
 from dataclasses import replace
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -94,6 +95,33 @@ def test_a_hand_over_a_still_board_is_seen_at_once(loop):
     for _ in range(3):
         camera.step()
     assert len(windows_counted) > counted and fused_counts(camera) == tuple(game.position.pits)
+
+
+def test_a_slow_camera_is_given_the_time_its_still_frames_take(loop, monkeypatch):
+    """A camera reading a frame a second (the demo's rendered one on a busy machine) takes three
+    seconds to call a sown board still: it is busy that long, not dropped as never still after
+    the fusion's two seconds while the board lies still before it."""
+    camera, synthetic, game, _ = loop
+    clock = [0.0]
+    monkeypatch.setattr("pitwatch.sources.time", SimpleNamespace(monotonic=lambda: clock[0]))
+
+    def frame_a_second_later() -> None:
+        clock[0] += 1.0
+        camera.step()
+    for _ in range(3):
+        frame_a_second_later()
+    assert camera.fusion.statuses(clock[0])["camera"] == "ok"
+    game.play("C")
+    frame_a_second_later()
+    sown_seen_at = clock[0]
+    frame_a_second_later()  # the first of the two still frames
+    assert camera.fusion.statuses(sown_seen_at + 2.5) == {"camera": "busy"}
+    frame_a_second_later()
+    assert tuple(camera.fusion.fused(clock[0]).most_likely_counts().values()) == tuple(game.position.pits)
+    # a camera that never settles is dropped all the same, once its still frames' time is out too
+    synthetic.hand = True
+    frame_a_second_later()
+    assert camera.fusion.statuses(clock[0] + 5.1)["camera"] == "board never still (hand over board) for over 5 s"
 
 
 def test_a_board_with_a_marker_under_a_cup_is_still_refereed(loop):
