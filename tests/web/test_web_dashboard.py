@@ -8,6 +8,7 @@ games) and reads what the page shows them.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 import pytest
@@ -306,6 +307,8 @@ def test_the_round_leader_chooses_the_opponents_hollows_he_takes(page, session):
     assert [label for label in "abcdef" if owners[label] == "south"] == ["b", "e"]
     ring = 'return document.querySelector(\'#board g.pit[data-label="e"] .owner-ring\').getAttribute("stroke")'
     wait_for(lambda: browser.execute_script(ring) == "#2f7df6", what="e drawn as Ann's (South's blue rim)")
+    told = re.findall(r"\b([a-f]) \d+ \(Ann's\)", browser.find_element(By.ID, "board").accessible_name)
+    assert told == ["b", "e"]  # and told in words, not by the rim's colour alone
     assert uncaught_errors(browser) == []
 
 

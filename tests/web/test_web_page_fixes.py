@@ -145,6 +145,27 @@ def test_the_replays_step_buttons_and_the_games_links_are_named(page, session):
     assert names == ["start position", "previous move", "next move", "last position"]
 
 
+KALAH_START = "A 4, B 4, C 4, D 4, E 4, F 4, store S 0, a 4, b 4, c 4, d 4, e 4, f 4, store N 0"
+AFTER_C = "A 4, B 4, C 0, D 5, E 5, F 5, store S 1, a 4, b 4, c 4, d 4, e 4, f 4, store N 0"
+
+
+def test_the_board_is_told_in_words_and_the_replays_steps_are_announced(page, session):
+    """To a screen reader the board is one picture: its name says every pit's count and where the
+    legal moves are, on the dashboard and on the replay, where each step is announced."""
+    browser, url = page
+    board_words = lambda: browser.find_element(By.ID, "board").accessible_name
+    assert board_words() == f"the board: {KALAH_START}; legal moves from: A, B, C, D, E, F"
+    session.play_by_hand("C")  # the last seed in Ann's store: she sows again
+    wait_for(lambda: board_words() == f"the board: {AFTER_C}; legal moves from: A, B, D, E, F", what="the board after C")
+    browser.get(url + f"games/{session.game_id}")
+    step = browser.find_element(By.ID, "step-text")
+    assert (step.get_attribute("role"), step.get_attribute("aria-live")) == ("status", "polite")
+    wait_for(lambda: step.text == "after move 1 of 1: C", what="the replay at its last move")
+    assert board_words() == f"the board: {AFTER_C}"  # a replay has no moves to make
+    browser.find_element(By.ID, "first").click()
+    assert (step.text, board_words()) == ("start position", f"the board: {KALAH_START}")
+
+
 def test_the_banner_is_announced_and_the_pills_say_their_state_in_words(page, session):
     browser, _ = page
     banner = browser.find_element(By.ID, "banner")

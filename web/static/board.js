@@ -91,7 +91,8 @@ const Board = (() => {
 
   /**
    * opts: {legal: [labels], moverColour, differing: [labels], flash: [labels], last: {from, path, captures},
-   *        owners: {label: "south"|"north"}, clickable: bool, expected: {label: "2 → 3" (seen -> should hold)}}
+   *        owners: {label: "south"|"north"}, clickable: bool, expected: {label: "2 → 3" (seen -> should hold)},
+   *        names: {south, north} (the players, to tell a hollow's owner in words)}
    */
   function render(svg, layout, position, opts) {
     opts = opts || {};
@@ -161,7 +162,24 @@ const Board = (() => {
     });
     parts.push(path(g, opts.last));
     svg.setAttribute("viewBox", `0 0 ${g.width} ${g.height}`);
+    svg.setAttribute("aria-label", words(layout, position, opts));
     svg.innerHTML = parts.join("");
+  }
+
+  // The board in words: to a screen reader the picture is one image, and a Nam Nam hollow's owner
+  // is otherwise told by its rim's colour alone. Every pit's count in the layout's order, with its
+  // white chips and owner where the game has them, and the pits that may be sown.
+  function words(layout, position, opts) {
+    const storeWord = layout.name.endsWith("+outboxes") ? "outbox" : "store";
+    const pits = layout.pits.map((p) => {
+      const white = position.white ? position.white[p.label] : null;
+      const owner = opts.owners && opts.owners[p.label];
+      const ownerName = owner && ((opts.names && opts.names[owner]) || owner);
+      return `${p.kind === "store" ? storeWord + " " : ""}${p.label} ${position.pits[p.label]}`
+        + (white ? ` (${white} white)` : "") + (owner ? ` (${ownerName}'s)` : "");
+    });
+    const legal = opts.legal && opts.legal.length ? `; legal moves from: ${opts.legal.join(", ")}` : "";
+    return `the board: ${pits.join(", ")}${legal}`;
   }
 
   return { render, PLAYER, esc };

@@ -309,6 +309,7 @@
       flash: state.flash,
       last: game.last,
       owners: game.position.owners,
+      names: game.names,
       expected,
       clickable: isDemo && demoMode === "clicks",
     });

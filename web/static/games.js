@@ -96,7 +96,8 @@
     function show(index) {
       at = Math.max(0, Math.min(steps.length - 1, index));
       const step = steps[at];
-      Board.render($("board"), layout, step.position, { last: step.last, owners: step.position.owners });
+      Board.render($("board"), layout, step.position,
+        { last: step.last, owners: step.position.owners, names: { south: record.south, north: record.north } });
       $("step-text").textContent = at === 0 ? "start position" : `after move ${at} of ${steps.length - 1}: ${step.move}`;
       moves.querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.ply) === at - 1));
       $("log").querySelectorAll("li").forEach((li) => li.classList.toggle("current", Number(li.dataset.ply) === at));
