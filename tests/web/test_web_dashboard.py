@@ -115,6 +115,8 @@ def test_a_pass_it_on_pit_of_the_wrong_colours_says_its_white_and_yellow_chips(p
     assert "B: should be 1 white and 3 yellow chips, seen 0 white and 4 yellow" in shown["details"][0]
     tab = browser.execute_script("return document.querySelector('#board g.pit[data-label=\"B\"] text.expected').textContent")
     assert tab == "0 → 1 white"
+    start = "A 3 (1 white), B 3, C 3, D 3, E 3, outbox N 0, a 3 (1 white), b 3, c 3, d 3, e 3, outbox S 0"
+    assert browser.find_element(By.ID, "board").accessible_name.startswith(f"the board: {start}; ")  # in words too
 
 
 def test_a_board_not_yet_laid_out_for_a_new_game_asks_for_the_start_position(page, session):
