@@ -146,6 +146,11 @@ def test_the_match_chart_shows_the_match_score_game_by_game(page, session):
     assert session.state()["game"]["match_history"] == [{"south": 0, "north": 0}] + [{"south": 60, "north": 25}] * 2
     wait_for(lambda: browser.find_element(By.ID, "match-chart").is_displayed(), what="the match chart")
     assert browser.execute_script("return document.querySelectorAll('#match-chart path').length") == 2
+    legend = browser.execute_script("return [...document.querySelectorAll('#match-chart .legend')].map("
+                                    "g => [g.dataset.side, g.querySelector('line').getAttribute('stroke'), g.textContent.trim()])")
+    assert legend == [["south", "#2f7df6", "Ann"], ["north", "#f28c28", "Bob"]]  # each line named, in its colour
+    chart = browser.find_element(By.ID, "match-chart").accessible_name
+    assert chart == "the match to 500, game by game: Ann 0, 60, 60; Bob 0, 25, 25"
 
 
 def test_the_result_puts_the_winners_score_first_on_the_dashboard_and_in_the_games_list(page, session):

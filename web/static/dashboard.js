@@ -235,7 +235,9 @@
     renderMatchChart(state.game.match_history || [], target || 500);
   }
 
-  // The match to its target: each player's match score after every game, against the target line.
+  // The match to its target: each player's match score after every game, against the target line;
+  // a legend names each line, and the chart's name says the scores in words for a screen reader.
+  const LEGEND_HEIGHT = 30;  // the match chart's legend: a row for each player
   function renderMatchChart(history, target) {
     const chart = $("match-chart");
     chart.toggleAttribute("hidden", history.length < 2);  // an SVG element has no hidden property to set
@@ -246,8 +248,14 @@
     const y = (v) => h - 10 - (v / top) * (h - 20);
     const line = (side) => history.map((m, i) => `${i ? "L" : "M"}${x(i).toFixed(1)},${y(m[side]).toFixed(1)}`).join(" ");
     const dots = (side) => history.map((m, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(m[side]).toFixed(1)}" r="3" fill="${Board.PLAYER[side]}"/>`).join("");
-    chart.setAttribute("viewBox", `0 0 ${w} ${h}`);
-    chart.innerHTML = `<line x1="10" x2="${w - 10}" y1="${y(target)}" y2="${y(target)}" stroke="#9aa3ad" stroke-dasharray="4 4"/>
+    const legend = ["south", "north"].map((side, i) => `<g class="legend" data-side="${side}">
+      <line x1="10" x2="26" y1="${h + 8 + 13 * i}" y2="${h + 8 + 13 * i}" stroke="${Board.PLAYER[side]}" stroke-width="2.5"/>
+      <text x="31" y="${h + 12 + 13 * i}" font-size="10" fill="#cfd6dd">${Board.esc(playerName(side))}</text></g>`).join("");
+    const said = (side) => `${playerName(side)} ${history.map((m) => m[side]).join(", ")}`;
+    chart.setAttribute("role", "img");
+    chart.setAttribute("aria-label", `the match to ${target}, game by game: ${said("south")}; ${said("north")}`);
+    chart.setAttribute("viewBox", `0 0 ${w} ${h + LEGEND_HEIGHT}`);  // the legend under the lines, clear of them
+    chart.innerHTML = `${legend}<line x1="10" x2="${w - 10}" y1="${y(target)}" y2="${y(target)}" stroke="#9aa3ad" stroke-dasharray="4 4"/>
       <text x="${w - 12}" y="${y(target) - 4}" text-anchor="end" font-size="10" fill="#9aa3ad">${target}</text>
       <path d="${line("south")}" stroke="${Board.PLAYER.south}" stroke-width="2.5" fill="none"/>
       <path d="${line("north")}" stroke="${Board.PLAYER.north}" stroke-width="2.5" fill="none"/>${dots("south")}${dots("north")}`;
