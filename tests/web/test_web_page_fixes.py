@@ -13,6 +13,9 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from apphelpers import between, board
+from pitwatch import records
+from rules import Game
+from rules.notation import Record
 from pitwatch_browser import uncaught_errors, wait_for
 from served import Served, serving
 from test_web_dashboard import banner_shows, caught_up, kalah_after, position_after
@@ -129,6 +132,23 @@ def test_the_demo_chooser_goes_when_the_position_changes(page, session):
     session.takeback()
     caught_up(browser, session)
     assert not browser.find_element(By.ID, "demo-choice").is_displayed()
+
+
+def test_an_imported_game_shows_the_day_its_record_names_with_no_made_up_time(page, session):
+    """A record's Date is a day: the list shows that day, not noon; a record with no whole day was
+    taken as started when it was imported, and shows that moment."""
+    browser, url = page
+    played = Game("kalah")
+    played.play("C")
+    texts = [Record.from_game(played, South="Ada", North="Bo", Date=date).to_text() for date in ("2024.05.01", "????.??.??")]
+    dated, undated = session.recorder.import_games(records.read_import("".join(texts)).games)
+    browser.get(url + "games")
+    started = lambda game: browser.find_element(By.CSS_SELECTOR, f'#games tr[data-game="{game}"] td:nth-child(2)').text
+    wait_for(lambda: started(dated), what="the imported games listed")
+    day = browser.execute_script("return new Date(Date.UTC(2024, 4, 1)).toLocaleDateString(undefined, {timeZone: 'UTC'})")
+    assert started(dated) == day
+    import_moment = session.recorder.game(undated).started_at
+    assert started(undated) == browser.execute_script(f"return new Date({import_moment} * 1000).toLocaleString()")
 
 
 # -- 6. what a screen reader is told ---------------------------------------------------------------

@@ -33,6 +33,15 @@
     return data;
   }
 
+  // When a game started. An imported game's start is its record's Date, a day with no time of day
+  // (stored as noon UTC: pitwatch.records): the day alone is shown, not a made-up noon.
+  function startedWords(g) {
+    if (g.started_at === null) return "—";  // a damaged row
+    const when = new Date(g.started_at * 1000);
+    const dayOnly = g.tags && /^\d{4}\.\d{2}\.\d{2}$/.test(g.tags.Date || "");
+    return dayOnly ? when.toLocaleDateString(undefined, { timeZone: "UTC" }) : when.toLocaleString();
+  }
+
   const PAGE = 50;  // games a page of the list: a season of club evenings is hundreds
 
   async function list(offset = 0, below = Infinity) {
@@ -41,7 +50,7 @@
     // a game started since the last page moves the older ones down one: skip those already listed
     const rows = games.filter((g) => g.id < below).map((g) => {
       const row = Pitwatch.el("tr", { "data-game": g.id });
-      const started = g.started_at === null ? "—" : new Date(g.started_at * 1000).toLocaleString();  // null: damaged
+      const started = startedWords(g);
       // the players' names (up to 40 letters, maybe without a space) wrap within their cells: see pitwatch.css
       const cells = [[g.id], [started], [g.variant], [g.south, "name"], [g.north, "name"], [g.moves]];
       for (const [value, kind] of cells) row.append(Pitwatch.el("td", kind ? { class: kind } : {}, String(value)));
