@@ -106,10 +106,12 @@ def replay(game: Game) -> list[dict[str, Any]]:
 
 def record_of(recorder: Recorder, game_id: int) -> notation.Record:
     """The recorded game as a game record with its tag pairs: an imported game's own, as its record
-    had them (Event, Date, Round, ...), a game refereed here Pitwatch's and the day it started."""
+    had them (Event, Date, Round, ...), a game refereed here Pitwatch's and the day it started at the
+    table: in the machine's time zone (a game begun at 08:00 in Sydney is dated that day, not the day
+    before as in UTC)."""
     record, game = game_of(recorder, game_id)
     if record.tags is None:
-        date = datetime.datetime.fromtimestamp(record.started_at, datetime.timezone.utc).strftime("%Y.%m.%d")
+        date = datetime.datetime.fromtimestamp(record.started_at).strftime("%Y.%m.%d")
         tags = {**LIVE_TAGS, "Date": date}
     else:
         tags = record.tags

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import sqlite3
+import time
 from contextlib import closing
 
 import pytest
@@ -187,6 +188,24 @@ def test_an_imported_game_keeps_its_tags_and_date_through_export_and_import(tmp_
     refereed = tmp_path / "refereed.sqlite"
     record_games(refereed, 1)
     assert '[Event "Pitwatch game"]' in games(["--db", str(refereed), "export", "1"], capsys)[1]
+
+
+@pytest.fixture
+def in_sydney(monkeypatch):
+    """The machine's clock set to Sydney's time zone (UTC+11 in December), for this test only."""
+    monkeypatch.setenv("TZ", "Australia/Sydney")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_game_refereed_here_exports_the_day_it_was_played_at_the_table(tmp_path, capsys, in_sydney, monkeypatch):
+    """08:00 on 8 December in Sydney is 21:00 UTC on the 7th: the record says the 8th."""
+    db = tmp_path / "games.sqlite"
+    monkeypatch.setattr(time, "time", lambda: 1796677200.0)  # the game starts 2026-12-08 08:00 AEDT
+    record_games(db, 1)
+    assert '[Date "2026.12.08"]' in games(["--db", str(db), "export", "1"], capsys)[1]
 
 
 @pytest.mark.parametrize("name", ["", "   ", "x" * 5000, "A\x00da", "Tab\there"])
