@@ -377,10 +377,11 @@ class Session:
     def _commit(self, view: VerdictView, reading: Reading | None, snapshot: bytes | None) -> None:
         game = self._require_game()
         ply = len(game.moves)
-        undone = []
+        undone = []  # each move taken back, with the position the players left after it where the referee accepted one
         if view.takeback_to is not None:
+            left = game.observed
             while len(game.moves) > view.takeback_to:
-                undone.append(game.undo())
+                undone.append((game.undo(), left.get(len(game.moves))))
         played = []
         try:
             for move in view.moves:
@@ -416,11 +417,15 @@ class Session:
         self._board.flash_until = self._clock() + self.flash_seconds
 
     @staticmethod
-    def _rollback(game: Game, played: Sequence[rules.Move], undone: Sequence[rules.Move]) -> None:
+    def _rollback(game: Game, played: Sequence[rules.Move],
+                  undone: Sequence[tuple[rules.Move, rules.Position | None]]) -> None:
+        """The game as it was before a change that could not be made or recorded: the moves taken
+        back are played again with the positions the players left (a Nam Nam four left standing),
+        else the game would go on from the rules' position, no longer the one recorded."""
         for _ in played:
             game.undo()
-        for move in reversed(undone):
-            game.play(move)
+        for move, observed in reversed(undone):
+            game.play(move, observed=observed)
 
     def _record_only(self, view: VerdictView, reading: Reading) -> None:
         """Verdicts that change nothing in the game: still recorded before they are shown."""

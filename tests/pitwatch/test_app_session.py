@@ -8,6 +8,7 @@ import sqlite3
 
 import pytest
 
+from pitwatch import records
 from pitwatch.recorder import Recorder, RecorderError
 from pitwatch.display import ILLEGAL_COLOUR, PLAYER_COLOURS
 from pitwatch.session import Session, SessionError
@@ -404,6 +405,24 @@ def test_a_nam_nam_four_left_for_its_owner_is_accepted_recorded_and_resumed(reco
     resumed = Session(recorder)
     assert resumed.resume_or_start("nam-nam", {}, "Ann", "Bob")
     assert resumed.game.positions == session.game.positions
+
+
+def test_a_takeback_that_cannot_be_recorded_leaves_the_four_standing_as_recorded(recorder, monkeypatch):
+    """The disk is full when the players take back the move after which a four was left standing:
+    the game goes on from the board as recorded, the four standing, and the record still replays."""
+    session, replay, move, pits = _session_before_a_four_left(recorder)
+    session.submit(Reading.exact(replay.variant.layout.labels, pits, source="camera"))
+    recorded = session.game.positions
+
+    def full_disk(*args, **kwargs):
+        raise RecorderError("games.sqlite: cannot record: database or disk is full")
+    monkeypatch.setattr(recorder, "record_verdict", full_disk)
+    with pytest.raises(RecorderError):
+        session.takeback()
+    assert session.game.positions == recorded
+    monkeypatch.undo()
+    session.play_by_hand(session.game.legal_moves()[0].text)
+    assert records.game_of(recorder, session.game_id)[1].positions == session.game.positions
 
 
 def test_the_players_can_choose_a_four_left_standing_when_the_board_is_unsure(recorder):
