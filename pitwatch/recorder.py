@@ -47,6 +47,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Iterator, Sequence
 
+from rules import notation
+
 APPLICATION_ID = 0x50697457  # "PitW" in the file's header (PRAGMA application_id): SQLite's mark of whose file it is
 MIGRATIONS: tuple[str, ...] = (
     # version 1: games, moves, verdicts
@@ -727,8 +729,8 @@ def _stored_object(text: str | bytes | None, where: str, column: str) -> dict[st
     if text is None:
         return None
     try:
-        value = json.loads(text)
-    except (TypeError, ValueError):  # not JSON (ValueError), or not text at all (an INTEGER)
+        value = notation.parse_json(text)  # as a record's JSON is read: Infinity, a key given twice are refused
+    except (TypeError, ValueError):  # not JSON or refused (ValueError, RulesError), or not text at all (an INTEGER)
         value = None
     if not isinstance(value, dict):
         raise DamagedGame(f"{where} is damaged: {column} is not a JSON object")

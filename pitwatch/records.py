@@ -69,7 +69,10 @@ def game_of(recorder: Recorder, game_id: int) -> tuple[GameRecord, Game]:
             raise rules.RulesError(f"game {game_id} cannot be replayed: move {move.ply + 1} ({move.text}): "
                                    f"{exc}") from None
     if record.result and record.result.get("reason") == "agreement" and not game.is_over:
-        game.agree_draw()
+        try:
+            game.agree_draw()
+        except rules.RulesError as exc:  # a variant with no draw by agreement (a row changed outside Pitwatch)
+            raise rules.RulesError(f"game {game_id} cannot be replayed: its result: {exc}") from None
     return record, game
 
 

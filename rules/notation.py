@@ -34,9 +34,10 @@ column. Pure: text in, text out; no files.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NoReturn, Sequence
 
 from .errors import IllegalMove, RulesError
 from .game import Game
@@ -363,11 +364,15 @@ def write_all(records: list[Record]) -> str:
     return "\n".join(r.to_text() for r in records)
 
 
-def parse_json(text: str) -> Any:
-    """``text`` read as JSON (a record, a Start tag). ``json.loads`` converts every whole number it
-    meets, and one of more digits than ``int`` reads (4,300) would be a bare ValueError: here it is a
-    RulesError saying so. Malformed JSON is ``json.JSONDecodeError``, as from ``json.loads``."""
-    return json.loads(text, parse_int=_whole_number, object_pairs_hook=object_of_unique_keys)
+def parse_json(text: str | bytes) -> Any:
+    """``text`` read as JSON (a record, a Start tag, a recorded position). ``json.loads`` converts every
+    whole number it meets, and one of more digits than ``int`` reads (4,300) would be a bare ValueError:
+    here it is a RulesError saying so. So is a number no count can be: ``Infinity``, ``NaN`` (which
+    ``json`` reads though JSON has neither) or one too large for a float (``1e400``); as infinity it
+    reached a count's ``int()`` as a bare OverflowError. Malformed JSON is ``json.JSONDecodeError``, as
+    from ``json.loads``."""
+    return json.loads(text, parse_int=_whole_number, parse_float=_finite_number, parse_constant=_no_number,
+                      object_pairs_hook=object_of_unique_keys)
 
 
 def object_of_unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -390,6 +395,19 @@ def _whole_number(digits: str) -> int:
     except ValueError:
         raise RulesError(f"a number of {len(digits.lstrip('-')):,} digits (a record's numbers are a few digits "
                          "long)") from None
+
+
+def _finite_number(text: str) -> float:
+    """``parse_json``'s reading of a number with a fraction or exponent: one too large is refused."""
+    value = float(text)
+    if math.isinf(value):
+        raise RulesError(f"the number {text[:40]} is too large for any count or score")
+    return value
+
+
+def _no_number(name: str) -> NoReturn:
+    """``parse_json``'s answer to ``Infinity``, ``-Infinity`` and ``NaN``."""
+    raise RulesError(f"{name} is not a number JSON allows, nor any count or score")
 
 
 # -- reading ------------------------------------------------------------------------------

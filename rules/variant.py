@@ -254,8 +254,8 @@ class Variant:
             raise BadPosition(f"{self.name}: captured must be {{'south': n, 'north': n}}, not {captured_json!r}") from None
         try:
             result = Result.from_json(data["result"]) if data.get("result") else None
-        except (KeyError, TypeError, ValueError):
-            raise BadPosition(f"{self.name}: malformed result {data.get('result')!r}") from None
+        except (KeyError, TypeError, ValueError, AttributeError):  # AttributeError: a result that is no object
+            raise BadPosition(f"{self.name}: malformed result {reprlib.repr(data.get('result'))}") from None
         pos = Position(self, pits, to_move, captured, white, self.state_from_json(data), result)
         self.validate(pos)
         return pos

@@ -356,6 +356,45 @@ def test_a_start_tag_with_a_number_too_long_to_read_is_named_with_its_line(tmp_p
         "digits long)")
 
 
+START = Game("kalah").position.to_json()
+
+
+@pytest.mark.parametrize("number, said", [
+    ("Infinity", "Infinity is not a number JSON allows, nor any count or score"),
+    ("-Infinity", "-Infinity is not a number JSON allows, nor any count or score"),
+    ("NaN", "NaN is not a number JSON allows, nor any count or score"),
+    ("1e400", "the number 1e400 is too large for any count or score"),
+])
+def test_a_number_no_count_can_be_is_named_not_a_traceback(tmp_path, capsys, number, said):
+    """``json`` reads Infinity and NaN, which JSON has not; as a count they reached ``int()`` as an
+    OverflowError (a fuzzer, 2026-12-07), in a position's captures, a result's score, a Nam Nam round."""
+    start = {**START, "captured": {"south": "CAPTURED", "north": 0}}
+    content = json.dumps({**GAME_JSON, "moves": [], "start": start}).replace('"CAPTURED"', number)
+    assert refused(tmp_path, capsys, content) == f"not valid JSON: {said}"
+    tag = json.dumps(json.dumps(start)).replace('\\"CAPTURED\\"', number)
+    assert refused(tmp_path, capsys, TEXT.replace("\n\n", f"\n[Start {tag}]\n\n")) == (
+        f"line 4, column 1: the Start tag is not JSON: {said}")
+
+
+def test_a_start_whose_result_is_no_object_is_named(tmp_path, capsys):
+    content = json.dumps({**GAME_JSON, "moves": [], "start": {**START, "result": "yes"}})
+    assert refused(tmp_path, capsys, content) == "kalah: malformed result 'yes'"
+
+
+def test_a_recorded_position_no_count_can_be_and_a_draw_the_rules_have_not_are_named_as_damage(tmp_path, capsys):
+    db = tmp_path / "games.sqlite"
+    infinite, agreed = record_games(db, 2)
+    damage(db, "UPDATE moves SET position=replace(position, '\"south\": 0', '\"south\": Infinity') "
+               "WHERE game_id=? AND ply=0", infinite)
+    damage(db, "UPDATE games SET result='{\"winner\": null, \"reason\": \"agreement\", \"score\": "
+               "{\"south\": 0, \"north\": 0}}' WHERE id=?", agreed)
+    assert games(["--db", str(db), "show", str(infinite)], capsys) == (
+        2, "", f"pitwatch games: game {infinite}, move 1 is damaged: moves.position is not a JSON object\n")
+    assert games(["--db", str(db), "show", str(agreed)], capsys) == (
+        2, "", f"pitwatch games: game {agreed} cannot be replayed: its result: kalah: the rules do not allow a draw "
+               "by agreement\n")
+
+
 # -- 3: move numbers --------------------------------------------------------------------------------
 def test_a_move_number_only_isdigit_takes_is_named(tmp_path, capsys):
     content = json.dumps({**GAME_JSON, "left_for_owner": {"\u00b2": ["a"]}})
