@@ -441,10 +441,12 @@ def write_whole(path: str | Path, data: str | bytes) -> None:
             out.flush()
             os.fsync(out.fileno())
         tmp.replace(target)
-    except OSError as error:
+    except BaseException as error:  # a full disk, or Ctrl-C in the middle: the old file stays, no temporary one
         with contextlib.suppress(OSError):  # the error to tell is the write's
             tmp.unlink(missing_ok=True)
-        raise OSError(error.errno, f"cannot write: {error.strerror or error}", str(path)) from None
+        if isinstance(error, OSError):
+            raise OSError(error.errno, f"cannot write: {error.strerror or error}", str(path)) from None
+        raise
 
 
 def load_calibration(path: str | Path) -> Calibration:

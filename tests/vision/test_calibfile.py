@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from calibration import calibfile
-from calibration.calibfile import CalibrationError, load_calibration, save_calibration
+from calibration.calibfile import CalibrationError, load_calibration, save_calibration, write_whole
 
 
 @pytest.fixture()
@@ -205,6 +205,20 @@ def test_a_file_that_cannot_be_written_is_named_and_leaves_nothing_behind(tmp_pa
         save_calibration(kalah_setup[1], taken)
     assert error.value.filename == str(taken)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board.json"]  # no board.json.tmp left
+
+
+def test_ctrl_c_in_the_middle_of_a_write_keeps_the_old_file_and_leaves_no_temporary_one(tmp_path, kalah_setup,
+                                                                                        monkeypatch):
+    kept = tmp_path / "board.json"
+    save_calibration(kalah_setup[1], kept)
+    before = kept.read_bytes()
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("calibration.calibfile.os.fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_whole(kept, "a calibration half written")
+    assert kept.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["board.json"]
 
 
 def test_a_version_1_file_is_still_read(saved, kalah_setup):
