@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # vision loads only when a camera is checked, the bridge when
     from calibration.calibfile import Calibration
     from firmware_bridge.bridge import LinkHealth
     from vision.camera import Frame, FrameSource
-    from vision.reader import BoardReader
+    from vision.reader import BoardReader, FrameStatus
 
 HANDSHAKE_WAIT = 5.0
 LINK_WATCH_SECONDS = 2.0  # how long a board's reports are watched for damaged frames (about 40-100 reports)
@@ -245,6 +245,7 @@ def _check_board_in_view(config: Config, calibration: Calibration, pictures: _Pi
                 else f"{status.message}: aim the camera at the board, all four markers in view")
     if not status.board_found:
         return
+    yield check_pits_in_view(status, len(calibration.profile.layout.labels))
     picture = (image.shape[1], image.shape[0])
     for judged in judge_placement(result.image_to_board, picture, calibration.profile.size):
         yield Check(*judged)
@@ -253,6 +254,20 @@ def _check_board_in_view(config: Config, calibration: Calibration, pictures: _Pi
     if (flicker := check_flicker(reader, list(pictures.following))) is not None:
         yield flicker
     yield check_reading_speed(reader, image, config["camera"]["still_frames"], pictures.rate)
+
+
+def check_pits_in_view(status: FrameStatus, pits: int) -> Check:
+    """Whether the reader sees every pit of the board it found.
+    A board found with a hand over it, or a board of another layout (whose hollows are not where the
+    calibration has them: it reads as a hand, frame after frame), has pits the referee cannot read;
+    until 2026-12-07 the doctor said all was ready."""
+    if not status.pits_unseen and not status.hand:
+        return Check("pits in view", True, f"all {pits} pits read")
+    unseen = status.pits_unseen
+    return Check("pits in view", False,
+                 f"{status.message}: {len(unseen)} of {pits} pits not seen ({', '.join(unseen)}): take hands and things "
+                 "off the board and run pitwatch doctor again; if nothing is over it, this is not the board calibrated "
+                 "(pitwatch calibrate)")
 
 
 def seeds_measured(seed_area_mm2: float | None) -> str:

@@ -170,7 +170,8 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
                      "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", f"sensors.port={board.port}",
                      "--set", "web.port=0"])
     out = capsys.readouterr().out
-    for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "camera angle",
+    for name in ("database", "camera", "camera picture", "calibration", "seed counter", "board in view", "pits in view",
+                 "camera angle",
                  "board in the picture", "focus", "flicker",
                  "microcontroller", "serial link", "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
@@ -193,6 +194,29 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
     assert re.search(r"^FIX\s+camera: .*no such file", out, re.M)
     assert re.search(r"^FIX\s+calibration: camera.calibration is not set: run `pitwatch calibrate", out, re.M)
     assert re.search(r"^FIX\s+microcontroller: .*sensors.port", out, re.M)
+
+
+def test_doctor_says_a_board_whose_pits_it_cannot_read_is_not_ready(tmp_path, capsys):
+    """A hand over the board: the board is found, but pits are hidden, and the doctor says what to do
+    rather than that everything looks ready."""
+    import cv2
+
+    from calibration.calibfile import save_calibration
+    from vision.synthetic import SyntheticCamera
+
+    game = Game("kalah")
+    camera = SyntheticCamera("kalah", lambda: game.position, 3)
+    save_calibration(camera.calibration(), tmp_path / "board.json")
+    (tmp_path / "camera").mkdir()
+    cv2.imwrite(str(tmp_path / "camera" / "frame.png"), camera.frame_of(dict(zip(game.variant.layout.labels,
+                                                                                   game.position.pits)), hand=True))
+    code = main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"camera.source={tmp_path / 'camera'}",
+                 "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", "sensors.port=", "--set", "web.port=0"])
+    out = capsys.readouterr().out
+    assert code == 1 and re.search(r"^ok\s+board in view:", out, re.M), out
+    assert re.search(r"^FIX\s+pits in view: hand over board: \d+ of 14 pits not seen \([A-Za-z, ]+\): take hands and "
+                     r"things off the board and run pitwatch doctor again; if nothing is over it, this is not the board "
+                     r"calibrated \(pitwatch calibrate\)$", out, re.M), out
 
 
 def test_doctor_says_a_calibration_made_before_seeds_were_measured_is_worth_making_again(tmp_path, capsys):
