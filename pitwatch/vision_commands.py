@@ -196,8 +196,9 @@ def pit_summary(result: FrameResult) -> dict[str, Any]:
 
 def _read(args: argparse.Namespace) -> int:
     """Read every picture, then 1 if some gave nothing to read (not a picture, a black one, a file
-    that is not there), named on stderr: a script reading a folder must not take a corrupt file
-    for a read board, nor miss the pictures after a name mistyped.
+    that is not there, one with no board found or not one pit seen), named on stderr: a script
+    reading a folder must not take a corrupt file or a picture of the wall for a read board, nor
+    miss the pictures after a name mistyped.
 
     Each picture is read on its own, by a reader of its own (23 ms to make), as if it were the
     first: pictures given together need not follow one another as a camera's frames do. One
@@ -217,6 +218,8 @@ def _read(args: argparse.Namespace) -> int:
             else:
                 result = BoardReader(calibration).read(image)
                 record = {"image": name, "status": result.status.to_json(), "pits": pit_summary(result)}
+                if not any(record["pits"].values()):  # no board found, or not one pit of it seen
+                    unread.append(f"{name} ({result.status.message})")
             print(json.dumps(record) if args.json else _text(record))
     if unread:
         print(f"pitwatch read: {len(unread)} of {read} pictures gave nothing to read: {'; '.join(unread)}", file=sys.stderr)

@@ -212,13 +212,18 @@ def test_read_reads_every_picture_then_fails_for_those_it_could_not_read(picture
     (shots / "a-game.jpg").write_bytes((folder / "game.jpg").read_bytes())
     (shots / "b-cut-off.jpg").write_bytes((folder / "game.jpg").read_bytes()[:300])
     cv2.imwrite(str(shots / "c-lens-covered.png"), np.zeros((720, 1280, 3), np.uint8))
+    wall = cv2.GaussianBlur(np.random.default_rng(1).integers(90, 160, (720, 1280, 3), np.uint8), (0, 0), 3)
+    cv2.imwrite(str(shots / "d-the-wall.png"), wall)  # the camera knocked aside: a picture, with no board in it
     assert run("read", "--calibration", board, shots, "--json") == 1
     said = capsys.readouterr()
     records = [json.loads(line) for line in said.out.strip().splitlines()]
-    assert [Path(record["image"]).name for record in records] == ["a-game.jpg", "b-cut-off.jpg", "c-lens-covered.png"]
+    assert [Path(record["image"]).name for record in records] == ["a-game.jpg", "b-cut-off.jpg", "c-lens-covered.png",
+                                                                  "d-the-wall.png"]
     assert {label: pit["count"] for label, pit in records[0]["pits"].items()} == game
     assert records[1]["pits"] is None and records[2]["pits"] is None
-    assert said.err.startswith("pitwatch read: 2 of 3 pictures gave nothing to read: ")
+    assert not records[3]["status"]["board_found"]
+    assert said.err.startswith("pitwatch read: 3 of 4 pictures gave nothing to read: ")
+    assert "d-the-wall.png (board not found" in said.err
     assert f"{shots / 'b-cut-off.jpg'} (cannot read image {shots / 'b-cut-off.jpg'}: not a whole picture" in said.err
     assert "c-lens-covered.png (black frame" in said.err
 
@@ -280,8 +285,11 @@ def test_each_picture_is_read_on_its_own_whatever_came_before(pictures, board, t
     turned = replace(camera.scene, markers=((0, 0), (1, 1), (2, 0), (3, 0)))
     cv2.imwrite(str(tmp_path / "turned.png"), render(turned, game, game_white).image)
     capsys.readouterr()
-    assert run("read", "--calibration", board, folder / "game.jpg", tmp_path / "turned.png", "--json") == 0
-    records = [json.loads(line) for line in capsys.readouterr().out.strip().splitlines()]
+    assert run("read", "--calibration", board, folder / "game.jpg", tmp_path / "turned.png", "--json") == 1
+    said = capsys.readouterr()
+    assert said.err.startswith(f"pitwatch read: 1 of 2 pictures gave nothing to read: {tmp_path / 'turned.png'} (markers "
+                               "stuck wrong: ")  # no pit of it read
+    records = [json.loads(line) for line in said.out.strip().splitlines()]
     assert records[0]["status"]["message"] == "ok"
     assert records[1]["status"]["message"].startswith("markers stuck wrong: marker 1 (near-right) is stuck a quarter "
                                                       "turn clockwise")
