@@ -90,7 +90,11 @@ def _calibrate(args: argparse.Namespace) -> int:
     size = cfg.from_arguments(args).camera_size
     # What can be told wrong without pictures is said before the players set the board up twice for nothing.
     replaced = _calibration_to_replace(args.output, {"--empty": args.empty, "--start": args.start})
-    board_profile(args.variant)
+    board = board_profile(args.variant).name
+    if replaced is not None and replaced.sensors is not None and replaced.board != board:
+        print(f"pitwatch calibrate: {args.output} holds the pit sensors learned for a {replaced.board} board; this is "
+              f"a {board} board, so they are not kept (pitwatch run learns them again): Ctrl-C and give -o another "
+              "file to keep them", file=sys.stderr)
     values = None if args.corners is None else parse_corners(args.corners)  # '' too is refused, not ignored
     empty = picture_from(args.empty, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: empty every pit, the whole board in the camera's view, then press Enter... ", NO_TERMINAL))

@@ -370,6 +370,14 @@ def test_calibrating_again_keeps_the_sensors_already_learned(pictures, tmp_path,
     save_sensors(board, sensors)
     assert run(*arguments) == 0
     assert load_calibration(board).sensors.to_json() == sensors.to_json()
+    capsys.readouterr()
+    # another board's calibration over this file: the players are told, before the first picture is
+    # asked for (of camera 0, not there), that the sensors learned go with it
+    assert run("calibrate", "--variant", "kalah", "--empty", "0", "--start", "0", "-o", board) == 2
+    assert capsys.readouterr().err.startswith(
+        f"pitwatch calibrate: {board} holds the pit sensors learned for a 2x5+outboxes board; this is a 2x6+stores "
+        "board, so they are not kept (pitwatch run learns them again): Ctrl-C and give -o another file to keep them\n")
+    assert load_calibration(board).sensors.to_json() == sensors.to_json()
 
 
 @pytest.mark.parametrize("flag", ["--empty", "--start"])
