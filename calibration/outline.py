@@ -25,11 +25,13 @@ class CornersError(ValueError):
     """Corners that cannot be a board seen from South's seat; the message says which and why."""
 
 
-def check_outline(corners: Any, size: tuple[int, int]) -> list[Point]:
+def check_outline(corners: Any, size: tuple[int, int] | None) -> list[Point]:
     """Four ``[x, y]`` camera pixels in the order near-left, near-right, far-right, far-left
     (as seen from South's seat, the camera side), checked; :class:`CornersError` otherwise.
 
-    ``size`` is the camera picture's (width, height). The outline must be a
+    ``size`` is the camera picture's (width, height); None before a picture is taken (``pitwatch
+    calibrate`` checks the outline's shape before the players set up the board for the camera, and
+    whether it lies inside the picture once it has one). The outline must be a
     convex quadrilateral going round the board anticlockwise on the picture
     (y grows downwards), its near side running left to right across the
     bottom: a mirrored or turned order would read every pit under the wrong
@@ -66,11 +68,13 @@ def check_outline(corners: Any, size: tuple[int, int]) -> list[Point]:
     return points
 
 
-def _point(value: Any, k: int, size: tuple[int, int]) -> Point:
+def _point(value: Any, k: int, size: tuple[int, int] | None) -> Point:
     where = f"corners[{k}] ({CORNER_NAMES[k]})"
     if not isinstance(value, list) or len(value) != 2 or not all(is_number(v) for v in value):
         raise CornersError(f"{where}: expected [x, y], two numbers in camera pixels, got {reprlib.repr(value)}")
     x, y = float(value[0]), float(value[1])
+    if size is None:
+        return (x, y)
     width, height = size
     if not (0 <= x <= width and 0 <= y <= height):
         raise CornersError(f"{where}: ({x:g}, {y:g}) lies outside the {width} x {height} camera picture")

@@ -34,7 +34,7 @@ from vision.markers import parse_corners
 from vision.picture_file import not_a_file
 from vision.reader import BoardReader, FrameResult, locate_board
 from vision.seed_size import seed_size_text
-from vision.sources import open_source, picture_from
+from vision.sources import check_source, open_source, picture_from
 
 from . import config as cfg
 from .errors import said
@@ -96,15 +96,19 @@ def _calibrate(args: argparse.Namespace) -> int:
               f"a {board} board, so they are not kept (pitwatch run learns them again): Ctrl-C and give -o another "
               "file to keep them", file=sys.stderr)
     values = None if args.corners is None else parse_corners(args.corners)  # '' too is refused, not ignored
+    outline = None if values is None else [values[i:i + 2] for i in range(0, 8, 2)]
+    if outline is not None:
+        check_outline(outline, None)  # its shape now; whether it lies inside the picture once there is one
+    if args.start != args.empty:
+        check_source(args.start, size)  # a file not there, a camera that does not answer: before the empty board
     empty = picture_from(args.empty, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: empty every pit, the whole board in the camera's view, then press Enter... ", NO_TERMINAL))
     start = picture_from(args.start, size=size, when_live=lambda: wait_for_enter(
         "pitwatch calibrate: now lay out the start position, then press Enter... ", NO_TERMINAL))
     corners = None
-    if values is not None:
+    if outline is not None:
         # The same checks as corners clicked on the dashboard: a mirrored or turned order is refused.
-        outline = check_outline([values[i:i + 2] for i in range(0, 8, 2)], (empty.shape[1], empty.shape[0]))
-        corners = [v for point in outline for v in point]
+        corners = [v for point in check_outline(outline, (empty.shape[1], empty.shape[0])) for v in point]
     calibration = calibrate(args.variant, empty, start, corners)
     calibration = replace(calibration, sensors=_learned_sensors(replaced, calibration.board))
     save_calibration(calibration, args.output)

@@ -42,9 +42,7 @@ def picture_from(spec: int | str, size: tuple[int, int] = DEVICE_SIZE,
     source = open_source(spec, size)
     try:
         if source.live and when_live is not None:
-            answer = source.read()  # waits while the camera opens; a missing one says so at once
-            if answer.status.startswith(CAMERA_LOST):
-                raise _no_picture(spec, answer)
+            _check_answers(source, spec)
             when_live()
         frame = picture_of(source)
     finally:
@@ -52,6 +50,26 @@ def picture_from(spec: int | str, size: tuple[int, int] = DEVICE_SIZE,
     if not frame.ok:
         raise _no_picture(spec, frame)
     return frame.image  # type: ignore[return-value]
+
+
+def check_source(spec: int | str, size: tuple[int, int] = DEVICE_SIZE) -> None:
+    """:class:`SourceError` (or OSError) now if the source ``spec`` names cannot give a picture: a
+    file that is not there, a camera that does not answer. ``pitwatch calibrate`` asks this of its
+    second source before the players set up the board for the first: found missing only then, it
+    cost them setting the board up for nothing (a CLI audit, 2026-12-07)."""
+    source = open_source(spec, size)
+    try:
+        if source.live:
+            _check_answers(source, spec)
+    finally:
+        source.close()
+
+
+def _check_answers(camera: FrameSource, spec: int | str) -> None:
+    """The live ``camera``'s first frame: waits while it opens; a missing one is said at once."""
+    answer = camera.read()
+    if answer.status.startswith(CAMERA_LOST):
+        raise _no_picture(spec, answer)
 
 
 def _no_picture(spec: int | str, frame: Frame) -> SourceError:

@@ -130,6 +130,24 @@ def test_one_camera_takes_the_empty_board_and_the_start_position_when_the_player
     assert "start position read exactly in 12 of them" in said.text
 
 
+@pytest.mark.parametrize("start, corners, said", [
+    ("missing.png", (), "camera source 'missing.png': no such file, folder, device number or URL"),
+    ("5", (), "camera source '5': no usable picture (camera lost: camera 5 does not answer)"),
+    (None, ("--corners", "1,1,2,2,3,3,4,4"),
+     "corners: near-left and near-right are only 1 px apart: click the board's four different corners"),
+])
+def test_a_start_or_corners_that_cannot_work_are_named_before_the_players_set_up_the_empty_board(
+        pictures, tmp_path, capsys, monkeypatch, start, corners, said):
+    """Found only after the empty board's picture, they cost the players emptying the board for nothing."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n\n"))
+    folder, _, _ = pictures
+    with MjpegCamera(lambda number: cv2.imread(str(folder / "empty.png"))) as camera:
+        assert run("calibrate", "--variant", "2x5+outboxes", "--empty", camera.url, "--start", start or camera.url,
+                   *corners, "-o", tmp_path / "board.json") == 2
+    told = capsys.readouterr()
+    assert told.err == f"pitwatch calibrate: error: {said}\n" and "empty every pit" not in told.out
+
+
 def test_a_calibration_file_that_could_not_be_written_is_named_before_any_picture_is_taken(tmp_path, capsys):
     output = tmp_path / "no-such-folder" / "board.json"
     assert run("calibrate", "--variant", "kalah", "--empty", "0", "--start", "0", "-o", output) == 2
