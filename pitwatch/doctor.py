@@ -230,8 +230,7 @@ def _check_board_in_view(config: Config, calibration: Calibration, pictures: _Pi
     """What the camera makes of the board: found, where the camera stands, focus, flicker, speed."""
     from vision.camera import too_small
     from vision.focus import too_blurred_mm
-    from vision.moved_markers import MARKER_MOVED
-    from vision.reader import STUCK_WRONG, BoardReader
+    from vision.reader import MARKERS_MISSING, BoardReader
 
     from .placement import judge_placement
 
@@ -241,8 +240,9 @@ def _check_board_in_view(config: Config, calibration: Calibration, pictures: _Pi
     status = result.status
     yield Check("board in view", status.board_found,
                 "the board is found in the camera picture" if status.board_found
-                else status.message if status.message.startswith((STUCK_WRONG, MARKER_MOVED))
-                else f"{status.message}: aim the camera at the board, all four markers in view")
+                else f"{status.message}: aim the camera at the board, all four markers in view"
+                if status.message.startswith(MARKERS_MISSING)
+                else status.message)  # a marker stuck wrong or moved, a greyscale camera, ...: each says what to do
     if not status.board_found:
         return
     yield check_pits_in_view(status, len(calibration.profile.layout.labels))

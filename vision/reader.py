@@ -76,6 +76,7 @@ class FrameStatus:
 
 NO_COLOUR = ("no colour in the picture (a greyscale camera, or a greyscale file): seeds are counted and chips told "
              "apart in colour; use a colour camera")
+MARKERS_MISSING = "board not found: markers missing"  # how the status of a frame with markers out of view begins
 STUCK_WRONG = "markers stuck wrong"  # how the status of a frame refused by BoardReader._check_placement begins
 SMALLEST_PICTURE_PX = 32  # a picture narrower or lower than this holds no four markers (each needs 16 px or more)
 ANOTHER_BOARD = "another board under the camera"  # ...or of one of another shape than the calibrated board
@@ -275,7 +276,7 @@ class BoardReader:
             if not found and is_mirrored(gray):
                 raise FrameUnreadable(f"board not found: {MIRRORED}")
             missing = [MARKER_NAMES[i] for i in MARKER_IDS if i not in found]
-            raise FrameUnreadable(f"board not found: markers missing ({', '.join(missing)})", tuple(sorted(found)))
+            raise FrameUnreadable(f"{MARKERS_MISSING} ({', '.join(missing)})", tuple(sorted(found)))
         lined_up = True
         if self._nudges is not None and (shift := self._nudges.shift(gray, homography)) is not None:
             if not shift.nudge:  # its corners no longer say where its pits are

@@ -219,6 +219,33 @@ def test_doctor_says_a_board_whose_pits_it_cannot_read_is_not_ready(tmp_path, ca
                      r"calibrated \(pitwatch calibrate\)$", out, re.M), out
 
 
+@pytest.mark.parametrize("shown, said", [
+    ("grey", r"no colour in the picture \(a greyscale camera, or a greyscale file\): seeds are counted and chips told "
+             r"apart in colour; use a colour camera"),
+    ("wall", r"board not found: markers missing \(near-left, near-right, far-right, far-left\): aim the camera at the "
+             r"board, all four markers in view"),
+])
+def test_doctor_tells_a_board_not_found_by_what_is_wrong(tmp_path, capsys, shown, said):
+    """Aiming the camera is the advice for markers out of view, not for a greyscale camera."""
+    import cv2
+    import numpy as np
+
+    from calibration.calibfile import save_calibration
+    from vision.synthetic import SyntheticCamera
+
+    game = Game("kalah")
+    camera = SyntheticCamera("kalah", lambda: game.position, 3)
+    save_calibration(camera.calibration(), tmp_path / "board.json")
+    (tmp_path / "camera").mkdir()
+    frame = camera.frame_of(dict(zip(game.variant.layout.labels, game.position.pits)))
+    picture = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if shown == "grey" else np.full_like(frame, 120)
+    cv2.imwrite(str(tmp_path / "camera" / "frame.png"), picture)
+    main(["doctor", "--set", f"recorder.database={tmp_path / 'g.sqlite'}", "--set", f"camera.source={tmp_path / 'camera'}",
+          "--set", f"camera.calibration={tmp_path / 'board.json'}", "--set", "sensors.port=", "--set", "web.port=0"])
+    out = capsys.readouterr().out
+    assert re.search(rf"^FIX\s+board in view: {said}$", out, re.M), out
+
+
 def test_doctor_says_a_calibration_made_before_seeds_were_measured_is_worth_making_again(tmp_path, capsys):
     """A file calibrated before Pitwatch measured one seed's size still reads, with a reflection
     told from a seed by the largest seed there is; the doctor says what calibrating again buys."""
