@@ -529,6 +529,8 @@ class _Reader:
                 valid = ", ".join(known) or "none"
                 raise NotationError(opt_token.line, opt_token.column,
                                     f"option {item!r} is not name=value with a known name ({valid})")
+            if key in options:  # as a JSON key given twice: which one is meant?
+                raise NotationError(opt_token.line, opt_token.column, f"option {key!r} is given twice: which one is meant?")
             options[key] = _option_value(value, known[key].default)
         try:
             return make_variant(tags["Variant"], **options)

@@ -347,6 +347,8 @@ def test_json_that_gives_a_key_twice_is_named_not_taken_by_where_it_stands(tmp_p
     start = TEXT.replace("\n\n", '\n[Start "{\\"houses\\": [4], \\"houses\\": [5]}"]\n\n')
     assert refused(tmp_path, capsys, start).startswith(
         'line 4, column 1: the Start tag is not JSON: "houses" is given twice in one object')
+    options = TEXT.replace("\n\n", '\n[Options "houses=6 houses=5"]\n\n')  # the text's own way of giving one twice
+    assert refused(tmp_path, capsys, options) == "line 4, column 1: option 'houses' is given twice: which one is meant?"
 
 
 def test_a_start_tag_with_a_number_too_long_to_read_is_named_with_its_line(tmp_path, capsys):
