@@ -18,3 +18,6 @@ def wait_for_enter(prompt: str, without_terminal: str) -> None:
     except EOFError:
         print()  # the prompt's line ended
         raise ConfigError(without_terminal) from None
+    except KeyboardInterrupt:  # Ctrl-C instead of Enter: the prompt's line ended, not left for the shell's prompt
+        print()
+        raise
