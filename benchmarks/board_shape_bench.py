@@ -28,9 +28,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from calibration.calibfile import CalibrationError  # noqa: E402
-from calibration.calibrate import HOLLOWS_MOVED_MM, SQUARE_WITHIN, calibrate_empty, farthest_hollow  # noqa: E402
+from calibration.calibrate import HOLLOWS_MOVED_MM, calibrate_empty, farthest_hollow  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile  # noqa: E402
-from vision.markers import marker_sides  # noqa: E402
+from vision.markers import SQUARE_WITHIN, marker_sides  # noqa: E402
 from vision.render import random_scene, random_shot, render  # noqa: E402
 
 

@@ -29,7 +29,8 @@ from rules.reading import Reading
 from vision.counter import widened
 from vision.focus import BLURRED_MM, marker_blur_mm
 from vision.glare import GlareFinder, whitest_seed
-from vision.markers import MARKER_NAMES, MIRRORED, is_mirrored, marker_sides, placement_fault, places_found
+from vision.markers import (MARKER_NAMES, MIRRORED, SQUARE_WITHIN, is_mirrored, marker_sides, placement_fault,
+                            places_found)
 from vision.pits import HollowFit, find_hollows, hollow_mask, in_hollows, nominal_hollows
 from vision.reader import NO_COLOUR, BoardReader, BoardView, is_colourless, locate_board
 from vision.rectify import DEFAULT_PX_PER_MM, rectified_size, warp_to_board
@@ -42,12 +43,9 @@ START_BLURS_PX = tuple(float(sigma) for sigma in np.arange(1.5, 3.6, 0.25))  # b
 # find this board's blur limit (Gaussian sigma, px): a lens blur under 1.5 px costs no board anything (focus_bench.py)
 TEMPERATURES = tuple(float(t) for t in np.exp(np.linspace(0.0, math.log(20.0), 31)))  # 1 .. 20, 10 % apart
 SURPRISE = math.log(20.0)  # after widening, a start pit's truth may be no rarer than 1 in 20
-# A board of another shape than the variant's profile (see _shape_fault, _refuse_moved_hollows; measured on 48-58
-# rendered set-ups of every profile, hard shots, in depth and flat, markers stuck up to 4 mm off, 2026-12-07):
-SQUARE_WITHIN = math.log(1.15)  # its markers come out this far from square (log of across over deep): the right
-# profile's were at most 9 % off (the lens bends the markers at the board's ends), another 2-row board's 14.5-56 %
-# (2x5+outboxes taken for 2x6+stores, 11.6 % apart, only by chance), a 4 x 8 board's twice
-# ...or a hollow calibration found farther than HOLLOWS_MOVED_MM (calibfile) from where the markers put it
+# A board of another shape than the variant's profile (see _shape_fault, _refuse_moved_hollows): its markers come
+# out farther from square than SQUARE_WITHIN (vision.markers), or a hollow calibration found farther than
+# HOLLOWS_MOVED_MM (calibfile) from where the markers put it
 HOLLOW_MIDDLE = 0.8  # a hollow's detail is measured within 0.8 of its rim: clear of the rim's edge
 # How much more fine detail the start picture's filled hollows show than the empty picture's (_start_detail). On
 # rendered set-ups of every board the right pictures gave 2.3-4.8, the two swapped 0.21-0.44, and the start position

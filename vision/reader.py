@@ -28,8 +28,9 @@ from .focus import BLURRED_MM, grain_blur_mm, marker_blur_mm, measured_at, too_b
 from .flicker import picture_rows
 from .glare import CoveredReflections, GlareFinder, hedged, sticker_mask
 from .hand import Cover, HandFinder
-from .markers import (MARKER_IDS, MARKER_NAMES, MIRRORED, MarkerTracker, detect_markers, homography_from_corners,
-                      homography_from_markers, is_mirrored, marker_sides, placement_fault, places_found, stayed)
+from .markers import (MARKER_IDS, MARKER_NAMES, MIRRORED, SQUARE_WITHIN, MarkerTracker, detect_markers,
+                      homography_from_corners, homography_from_markers, is_mirrored, marker_sides, placement_fault,
+                      places_found, stayed)
 from .moved_markers import EmptyLikeness, MovedMarkerWatch
 from .nudge import BOARD_MOVED, LOST, NudgeFinder, moved_back
 from .overlay import PitOverlay, draw_overlay, outlines_in_picture, pit_overlays, points_in_picture
@@ -196,6 +197,7 @@ class BoardReader:
         self._rows_of: tuple[bytes, np.ndarray] | None = None  # a homography, and the picture row of every light cell
         self._last_markers: dict[int, np.ndarray] = {}
         self._markers_in_view: set[int] = set()  # in the frame before, once their placement was checked
+        self._marker_sides: tuple[float, float] | None = None  # their mean side across and deep (mm), as checked
 
     def read(self, frame: np.ndarray | None, when: float | None = None, known: Reading | None = None) -> FrameResult:
         """Read one BGR frame; never raises for a bad frame, the status says what went wrong.
@@ -300,11 +302,25 @@ class BoardReader:
         made up (2026-12-07)."""
         if (fault := placement_fault(found)) is not None:
             raise FrameUnreadable(f"{STUCK_WRONG}: {fault}", tuple(sorted(found)))
-        across, deep = marker_sides(places_found(found, homography))
+        across, deep = self._marker_sides = marker_sides(places_found(found, homography))
         if abs(math.log(across / deep)) > OTHER_SHAPE_BEYOND:
             raise FrameUnreadable(f"{ANOTHER_BOARD}: its markers come out {across:.0f} mm across and {deep:.0f} mm deep, "
                                   f"where they are square on the calibrated {self.profile.name} board: put that board "
                                   "back, or calibrate this one (pitwatch calibrate)", tuple(sorted(found)))
+
+    def _or_another_board(self) -> str:
+        """What a hand over the board may be instead: a board of another layout whose markers come out
+        too far from square to be this one (as calibration refuses, ``SQUARE_WITHIN``), but not so far
+        that the board is refused (``OTHER_SHAPE_BEYOND``). Its hollows are not where the empty picture
+        has them, so it reads as a hand, frame after frame: an Oware board under a Kalah calibration
+        came out 30 % off square, and the players were told only of a hand (a CLI audit, 2026-12-07)."""
+        if self._marker_sides is None:
+            return ""
+        across, deep = self._marker_sides
+        if abs(math.log(across / deep)) <= SQUARE_WITHIN:
+            return ""
+        return (f", or {ANOTHER_BOARD} (its markers come out {across:.0f} mm across and {deep:.0f} mm deep, where they "
+                f"are square on the calibrated {self.profile.name} board)")
 
     def _held(self, homography: np.ndarray | None, found: dict[int, np.ndarray]) -> tuple[np.ndarray | None, bool]:
         """The board's homography: the one found last while the board has not moved since, else
@@ -396,7 +412,7 @@ class BoardReader:
             message = (f"picture too blurred to count seeds ({measured} blurred over {blur:.2f} mm, "
                        f"at most {blur_limit:.2f}): focus the camera")
         elif hand is not None:
-            message = "hand over board"
+            message = "hand over board" + self._or_another_board()
         elif lost:
             message = LOST
         elif glared:

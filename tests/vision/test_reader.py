@@ -31,6 +31,7 @@ from vision.reader import NO_COLOUR, BoardReader, BoardView, _bare_wood
 from vision.flicker import picture_rows
 from vision.rectify import GAIN_CELL_PX, LightModel, reduce
 from vision.render import Shot, camera_homography, project, random_counts, random_scene, random_shot, render
+from vision.synthetic import SyntheticCamera
 
 
 def test_bad_frames_give_a_status_not_an_exception(kalah_setup):
@@ -110,6 +111,21 @@ def test_a_board_of_another_shape_under_the_camera_is_named_not_read(kalah_setup
         assert not result.status.board_found and all(pit is None for pit in result.reading.pits.values())
         own = BoardReader(calibration).read(render(scene, start_counts("kalah")[0], None, shot).image)
         assert own.status.board_found, own.status.message
+
+
+def test_a_board_of_another_layout_that_reads_as_a_hand_is_said_to_be_maybe_another_board():
+    """An Oware board under a Kalah calibration: its markers come out 29 % off square, short of the
+    30 % beyond which the board is refused, and its hollows are not where the empty picture has them,
+    so it read as a hand over the board, frame after frame. The players are told it may be another
+    board; a real hand over the calibrated board is only a hand."""
+    kalah = SyntheticCamera("kalah", lambda: start_counts("kalah"), 1)
+    calibration = kalah.calibration()
+    oware = SyntheticCamera("oware", lambda: start_counts("oware"), 1)
+    other = BoardReader(calibration).read(oware.frame_of(*start_counts("oware")))
+    assert re.fullmatch(r"hand over board, or another board under the camera \(its markers come out 36 mm across and "
+                        r"28 mm deep, where they are square on the calibrated 2x6\+stores board\)", other.status.message)
+    hand = BoardReader(calibration).read(kalah.frame_of(*start_counts("kalah"), hand=True))
+    assert hand.status.message == "hand over board"
 
 
 @pytest.mark.parametrize("far", [1.0, 2.0])
