@@ -232,7 +232,7 @@ class SensorCalibration:
         for label, pit, value in zip(self.labels, self.pits, raw):
             logs = pit.log_likelihoods(value, self.max_count, self.spread)
             best = max(range(len(logs)), key=logs.__getitem__)
-            if value < ADC_MAX and pit.distance(value, best, self.spread) > FAULT_SIGMAS:
+            if self._beyond_every_count(pit, value, best):
                 pits[label] = None
                 faults.append(label)
                 continue
@@ -242,6 +242,17 @@ class SensorCalibration:
             pits[label] = PitReading(tuple(w / total for w in weights))
         status = "ok" if not faults else f"sensor fault: {', '.join(faults)} read beyond every count"
         return Reading(pits, "sensors", time, status)
+
+    def _beyond_every_count(self, pit: PitCalibration, value: int, best: int) -> bool:
+        """Whether ``value`` fits no count this pit may hold: a fault, not seeds. A value at the
+        converter's top fits every count that reads at least that high, so it is a fault only where
+        not even ``max_count`` seeds come near it: a sensor shorted to the supply, or a divider pulled
+        high, read as a pit of 48 seeds with certainty, the sensors' status "ok", and the game stuck
+        on an illegal board (a bridge audit, 2026-12-07)."""
+        if value < ADC_MAX:
+            return pit.distance(value, best, self.spread) > FAULT_SIGMAS
+        fullest = pit.offset + pit.gain * self.max_count
+        return fullest < ADC_MAX and pit.distance(ADC_MAX, self.max_count, self.spread) > FAULT_SIGMAS
 
     # ------------------------------------------------------------ files
 

@@ -68,6 +68,22 @@ def test_a_broken_sensor_reads_unseen_not_wrong():
     assert reading.pits["C"] is None and "C" in reading.status
 
 
+@pytest.mark.parametrize("gain, fault", [(10, True), (40, False)])
+def test_a_sensor_at_the_converters_top_is_a_fault_only_where_no_count_reaches_it(gain, fault):
+    """1023 from a pit whose most seeds read 580 is a sensor shorted to the supply, not 48 seeds with
+    certainty (the game stuck on an illegal board, the sensors "ok"); where 23 seeds or more reach
+    the top, it is a full pit."""
+    empty = [[100 + i + (k % 2) for i in range(14)] for k in range(4)]
+    start = [[100 + i + gain * n + (k % 2) for i, n in enumerate(START)] for k in range(4)]
+    raw = [100 + i + gain * n for i, n in enumerate(START)]
+    raw[2] = 1023
+    reading = SensorCalibration.fit(LABELS, empty, start, START).to_reading(raw)
+    if fault:
+        assert reading.pits["C"] is None and reading.status == "sensor fault: C read beyond every count"
+    else:
+        assert reading.pits["C"].most_likely >= 23 and reading.status == "ok"
+
+
 @pytest.mark.parametrize("content, message", [
     ("{not json", "not JSON (line 1, column 2"),
     ('{"format": "something else"}', "not a Pitwatch sensor calibration"),
