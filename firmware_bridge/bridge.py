@@ -104,6 +104,9 @@ class _Session:
     last_frame: float = field(default_factory=time.monotonic)
     # The device's press counter per button as last seen; None until this session first sees it.
     presses: list[int | None] = field(default_factory=lambda: [None] * p.BUTTONS)
+    # Per button, a count that jumped too far to be presses, held until the next count says whether the frame was
+    # corrupt (the next is near the baseline) or the counter started anew (it is near this one).
+    jumped: list[int | None] = field(default_factory=lambda: [None] * p.BUTTONS)
     uptime_ms: int = 0
     adc_limit: int = 1 << 16  # raw values must be below this: 2 ** the ADC's bits, once the device has said them
     reports: p.ReportAssembler = field(default_factory=p.ReportAssembler)
@@ -490,8 +493,9 @@ class Bridge:
         if _clock_restarted(session.uptime_ms, report.uptime_ms):  # a reboot whose banner was lost
             self._rebooted(session, "its clock restarted", history=True)
         session.uptime_ms = report.uptime_ms
-        for button, count in enumerate(report.presses):
-            self._count_presses(session, button, count)
+        believed = [self._count_presses(session, button, count) for button, count in enumerate(report.presses)]
+        if not all(believed):  # a frame that passed its CRC corrupted: its pit values are no more to be trusted
+            return
         self._call(self._on_reading, SensorFrame(report.raw, report.uptime_ms, time.time(), report.buttons_down))
 
     def _rebooted(self, session: _Session, why: str, info: p.Info | None = None, history: bool = False) -> None:
@@ -504,24 +508,32 @@ class Bridge:
                      run=session.stopping, **({"device": info} if info else {}))
         self._wake.set()
 
-    def _count_presses(self, session: _Session, button: int, count: int) -> None:
-        """Turn one button's press counter into one callback per press, each exactly once.
+    def _count_presses(self, session: _Session, button: int, count: int) -> bool:
+        """Turn one button's press counter into one callback per press, each exactly once; False
+        for a count not believed (the frame is a bad one).
 
         Each button has its own baseline: the first REPORT of a session shows
         presses made before we connected (history, not counted), while a
         BUTTON event is sent the moment its button goes down, so one that
         comes before any REPORT is a press to count, and says nothing about
-        the other button's history.
+        the other button's history. A count that jumps too far is not made
+        the baseline: it was, and the next true count, back from the corrupt
+        one, became up to 255 presses (a bridge audit, 2026-12-07: 3 takebacks
+        from one frame). Only if the next count follows it (the counter started
+        anew, a reset whose banner was lost) is it taken, as history.
         """
-        last, session.presses[button] = session.presses[button], count
-        if last is None:
-            return
-        presses = (count - last) & 0xFF
+        last = session.presses[button]
+        presses = 0 if last is None else (count - last) & 0xFF
         if presses > MOST_PRESSES_AT_ONCE:
-            self._on_bad_frame(session, p.ProtocolError(f"button {button}'s press count jumped from {last} to {count}"))
-            return
+            jumped, session.jumped[button] = session.jumped[button], count
+            if jumped is None or (count - jumped) & 0xFF > MOST_PRESSES_AT_ONCE:
+                self._on_bad_frame(session, p.ProtocolError(f"button {button}'s press count jumped from {last} to {count}"))
+                return False
+            presses = 0  # it follows the count that jumped: the counter started anew
+        session.presses[button], session.jumped[button] = count, None
         for _ in range(presses):
             self._call(self._on_button, p.Button(button))
+        return True
 
     def _on_bad_frame(self, session: _Session, error: p.ProtocolError) -> None:
         log.debug("%s: rejected frame: %s", session.port, error)

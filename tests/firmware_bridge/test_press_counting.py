@@ -98,18 +98,25 @@ def test_a_clock_that_restarts_is_a_reboot_and_one_that_wraps_after_49_days_is_n
 
 def test_a_corrupt_frame_that_passed_its_crc_makes_no_presses():
     """A CRC-16 lets one corrupt frame in 65,536 through. A press counter that jumps by 196 is such a
-    frame, not 196 presses (each UNDO a takeback); a clock far ahead, then back, is one too, and the
-    reboot it suggests must not replay the counters as presses since zero. Both are bad frames."""
+    frame, not 196 presses (each UNDO a takeback), and so is one that goes back by 3: its pit values
+    are not handed on, and the true count after it is no jump (the corrupt count was taken as the
+    baseline, and the true one after it made 3 takebacks). A clock far ahead, then back, is a bad
+    frame too, and the reboot it suggests must not replay the counters as presses since zero."""
     board = UnclockedBoard()
     buttons, readings, statuses = [], [], []
     bridge = Bridge(board.port, pit_count=14, on_button=buttons.append, on_reading=readings.append,
                     on_status=statuses.append)
 
-    def report() -> None:
-        count = len(readings)  # before it is sent: the bridge may hand it over at once
+    def report(corrupt: bool = False) -> None:
+        count, bad = len(readings), bridge.status.bad_frames  # before it is sent: the bridge may take it at once
         with board.lock:
             board.core.send_report()
-        assert wait_until(lambda: len(readings) > count)
+        if corrupt:
+            assert wait_until(lambda: bridge.status.bad_frames > bad), bridge.status
+            time.sleep(0.05)
+            assert len(readings) == count, "a corrupt frame's pit values were handed on"
+        else:
+            assert wait_until(lambda: len(readings) > count)
 
     try:
         with board.lock:
@@ -117,20 +124,28 @@ def test_a_corrupt_frame_that_passed_its_crc_makes_no_presses():
         bridge.start()
         assert wait_until(lambda: bridge.status.connected), bridge.status
         report()
-        with board.lock:
-            board.core.presses = [0, 200]  # as a corrupt REPORT says
-        report()
-        assert buttons == [] and bridge.status.bad_frames == 1, (buttons, bridge.status)
-        with board.lock:
-            board.core.presses = [0, 4]  # the true count again: a wrap of 60, as far from true
-        report()
+        for corrupt in (200, 1):  # as corrupt REPORTs say: far ahead, or a little back
+            with board.lock:
+                board.core.presses = [0, corrupt]
+            report(corrupt=True)
+            with board.lock:
+                board.core.presses = [0, 4]  # the true count again
+            report()
         assert buttons == [] and bridge.status.bad_frames == 2, (buttons, bridge.status)
         with board.lock:
             board.core.press(Button.UNDO)  # a real press still counts once
         report()
         assert buttons == [Button.UNDO], buttons
+        with board.lock:
+            board.core.presses = [0, 100]  # a counter that did start elsewhere: twice in a row, it is taken, as history
+        report(corrupt=True)
+        report()
+        with board.lock:
+            board.core.press(Button.UNDO)
+        report()
+        assert buttons == [Button.UNDO, Button.UNDO], buttons
 
-        with board.lock:  # the counters stand at (0, 5)
+        with board.lock:  # the counters stand at (0, 101)
             booted_at = board.core.booted_at
             board.core.booted_at -= 3_600  # a REPORT an hour ahead...
         report()
@@ -138,11 +153,11 @@ def test_a_corrupt_frame_that_passed_its_crc_makes_no_presses():
             board.core.booted_at = booted_at  # ...then the true clock: it seems to have restarted
         report()
         assert any("its clock restarted" in status.message for status in statuses)
-        assert buttons == [Button.UNDO], "the counters of the reboot it seemed were replayed as presses"
+        assert buttons == [Button.UNDO] * 2, "the counters of the reboot it seemed were replayed as presses"
         with board.lock:
             board.core.press(Button.CONFIRM)
         report()
-        assert buttons == [Button.UNDO, Button.CONFIRM], buttons
+        assert buttons == [Button.UNDO] * 2 + [Button.CONFIRM], buttons
     finally:
         bridge.stop()
         board.close()
