@@ -191,12 +191,16 @@ class Session:
             self._board.stable_at = stable_at
             self._board.reading = reading.most_likely_counts()
             self._board.still_at = reading.notes.get(STILL_BOARD, {}).get("at")
-            if game.is_over:
-                return self._board.verdict
             laid_before = self._before_game is not None and self._before_game.shows(reading, game)
             verdict = judge_reading(self._judge, game, self._settled.pinned(reading, game.position), laid_before)
             self._board.judge_ms = (time.time() - stable_at) * 1000
             view = view_of(verdict, game)
+            if game.is_over and view.kind != "takeback":
+                # The result stands while the players gather the seeds or lay out the next game; only the
+                # last moves put back on the board (a takeback committed unasked) reopen the game. Until
+                # 2026-12-07 a finished game's board was never judged: a takeback, even of a move wrongly
+                # committed that ended the game, was not seen (a referee audit).
+                return self._board.verdict
             if view.kind in ("move", "takeback"):
                 self._commit(view, reading, snapshot)
             else:

@@ -67,6 +67,22 @@ def test_a_failed_write_shows_nothing_and_keeps_the_game_unchanged(recorder):
     assert session.game.moves == [] and session.hub.version == version
 
 
+def test_a_finished_games_last_move_put_back_on_the_board_reopens_it_and_its_result_stands_otherwise(recorder):
+    """The players put the last move back (it was misplayed, or wrongly seen): the game goes on. Until
+    they do, the board is not judged against the result: the next game's start laid out is no
+    question of taking the whole game back."""
+    truth = random_game("kalah", 300, 1)
+    session = Session(recorder)
+    session.new_game("kalah", {}, "Ann", "Bob")
+    for position in truth.positions[1:]:
+        session.submit(Reading.of_position(position))
+    assert session.game.positions == truth.positions and recorder.game(session.game_id).status == "finished"
+    result = session.state()["verdict"]
+    assert session.submit(board(Game("kalah"))) == result  # the next game's start: the result stands
+    assert session.submit(Reading.of_position(truth.positions[-2]))["kind"] == "takeback"
+    assert not session.game.is_over and recorder.game(session.game_id).status == "active"
+
+
 def test_restart_resumes_the_game_where_it_was(tmp_path):
     path = tmp_path / "games.sqlite"
     first = Session(Recorder(path))
