@@ -46,13 +46,16 @@ def judge_reading(judge: Callable[..., Any] | None, game: Game, reading: Reading
         return {"kind": "error", "message": f"the referee failed on this board: {exc}"}
 
 
-def view_of(verdict: Any, game: Game) -> VerdictView:
+def view_of(verdict: Any, game: Game, choice: bool = False) -> VerdictView:
     """Translate a referee Verdict (or an ``error`` dict) into a :class:`VerdictView`.
 
     The JSON gains ``message`` (plain words for the banner), ``player`` (who
     made the first move), ``players`` (who made each of ``moves``, in order: a
     verdict may hold a move of each player) and, for an illegal board,
-    ``mistake_words``.
+    ``mistake_words``. ``choice``: the verdict is one explanation of an
+    ambiguous board, which the players pick: a long takeback among them is
+    asked by being offered (asked again, as an ambiguous verdict of its own,
+    picking it committed nothing: a referee audit, 2026-12-07).
     """
     data = dict(verdict if isinstance(verdict, dict) else verdict.to_json())
     kind = str(data.get("kind", "error"))
@@ -67,9 +70,9 @@ def view_of(verdict: Any, game: Game) -> VerdictView:
     if kind == "takeback":
         undo = int(data.get("undo", 0))
         takeback = VerdictView(kind, data, [], max(0, len(game.moves) - undo))
-        return takeback if undo <= MOST_TAKEN_BACK_UNASKED else _asked(takeback, undo)
+        return takeback if undo <= MOST_TAKEN_BACK_UNASKED or choice else _asked(takeback, undo)
     if kind == "ambiguous":
-        choices = [view_of(candidate, game) for candidate in data.get("candidates", [])]
+        choices = [view_of(candidate, game, choice=True) for candidate in data.get("candidates", [])]
         return VerdictView(kind, data, choices=choices)
     if kind == "illegal":
         if data.get("mistake"):

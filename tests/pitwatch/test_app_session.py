@@ -249,6 +249,28 @@ def test_takeback_seen_on_the_board_is_recorded(session):
     assert [m.text for m in session.recorder.moves(session.game_id)] == ["A"]
 
 
+def test_a_long_takeback_offered_among_other_explanations_is_taken_when_chosen(recorder):
+    """A board both one move on and as it was five moves ago (a Kenyan Bao board, a referee audit):
+    the five moves' takeback, chosen, is taken, not asked again (it was wrapped as an ambiguous
+    verdict of its own, and choosing it committed nothing)."""
+    from rules.referee import judge
+
+    game = random_game("kalah", 6, 2)
+    unsure = {"kind": "ambiguous", "reason": "the board fits several explanations about equally well", "candidates": [
+        {"kind": "move", "moves": [game.legal_moves()[0].text], "description": game.legal_moves()[0].text},
+        {"kind": "takeback", "undo": 5, "description": "take back 5 moves"}]}
+    session = Session(recorder, judge=lambda g, r, laid_before=False: unsure if r.source == "unsure" else judge(
+        g, r, laid_before=laid_before))
+    session.new_game("kalah", {}, "Ann", "Bob")
+    for position in game.positions[1:]:
+        session.submit(Reading.of_position(position))
+    assert session.submit(Reading.of_position(game.position, "unsure"))["kind"] == "ambiguous"
+    assert [c["kind"] for c in session.state()["choices"]] == ["move", "takeback"]
+    assert session.choose(1)["kind"] == "takeback"
+    assert session.game.positions == game.positions[:2]
+    assert [m.text for m in recorder.moves(session.game_id)] == [game.moves[0].text]
+
+
 def test_a_board_back_at_the_start_after_many_moves_is_asked_not_taken_back(session):
     """The board laid out again for a new game without New game (or tidied after a stop): taken
     back unasked, the whole game's moves were deleted from the record."""
