@@ -55,7 +55,6 @@ class _Board:
     flash_until: float = 0.0
     sources: dict[str, str] = field(default_factory=dict)
     camera_placement: list[dict[str, Any]] = field(default_factory=list)  # where the camera stands, judged
-    sensors: dict[str, Any] = field(default_factory=dict)
     reading: dict[str, int | None] = field(default_factory=dict)
     still_at: float | None = None  # when the camera's still board of that reading began (None: no camera)
     stable_at: float = 0.0  # wall-clock time the last stable Reading reached the session
@@ -116,7 +115,9 @@ class Session:
         self.extra_state: Callable[[], dict[str, Any]] = dict
         self.game_listeners: list[Callable[[Game], None]] = []  # told of every new or resumed game
         self.fixed_board: tuple[str, ...] | None = None  # pits of the one physical board (pitwatch run)
-        self._sensors_changed, self._shown_at = False, 0.0
+        self._sensor_values: dict[str, Any] = {}  # the newest raw pit sensor values (see set_sensor_values)
+        self._sensors_shown: dict[str, Any] = {}  # those the last published state showed
+        self._shown_at = 0.0
         self._settled = SettledBoard()  # the camera's still board the position shows, if known
         self._before_game: _BoardBeforeGame | None = None  # the board on the table as a new game began
 
@@ -177,7 +178,7 @@ class Session:
         self._before_game = before
         self._settled.settle(None)
         self._match = match_history(self.recorder, game_id)
-        self._board = _Board(sources=self._board.sources, sensors=self._board.sensors)
+        self._board = _Board(sources=self._board.sources)
         for listener in self.game_listeners:
             listener(game)
         self._show()
@@ -227,11 +228,12 @@ class Session:
                 self._show()
 
     def set_sensor_values(self, values: dict[str, Any]) -> None:
-        """Raw pit sensor values, shown on the dashboard (published by :meth:`tick`, at most once a second)."""
-        with self._lock:
-            if values != self._board.sensors:
-                self._board.sensors = values
-                self._sensors_changed = True
+        """Raw pit sensor values, shown on the dashboard (published by :meth:`tick`, at most once a second).
+
+        Handed over by one assignment, without the session's lock: the serial bridge's reader thread
+        calls this, and waiting for the lock while a move is judged and written (a slow SD card) it
+        stalled, missed its PING's answer and dropped a healthy board (a bridge audit, 2026-12-07)."""
+        self._sensor_values = values
 
     def refresh(self) -> None:
         """Send the LEDs and publish the state again (a reconnected microcontroller, a new listener)."""
@@ -246,7 +248,8 @@ class Session:
             if self._board.flash and now >= self._board.flash_until:
                 self._board.flash = []
                 self._show()
-            elif self._sensors_changed and now - self._shown_at >= SENSOR_REFRESH_SECONDS and self.game:
+            elif (self._sensor_values != self._sensors_shown and now - self._shown_at >= SENSOR_REFRESH_SECONDS
+                  and self.game):
                 self._show()
 
     # -- the players' controls ---------------------------------------------------------
@@ -466,7 +469,7 @@ class Session:
                 "flash": self._board.flash,
                 "sources": dict(self._board.sources),
                 "camera_placement": self._board.camera_placement,
-                "sensors": self._board.sensors,
+                "sensors": self._sensor_values,
                 "reading": self._board.reading,
                 "stable_at": self._board.stable_at,
                 "judge_ms": round(self._board.judge_ms, 2),
@@ -477,7 +480,7 @@ class Session:
             }
 
     def _show(self) -> None:
-        self._sensors_changed, self._shown_at = False, self._clock()
+        self._sensors_shown, self._shown_at = self._sensor_values, self._clock()
         state = {**self.state(), "published_at": time.time()}
         if self.leds is not None:
             try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import threading
 
 import pytest
 
@@ -236,6 +237,33 @@ def test_ambiguous_board_waits_for_the_players_choice(session):
     assert [m.text for m in session.game.moves] == ["B"]
     assert [m.text for m in session.recorder.moves(session.game_id)] == ["B"]
     assert session.state()["choices"] == []
+
+
+def test_sensor_values_are_handed_over_while_a_move_is_being_recorded(session, monkeypatch):
+    """The serial bridge's reader thread hands the raw values over: waiting for a move's slow write
+    (an SD card), it missed its PING's answer and dropped a healthy board. Shown once published."""
+    writing, written = threading.Event(), threading.Event()
+    record = session.recorder.record_verdict
+
+    def slow_write(*args, **kwargs):
+        writing.set()
+        written.wait(10)
+        return record(*args, **kwargs)
+    monkeypatch.setattr(session.recorder, "record_verdict", slow_write)
+    game = Game("kalah")
+    game.play("A")
+    judging = threading.Thread(target=session.submit, args=(board(game),))
+    judging.start()
+    assert writing.wait(10)
+    handed = threading.Thread(target=session.set_sensor_values, args=({"A": 512},))
+    handed.start()
+    handed.join(1.0)
+    stalled = handed.is_alive()
+    written.set()
+    judging.join(10)
+    assert not stalled, "the reader thread waited for the move's write"
+    session.tick()
+    assert session.state()["sensors"] == {"A": 512} and [m.text for m in session.game.moves] == ["A"]
 
 
 def test_takeback_seen_on_the_board_is_recorded(session):
