@@ -258,6 +258,7 @@ def _check_board_in_view(config: Config, calibration: Calibration, pictures: _Pi
 
 def check_pits_in_view(status: FrameStatus, pits: int) -> Check:
     """Whether the reader sees every pit of the board it found.
+
     A board found with a hand over it, or a board of another layout (whose hollows are not where the
     calibration has them: it reads as a hand, frame after frame), has pits the referee cannot read;
     until 2026-12-07 the doctor said all was ready."""

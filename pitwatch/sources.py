@@ -217,9 +217,11 @@ class CameraSource(Loop):
             self.fusion.update(CAMERA, None, now, status=f"camera lost: {result.status.message}")
 
     def _measure_pace(self, now: float) -> None:
+        """The running mean of the time between two pictures, a picture having come ``now``."""
         if self._taken_at is not None:
             gap = now - self._taken_at
-            self._frame_seconds = gap if not self._frame_seconds else self._frame_seconds + PACE_WEIGHT * (gap - self._frame_seconds)
+            mean = self._frame_seconds
+            self._frame_seconds = gap if not mean else mean + PACE_WEIGHT * (gap - mean)
         self._taken_at = now
 
     def _settle_seconds(self) -> float:

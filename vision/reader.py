@@ -313,7 +313,7 @@ class BoardReader:
         too far from square to be this one (as calibration refuses, ``SQUARE_WITHIN``), but not so far
         that the board is refused (``OTHER_SHAPE_BEYOND``). Its hollows are not where the empty picture
         has them, so it reads as a hand, frame after frame: an Oware board under a Kalah calibration
-        came out 30 % off square, and the players were told only of a hand (a CLI audit, 2026-12-07)."""
+        came out 29 % off square, and the players were told only of a hand (a CLI audit, 2026-12-07)."""
         if self._marker_sides is None:
             return ""
         across, deep = self._marker_sides

@@ -5,7 +5,6 @@ import io
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -147,20 +146,6 @@ def test_a_start_or_corners_that_cannot_work_are_named_before_the_players_set_up
                    *corners, "-o", tmp_path / "board.json") == 2
     told = capsys.readouterr()
     assert told.err == f"pitwatch calibrate: error: {said}\n" and "empty every pit" not in told.out
-
-
-def test_ctrl_c_at_the_prompt_ends_its_line_and_writes_nothing(pictures, tmp_path):
-    folder, _, _ = pictures
-    with MjpegCamera(lambda number: cv2.imread(str(folder / "empty.png"))) as camera:
-        proc = calibrate_at_a_terminal(camera.url, tmp_path / "board.json", subprocess.PIPE)
-        said = Transcript(proc.stdout)
-        try:
-            assert said.shows("then press Enter... ", 30), said.text
-            proc.send_signal(signal.SIGINT)
-            assert proc.wait(timeout=30) == 130
-        finally:
-            proc.kill()
-    assert said.shows("then press Enter... \n", 5) and not (tmp_path / "board.json").exists()
 
 
 def test_a_calibration_file_that_could_not_be_written_is_named_before_any_picture_is_taken(tmp_path, capsys):
