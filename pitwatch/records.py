@@ -209,6 +209,12 @@ def _as_stored(record: notation.Record, place: Callable[[str], str]) -> Imported
                         _day_of(tags.get("Date", "")), tags)
 
 
+def dated_by_day(record: GameRecord) -> bool:
+    """Whether ``record`` started at the day its imported record's Date names (stored as that day's
+    noon UTC, :func:`_day_of`), a day with no time of day: the games page shows the day alone."""
+    return record.tags is not None and _day_of(record.tags.get("Date", "")) == record.started_at
+
+
 def _day_of(date: str) -> float | None:
     """The moment a record's Date tag (``2024.05.01``) names: noon UTC of that day, so that the day
     shows the same in every time zone and is written back the same; None for a date that is not a

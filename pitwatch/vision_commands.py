@@ -91,7 +91,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     # What can be told wrong without pictures is said before the players set the board up twice for nothing.
     replaced = _calibration_to_replace(args.output, {"--empty": args.empty, "--start": args.start})
     board = board_profile(args.variant).name
-    if replaced is not None and replaced.sensors is not None and replaced.board != board:
+    sensors = _learned_sensors(replaced, board)
+    if replaced is not None and replaced.sensors is not None and sensors is None:
         print(f"pitwatch calibrate: {args.output} holds the pit sensors learned for a {replaced.board} board; this is "
               f"a {board} board, so they are not kept (pitwatch run learns them again): Ctrl-C and give -o another "
               "file to keep them", file=sys.stderr)
@@ -110,7 +111,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         # The same checks as corners clicked on the dashboard: a mirrored or turned order is refused.
         corners = [v for point in check_outline(outline, (empty.shape[1], empty.shape[0])) for v in point]
     calibration = calibrate(args.variant, empty, start, corners)
-    calibration = replace(calibration, sensors=_learned_sensors(replaced, calibration.board))
+    calibration = replace(calibration, sensors=sensors)
     save_calibration(calibration, args.output)
     exact = round(calibration.start_exact * len(calibration.hollows))
     widened = "" if calibration.temperature == 1.0 else (

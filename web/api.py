@@ -235,7 +235,7 @@ def games() -> Response:
     recorder = services().session.recorder
     limit = _query_int("limit", 50, 1, 500)
     offset = _query_int("offset", 0, 0, 10**9)
-    return jsonify([g.to_json() for g in recorder.games(limit, offset)])
+    return jsonify([{**g.to_json(), "day_only": records.dated_by_day(g)} for g in recorder.games(limit, offset)])
 
 
 def _game(game_id: int) -> tuple[GameRecord, rules.Game]:

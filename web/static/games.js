@@ -38,8 +38,7 @@
   function startedWords(g) {
     if (g.started_at === null) return "—";  // a damaged row
     const when = new Date(g.started_at * 1000);
-    const dayOnly = g.tags && /^\d{4}\.\d{2}\.\d{2}$/.test(g.tags.Date || "");
-    return dayOnly ? when.toLocaleDateString(undefined, { timeZone: "UTC" }) : when.toLocaleString();
+    return g.day_only ? when.toLocaleDateString(undefined, { timeZone: "UTC" }) : when.toLocaleString();
   }
 
   const PAGE = 50;  // games a page of the list: a season of club evenings is hundreds
