@@ -7,8 +7,10 @@ hash by value.
 
 from __future__ import annotations
 
+import reprlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .errors import BadPosition
 from .layout import PLAYER_NAMES
 
 if TYPE_CHECKING:
@@ -31,12 +33,20 @@ class Result(NamedTuple):
 
     @classmethod
     def from_json(cls, data: dict) -> "Result":
-        winner = data.get("winner")
+        winner, score = data.get("winner"), data["score"]
         return cls(
             None if winner is None else PLAYER_NAMES.index(winner),
             str(data.get("reason", "")),
-            (int(data["score"]["south"]), int(data["score"]["north"])),
+            (count_from_json(score["south"], "score south"), count_from_json(score["north"], "score north")),
         )
+
+
+def count_from_json(value: Any, where: str) -> int:
+    """A count read from JSON, a whole number of 0 or more: not ``int(value)``, which takes 1.9 as 1,
+    "3" as 3 and true as 1, and so would load a position nobody wrote. ``BadPosition`` names ``where``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadPosition(f"{where} must be a count of 0 or more, not {reprlib.repr(value)}")
+    return value
 
 
 WHITE, YELLOW = "w", "y"  # Pass It On's chip colours, as ``Move.colours``, ``Move.penalty`` and events write them

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from .errors import BadPosition
 from .layout import PLAYER_NAMES
+from .position import count_from_json
 
 History = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]
 
@@ -59,7 +60,7 @@ def from_json(data: Any, labels: Sequence[str], pits: tuple[int, ...], to_move: 
     for k, entry in enumerate(data):
         try:
             player = PLAYER_NAMES.index(entry["to_move"])
-            counts = tuple(int(entry["pits"][label]) for label in labels)
+            counts = tuple(count_from_json(entry["pits"][label], label) for label in labels)
         except (KeyError, TypeError, ValueError):
             raise BadPosition(
                 f"{where}: history[{k}] must be {{'to_move': 'south'|'north', 'pits': {{label: count}}}} "

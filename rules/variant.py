@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from .errors import BadOption, BadPosition, IllegalMove
 from .layout import PLAYER_NAMES, Layout, Pit
-from .position import Move, Position, Result
+from .position import Move, Position, Result, count_from_json
 
 Event = dict[str, Any]
 
@@ -249,9 +249,9 @@ class Variant:
         white = self._counts_from_json(data.get("white"), "white") if "white" in data else None
         captured_json = data.get("captured", {"south": 0, "north": 0})
         try:
-            captured = (int(captured_json["south"]), int(captured_json["north"]))
+            captured = tuple(count_from_json(captured_json[name], f"captured {name}") for name in PLAYER_NAMES)
         except (KeyError, TypeError, ValueError):
-            raise BadPosition(f"{self.name}: captured must be {{'south': n, 'north': n}}, not {captured_json!r}") from None
+            raise BadPosition(f"{self.name}: captured must be {{'south': n, 'north': n}}, not {reprlib.repr(captured_json)}") from None
         try:
             result = Result.from_json(data["result"]) if data.get("result") else None
         except (KeyError, TypeError, ValueError, AttributeError):  # AttributeError: a result that is no object
@@ -272,10 +272,7 @@ class Variant:
             )
         values = []
         for label in labels:
-            value = counts[label]
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise BadPosition(f"{self.name}: {field}[{label!r}] must be a count of 0 or more, not {reprlib.repr(value)}")
-            values.append(value)
+            values.append(count_from_json(counts[label], f"{self.name}: {field}[{label!r}]"))
         return tuple(values)
 
     def state_to_json(self, state: tuple) -> dict[str, Any]:

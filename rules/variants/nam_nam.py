@@ -17,12 +17,13 @@ captures of the round being played.
 
 from __future__ import annotations
 
+import reprlib
 from typing import Any, NamedTuple, Sequence
 
 from .. import events as ev
 from ..errors import BadPosition, IllegalMove, RulesError
 from ..layout import PLAYER_NAMES, Layout, two_row_layout
-from ..position import Move, Position, Result
+from ..position import Move, Position, Result, count_from_json
 from ..registry import register
 from ..sowing import NEVER_ENDING, WATCH_FROM, never_ends
 from ..variant import Event, Option, Variant
@@ -309,9 +310,9 @@ class NamNam(Variant):
         rounds = []
         for k, entry in enumerate(rounds_json):
             try:
-                rounds.append((int(entry["south"]), int(entry["north"])))
+                rounds.append((count_from_json(entry["south"], "south"), count_from_json(entry["north"], "north")))
             except (KeyError, TypeError, ValueError):
-                raise BadPosition(f"{self.name}: rounds[{k}] must be {{'south': n, 'north': n}}, not {entry!r}") from None
+                raise BadPosition(f"{self.name}: rounds[{k}] must be {{'south': n, 'north': n}}, not {reprlib.repr(entry)}") from None
         rnd = data.get("round", len(rounds) + 1)
         if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
             raise BadPosition(f"{self.name}: round must be a round number of 1 or more, not {rnd!r}")

@@ -206,6 +206,7 @@ def test_json_round_trip_and_the_state_fields(v):
     (lambda d: d["captured"].update(south=2, north=2) or d["pits"].update(A=0), "captures come in fours"),
     (lambda d: d["owners"].update(A="north"), "each player owns his own 6"),
     (lambda d: d.update(rounds=[{"south": 40, "north": 8}]), "round 1 does not follow 1 finished"),
+    (lambda d: d.update(round=2, rounds=[{"south": 40.5, "north": 7.5}]), "rounds\\[0\\] must be"),  # int() took it
 ])
 def test_broken_positions_are_rejected_with_the_reason(v, change, why):
     data = v.start().to_json()

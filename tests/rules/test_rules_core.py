@@ -135,6 +135,9 @@ def test_finished_position_round_trips_with_its_result():
     (lambda d: d.update(variant="oware"), "position is for variant 'oware', not 'kalah'"),
     (lambda d: d.update(options={"seeds": 3}), "options"),
     (lambda d: d.update(captured={"south": 1}), "captured must be"),
+    (lambda d: d.update(captured={"south": 0.0, "north": 0}), "captured must be"),  # int() took these
+    (lambda d: d.update(captured={"south": "0", "north": 0}), "captured must be"),
+    (lambda d: d.update(captured={"south": False, "north": 0}), "captured must be"),
     (lambda d: d.update(captured={"south": 1, "north": 0}) or d["pits"].update(A=3),
      "'captured' must be 0 and 0"),
 ])
@@ -146,11 +149,24 @@ def test_bad_positions_are_rejected_with_the_reason(change, message):
         v.position_from_json(data)
 
 
+@pytest.mark.parametrize("score", ["24", 24.5, True, -1])
+def test_a_result_whose_score_is_no_count_is_rejected(score):
+    v = rules.variant("kalah")
+    pos, _ = v.play(position(v, F=1, S=23, a=2, N=22), v.parse_move(position(v, F=1, S=23, a=2, N=22), "F"))
+    data = pos.to_json()
+    data["result"]["score"]["south"] = score
+    with pytest.raises(rules.BadPosition, match="malformed result"):
+        v.position_from_json(data)
+
+
 def test_repetition_history_json_is_checked():
     v = rules.variant("oware")
     data = v.start().to_json()
     assert data["history"] == [{"to_move": "south", "pits": data["pits"]}]
     data["history"] = [{"to_move": "south", "pits": {"A": 4}}]
+    with pytest.raises(rules.BadPosition, match=r"history\[0\] must be .*naming every pit"):
+        v.position_from_json(data)
+    data["history"] = [{"to_move": "south", "pits": {**data["pits"], "A": 4.0}}]  # int() took it
     with pytest.raises(rules.BadPosition, match=r"history\[0\] must be .*naming every pit"):
         v.position_from_json(data)
     data["history"] = [{"to_move": "north", "pits": v.start().to_json()["pits"]}]
