@@ -246,7 +246,7 @@ class Record:
 
 def _tags_of_json(tags: Any) -> dict[str, str]:
     """A JSON record's tags, held to what the text form can write back: a name of the notation's
-    grammar, a value that is text (not an object's printout) and that UTF-8 can encode (JSON can
+    grammar, a value that is text (not an object's printout) on one line and that UTF-8 can encode (JSON can
     name a lone surrogate, ``"\\ud800"``, which no file can hold). Else a RulesError naming the tag."""
     if not isinstance(tags, dict):
         raise RulesError("'tags' must be an object of tag names and values")
@@ -256,6 +256,9 @@ def _tags_of_json(tags: Any) -> dict[str, str]:
                              "then letters, digits or _)")
         if not isinstance(value, str):
             raise RulesError(f"'tags.{name[:40]}': the value is {type(value).__name__}, not text")
+        if "\n" in value:
+            raise RulesError(f"'tags.{name[:40]}': the value holds a line break, which a tag pair cannot: "
+                             "a record's text keeps each tag on one line")
         surrogate = re.search(r"[\ud800-\udfff]", value)
         if surrogate:
             raise RulesError(f"'tags.{name[:40]}': the value holds a lone surrogate ({surrogate.group()!r}), "
@@ -571,6 +574,7 @@ def _check_result(result: Any, record: Record, error: Any) -> None:
 
 # -- small helpers -------------------------------------------------------------------------
 def _escape(value: str) -> str:
+    """A tag's value between quotes; a line break (in a tag stored before JSON imports refused one) as a space."""
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 

@@ -411,6 +411,8 @@ def test_a_move_number_only_isdigit_takes_is_named(tmp_path, capsys):
     ({"": "x"}, "'tags': the tag name '' is not one a record can hold (a letter, then letters, digits or _)"),
     ({"Event": {"a": [1, 2]}}, "'tags.Event': the value is dict, not text"),
     ({"South": 12}, "'tags.South': the value is int, not text"),
+    ({"Event": "a\nb"}, "'tags.Event': the value holds a line break, which a tag pair cannot: a record's text "
+                         "keeps each tag on one line"),
     ({"Event": "\ud800"}, "'tags.Event': the value holds a lone surrogate ('\\ud800'), which no UTF-8 text can "
                           "hold"),
 ])

@@ -76,6 +76,14 @@ def test_a_json_tag_value_with_a_lone_surrogate_is_refused():
                                   "UTF-8 text can hold")
 
 
+def test_a_json_tag_value_on_two_lines_is_refused_not_joined():
+    """The text form keeps a tag on one line: its export once wrote the line break as a space."""
+    with pytest.raises(rules.RulesError) as refused:
+        Record.from_json(kalah_json(tags={"Event": "Club night\nround 2"}))
+    assert str(refused.value) == ("'tags.Event': the value holds a line break, which a tag pair cannot: a "
+                                  "record's text keeps each tag on one line")
+
+
 def test_every_tag_name_the_text_form_reads_is_taken_from_json():
     names = ["a", "Z", "Round_2", "x9_"]
     assert list(Record.from_json(kalah_json(tags=dict.fromkeys(names, "v"))).tags) == names
