@@ -130,6 +130,32 @@ def test_discovery_finds_the_board_among_other_ports(tmp_path):
         bridge.stop()
 
 
+def test_a_replugged_board_is_looked_for_first_where_it_was_found(tmp_path):
+    """A silent port listed before the board's (another USB serial device) held every replug up for a
+    whole handshake's wait, 3 s; the port the board was found on is tried first again."""
+    silent_master, silent_slave = os.openpty()  # opens, answers nothing
+    statuses = []
+    with EmulatedBoard(14, link=tmp_path / "ttyBoard") as board:
+        bridge = Bridge(None, pit_count=14, on_status=statuses.append,
+                        candidates=lambda: [os.ttyname(silent_slave), board.port])
+        bridge.start()
+        try:
+            assert wait_until(lambda: bridge.status.connected, 10), bridge.status
+            tried = list(dict.fromkeys(s.port for s in statuses if s.state == State.SEARCHING))
+            assert tried == [os.ttyname(silent_slave), board.port]
+            board.unplug()
+            assert wait_until(lambda: bridge.status.state == State.DISCONNECTED, 5), bridge.status
+            lost = len(statuses)
+            board.replug()
+            assert wait_until(lambda: bridge.status.connected, 10), bridge.status
+            tried = [s.port for s in statuses[lost:] if s.state == State.SEARCHING]
+            assert tried and set(tried) == {board.port}, tried
+        finally:
+            bridge.stop()
+            os.close(silent_master)
+            os.close(silent_slave)
+
+
 def test_no_board_is_a_status_not_an_exception(tmp_path):
     statuses = []
     bridge = Bridge(str(tmp_path / "ttyNothing"), on_status=statuses.append).start()
