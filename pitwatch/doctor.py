@@ -429,8 +429,9 @@ def check_sensors(config: Config, played: Variant | None) -> Iterator[Check]:
     status = probed.status if probed is not None else None
     if status is not None and status.connected and status.device is not None:
         device = status.device
+        # the most pits it drives, not the count it was left with: `run` sets that, and a board just reset says 32
         yield Check("microcontroller", True, f"{status.port}: firmware "
-                    f"{'.'.join(map(str, device.firmware))}, {device.pit_count} pits")
+                    f"{'.'.join(map(str, device.firmware))}, up to {device.max_pits} pits")
         if probed.health is not None and device.capabilities & Capability.SENSORS:
             yield check_link(probed.health)
     elif board is not None and plays_without_a_board(config, board):

@@ -176,6 +176,8 @@ def test_doctor_checks_everything_and_says_what_to_fix(tmp_path, capsys):
                  "microcontroller", "serial link", "dashboard port"):
         assert re.search(rf"^ok\s+{name}:", out, re.M), (name, out)
     assert re.search(r"^ok\s+serial link: \d+ sensor reports whole in 2 s, no frame damaged$", out, re.M), out
+    # the board's most, not the pit count it was left with (the emulator's 32 as it boots, shown as "32 pits")
+    assert re.search(rf"^ok\s+microcontroller: {re.escape(board.port)}: firmware [\d.]+, up to 32 pits$", out, re.M), out
     # How fast a busy test machine reads is not this test's to judge (reading_delay's test does that)
     speed = re.search(r"^(ok|FIX)\s+reading speed: \d+ ms a frame \([\d.]+ frames a second at most\): a Reading \d+\.\d s after",
                       out, re.M)
