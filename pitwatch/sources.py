@@ -104,11 +104,14 @@ class SensorSource:
             self.on_button(button.name.lower())
 
     def _on_status(self, status: BridgeStatus) -> None:
-        """Not connected: the fusion drops the sensors and says why (readings bring them back).
-        A board that answered once and went is lost; one that never answered is not found."""
+        """Not connected: the fusion drops the sensors and says why (readings bring them back), and
+        the dashboard no longer shows the last raw values as if they were still coming. A board
+        that answered once and went is lost; one that never answered is not found."""
         if not status.connected:
             lost = "microcontroller lost" if status.device is not None else "microcontroller not found"
             self.fusion.update(SENSORS, None, time.monotonic(), status=f"{lost}: {status.message}")
+            if self.on_values is not None:
+                self.on_values({})
 
 
 class CameraSource(Loop):

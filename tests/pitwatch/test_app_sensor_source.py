@@ -38,11 +38,16 @@ def test_a_microcontroller_that_never_answered_is_not_found_and_one_unplugged_is
         board.set_counts(start)
         fusion = Fusion(LABELS, {"sensors": 1.0})
         calibration = sensor_calibration_for(len(LABELS), LABELS, start)
-        source = SensorSource(board.port, LABELS, fusion, calibration).start()
+        source = SensorSource(board.port, LABELS, fusion, calibration)
+        shown: list[dict] = []  # the raw values the dashboard is given, as they come
+        source.on_values = shown.append
+        source.start()
         try:
             assert sensors_status(fusion, lambda s: s == "ok") == "ok"
+            assert shown and set(shown[-1]) == set(LABELS)
             board.unplug()
             status = sensors_status(fusion, lambda s: s.startswith("microcontroller"))
         finally:
             source.stop()
     assert status.startswith("microcontroller lost: "), status
+    assert shown[-1] == {}, "the last raw values stay on the dashboard as if the board still sent them"
