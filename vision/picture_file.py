@@ -71,8 +71,19 @@ def read_picture(path: Path) -> np.ndarray:
     except cv2.error as failure:
         raise PictureError(f"OpenCV cannot decode it ({' '.join(str(failure).split())[-120:]})") from None
     if image is None:
-        raise PictureError("not a whole picture (cut short or damaged)")
+        raise PictureError(_why_not_decoded(data))
     return image
+
+
+def _why_not_decoded(data: np.ndarray) -> str:
+    """Why a picture OpenCV cannot give as 8-bit colour is not read: a whole one of floating-point
+    samples (a TIFF from a scientific or HDR tool, which OpenCV decodes only as it is) is no damaged
+    one, and saying so sent users looking for a fault in a good file."""
+    unchanged = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    if unchanged is not None and unchanged.dtype.kind == "f":
+        return (f"a picture of {unchanged.dtype.itemsize * 8}-bit floating-point samples: save it as an ordinary "
+                "8-bit JPEG or PNG")
+    return "not a whole picture (cut short or damaged)"
 
 
 def claimed_size(data: bytes) -> tuple[int, int] | None:

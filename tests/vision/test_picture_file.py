@@ -63,6 +63,22 @@ def test_what_holds_no_picture_is_named(tmp_path):
                     "missing.png": "No such file or directory"}
 
 
+@pytest.mark.parametrize("depth, bits", [(np.float32, 32), (np.float64, 64)])
+def test_a_whole_picture_of_floating_point_samples_is_not_called_damaged(depth, bits, tmp_path):
+    """A TIFF a scientific or HDR tool saved: whole, but not one OpenCV gives as 8-bit colour."""
+    (tmp_path / "float.tiff").write_bytes(cv2.imencode(".tiff", (PICTURE / 255).astype(depth))[1].tobytes())
+    with pytest.raises(PictureError) as refused:
+        read_picture(tmp_path / "float.tiff")
+    assert str(refused.value) == (f"a picture of {bits}-bit floating-point samples: save it as an ordinary 8-bit "
+                                  "JPEG or PNG")
+
+
+def test_a_16_bit_picture_is_read_as_8_bit_colour(tmp_path):
+    (tmp_path / "deep.png").write_bytes(cv2.imencode(".png", PICTURE.astype(np.uint16) * 257)[1].tobytes())
+    picture = read_picture(tmp_path / "deep.png")
+    assert picture.dtype == np.uint8 and np.array_equal(picture, PICTURE)
+
+
 def test_a_file_larger_than_any_photo_is_refused_unread(tmp_path, monkeypatch):
     """Checked by its size on disk before a byte is read (the limit made small here: 800 MB files have no
     place in a test)."""
