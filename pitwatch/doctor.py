@@ -475,6 +475,10 @@ def check_sensor_calibration(config: Config, board: tuple[str, ...]) -> Check:
     except ConfigError as exc:
         return Check("sensor calibration", False, str(exc))
     if calibration is None:
+        try:
+            store.check_keepable()
+        except ConfigError as exc:
+            return Check("sensor calibration", False, str(exc))
         return Check("sensor calibration", True, "none yet: `pitwatch run` learns it from the empty board "
                                                  "and the start position")
     return Check("sensor calibration", True, f"{where}: {len(calibration.labels)} pits")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from calibration.calibfile import (Calibration, CalibrationError, load_calibration, load_sensor_file, save_sensor_file,
                                   save_sensors)
+from firmware_bridge.sensors import FORMAT as SENSOR_FORMAT
 from firmware_bridge.sensors import SensorCalibration, SensorCalibrationError
 from rules import Variant
 
@@ -20,6 +21,7 @@ from .corners import LiveCorners
 from .errors import said
 from .fusion import Fusion
 from .hub import FrameFeed, Hub
+from .recorder import folder_problem
 from .runtime import Runtime, calibration_path, refuse_another_board
 from .sources import CameraSource, SensorSource
 from .terminal import wait_for_enter
@@ -35,6 +37,7 @@ NO_TERMINAL_TO_LEARN = ("the pit sensors are not learned yet, and learning them 
                         "microcontroller (sensors.port = \"\")")
 FIRST_VALUES_WAIT = 5.0  # seconds a microcontroller has to send its first sensor values before the players are asked
 CONFIRMED_FRAMES = 5  # raw frames of a confirmed position (about 0.2 s)
+SENSOR_FORMAT_WITHIN = 1000  # bytes: a sensor file names its format first (save_sensor_file), whatever an editor did
 
 
 @dataclass
@@ -118,6 +121,24 @@ def live_camera(grab: Callable[[], Frame], calibration: Calibration, path: Path,
     return camera, LiveCorners(camera, calibration, path, reader)
 
 
+def _advice_on(path: Path) -> str:
+    """What to do about the sensors' own file at ``path``, which does not load. Only a sensor
+    calibration, if a damaged one, is to be deleted: all were, and a board's calibration or notes
+    given as sensors.calibration by mistake were lost so (an audit, 2026-12-07). Told by the format
+    it names at its start; a file that names none may be either."""
+    if not path.is_file():  # a folder; a named pipe, which opened would wait for a writer
+        return "sensors.calibration names the sensors' own file: choose another"
+    try:
+        with open(path, "rb") as start:
+            named = SENSOR_FORMAT.encode() in start.read(SENSOR_FORMAT_WITHIN)
+    except OSError:
+        named = False
+    if named:
+        return f"delete {path} to learn the sensors again"
+    return (f"if it is a damaged sensor calibration, delete {path} to learn the sensors again; if it is another "
+            "file, point sensors.calibration at a file of the sensors' own")
+
+
 @dataclass(frozen=True)
 class SensorStore:
     """Where a board's sensor calibration is kept: in the board's calibration file (``camera.calibration``)
@@ -155,20 +176,34 @@ class SensorStore:
         try:
             calibration = load_sensor_file(self.own_file)
         except SensorCalibrationError as exc:
-            raise ConfigError(f"{exc} (delete {self.own_file} to learn the sensors again)") from None
+            raise ConfigError(f"{exc} ({_advice_on(self.own_file)})") from None
         if calibration.labels != self.labels:
             if self.board_file is not None:
                 return None, None  # an older file, of another board: this board's go to its own board file
             # learning this board would overwrite that one's sensors
+            if not variants_on(calibration.labels):
+                raise ConfigError(f"{self.own_file} holds sensors of the pits {', '.join(calibration.labels)}, which no "
+                                  "variant's board has (edited by hand?): put the labels right, or delete it to "
+                                  "learn the sensors again")
             raise ConfigError(f"{self.own_file} holds the sensors learned on a {board_name(calibration.labels)} "
                               f"board, but the game is played on a {board_name(self.labels)} board: play a variant "
                               f"of that board (--variant: {', '.join(variants_on(calibration.labels))}), or keep this "
                               "board's sensors in a file of their own (--set sensors.calibration=FILE)")
         return calibration, self.own_file
 
+    def check_keepable(self) -> None:
+        """A :class:`ConfigError` if sensors learned now could not be kept: said before the players
+        empty and lay out the board, where a folder that cannot be made was found only by the save,
+        and what they taught was lost (an audit, 2026-12-07)."""
+        if self.board_file is None and (problem := folder_problem(self.own_file)):
+            raise ConfigError(f"sensors.calibration = {str(self.own_file)!r}: the sensors learned could not be kept there, "
+                              f"{problem}: choose another file")
+
     def save(self, calibration: SensorCalibration) -> Path:
-        """Keep ``calibration``; returns the file it went to."""
+        """Keep ``calibration``; returns the file it went to (the sensors' own file in folders made for it,
+        as the database's are)."""
         if self.board_file is None:
+            self.own_file.parent.mkdir(parents=True, exist_ok=True)
             save_sensor_file(self.own_file, calibration)
             return self.own_file
         try:
@@ -293,6 +328,7 @@ def learn_sensors(source: SensorSource, runtime: Runtime, store: SensorStore) ->
     The players are asked only once the microcontroller sends values: emptying a board for a device
     that is not there wastes their time. They answer at the terminal, so ``pitwatch run`` started
     without one (a service, stdin closed) says how to learn the sensors rather than failing."""
+    store.check_keepable()
     if not source.raw_frames(1, timeout=FIRST_VALUES_WAIT):
         raise ConfigError(f"the pit sensors are to be learned, but the microcontroller sent no sensor values within "
                           f"{FIRST_VALUES_WAIT:.0f} s ({source.bridge.status.message}): check the USB cable and "

@@ -150,8 +150,9 @@ def write_problem(path: Path) -> str | None:
 
 
 def folder_problem(path: Path) -> str | None:
-    """Why the folder a database at ``path`` goes in cannot be made or written (None: it can): the first
-    folder from the root down that is a file, a link to nothing, or, the nearest one there, not writable."""
+    """Why the folder a file at ``path`` (a database, the sensors' calibration) goes in cannot be made
+    or written (None: it can): the first folder from the root down that is a file, a link to nothing,
+    or, the nearest one there, not writable."""
     for folder in reversed(path.parents):
         if folder.is_symlink() and not folder.exists():
             return f"its folder {folder} is a link to {os.readlink(folder)}, which does not exist"

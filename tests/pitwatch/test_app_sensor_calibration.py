@@ -17,8 +17,10 @@ from calibration.calibfile import (CalibrationError, load_calibration, save_cali
                                   save_sensors)
 from firmware_bridge.emulator import EmulatedBoard
 from pitwatch.config import ConfigError, load
+from pitwatch.doctor import check_sensor_calibration
 from pitwatch.livesources import SensorStore, sensor_source
 from pitwatch.runtime import Runtime
+import rules
 from rules import Game
 
 KALAH = Game("kalah")
@@ -133,6 +135,68 @@ def test_sensors_go_to_the_board_file_and_an_older_own_file_is_still_read(tmp_pa
     fresh.write_text(json.dumps(board_file_data))  # a board calibrated anew: no sensors in it yet
     save_sensor_file(legacy, sensor_calibration_for(len(oware), oware, Game("oware").position.pits))  # an older file, of another board
     assert SensorStore.of(config(tmp_path, f"camera.calibration={fresh}"), LABELS).load() is None  # passed over: learn
+
+
+def test_sensors_learned_on_a_board_only_an_option_makes_are_named_by_it(tmp_path):
+    """Learned for Kalah of 5 houses, then a Kalah of 6 played: naming the file's board was a
+    StopIteration traceback in `run` and `doctor` (no variant's own board has those pits; an audit,
+    2026-12-07)."""
+    five = rules.variant("kalah", houses=5).layout.labels
+    save_sensor_file(tmp_path / "mine.json", sensor_calibration_for(len(five), five, [4] * 5 + [0] + [4] * 5 + [0]))
+    with pytest.raises(ConfigError) as caught:
+        SensorStore.of(config(tmp_path, f"sensors.calibration={tmp_path / 'mine.json'}"), LABELS).load()
+    assert str(caught.value).startswith(
+        f"{tmp_path / 'mine.json'} holds the sensors learned on a 2x5+stores board, but the game is played on a "
+        "2x6+stores board: play a variant of that board (--variant: kalah (houses=5), kalah-3 (houses=5), egyptian "
+        "(houses=5), ethiopian (houses=5)), or keep")
+
+
+def test_sensors_of_pits_no_board_has_are_named_as_such(tmp_path):
+    relabelled = ("Z", *LABELS[1:])
+    save_sensor_file(tmp_path / "mine.json", sensor_calibration_for(len(LABELS), relabelled, START))
+    with pytest.raises(ConfigError) as caught:
+        SensorStore.of(config(tmp_path, f"sensors.calibration={tmp_path / 'mine.json'}"), LABELS).load()
+    assert str(caught.value) == (f"{tmp_path / 'mine.json'} holds sensors of the pits {', '.join(relabelled)}, which "
+                                 "no variant's board has (edited by hand?): put the labels right, or delete it to "
+                                 "learn the sensors again")
+
+
+def test_only_a_sensor_file_that_does_not_load_is_to_be_deleted(tmp_path, board_file):
+    """A board calibration or notes given as sensors.calibration were said to be deleted, to learn
+    the sensors again: following that lost the user's file (an audit, 2026-12-07)."""
+    damaged = tmp_path / "sensors.json"
+    damaged.write_text(json.dumps(sensors().to_json())[:-40])
+    (tmp_path / "notes.txt").write_text("the club's board, bought 2019")
+    (tmp_path / "folder").mkdir()
+    said = {}
+    for path in (damaged, board_file, tmp_path / "notes.txt", tmp_path / "folder"):
+        with pytest.raises(ConfigError) as caught:
+            SensorStore.of(config(tmp_path, f"sensors.calibration={path}"), LABELS).load()
+        said[path.name] = str(caught.value)
+    assert said["sensors.json"].endswith(f"(delete {damaged} to learn the sensors again)"), said
+    for path in (board_file, tmp_path / "notes.txt"):
+        assert said[path.name].endswith(f"(if it is a damaged sensor calibration, delete {path} to learn the sensors "
+                                        "again; if it is another file, point sensors.calibration at a file of the sensors' own)"), said
+    assert said["folder"].endswith("(sensors.calibration names the sensors' own file: choose another)"), said
+
+
+def test_sensors_are_kept_in_folders_made_for_them_and_one_that_cannot_be_is_said_first(tmp_path):
+    """A sensors.calibration in a folder not there yet was found only when the sensors the players
+    had just taught were saved, and they were lost (an audit, 2026-12-07)."""
+    deep = tmp_path / "club" / "boards" / "sensors.json"
+    store = SensorStore.of(config(tmp_path, f"sensors.calibration={deep}"), LABELS)
+    store.check_keepable()
+    assert store.save(sensors()) == deep and store.load().to_json() == sensors().to_json()
+    (tmp_path / "afile").write_text("")
+    blocked = SensorStore.of(config(tmp_path, f"sensors.calibration={tmp_path / 'afile' / 'sensors.json'}"), LABELS)
+    with pytest.raises(ConfigError) as caught:
+        blocked.check_keepable()
+    assert str(caught.value) == (f"sensors.calibration = {str(tmp_path / 'afile' / 'sensors.json')!r}: the sensors "
+                                 f"learned could not be kept there, {tmp_path / 'afile'} is not a folder: choose "
+                                 "another file")
+    doctor_says = check_sensor_calibration(config(tmp_path, f"sensors.calibration={tmp_path / 'afile' / 'sensors.json'}"),
+                                           LABELS)
+    assert not doctor_says.ok and doctor_says.detail == str(caught.value)
 
 
 READ_EVERY = 0.02  # s between reads of the board file while waiting: each read decodes its pictures
