@@ -93,9 +93,10 @@ def _calibrate(args: argparse.Namespace) -> int:
     board = board_profile(args.variant).name
     sensors = _learned_sensors(replaced, board)
     if replaced is not None and replaced.sensors is not None and sensors is None:
-        print(f"pitwatch calibrate: {args.output} holds the pit sensors learned for a {replaced.board} board; this is "
-              f"a {board} board, so they are not kept (pitwatch run learns them again): Ctrl-C and give -o another "
-              "file to keep them", file=sys.stderr)
+        # refused, not warned of: with picture files nothing waited for the Ctrl-C the warning asked for
+        raise ValueError(f"{args.output} holds the pit sensors learned for a {replaced.board} board, which a {board} "
+                         f"board's calibration cannot keep: give -o another file, or delete {args.output} first to "
+                         "drop them (pitwatch run learns a board's sensors again)")
     values = None if args.corners is None else parse_corners(args.corners)  # '' too is refused, not ignored
     outline = None if values is None else [values[i:i + 2] for i in range(0, 8, 2)]
     if outline is not None:

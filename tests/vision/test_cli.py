@@ -389,13 +389,17 @@ def test_calibrating_again_keeps_the_sensors_already_learned(pictures, tmp_path,
     assert run(*arguments) == 0
     assert load_calibration(board).sensors.to_json() == sensors.to_json()
     capsys.readouterr()
-    # another board's calibration over this file: the players are told, before the first picture is
-    # asked for (of camera 0, not there), that the sensors learned go with it
-    assert run("calibrate", "--variant", "kalah", "--empty", "0", "--start", "0", "-o", board) == 2
-    assert capsys.readouterr().err.startswith(
-        f"pitwatch calibrate: {board} holds the pit sensors learned for a 2x5+outboxes board; this is a 2x6+stores "
-        "board, so they are not kept (pitwatch run learns them again): Ctrl-C and give -o another file to keep them\n")
-    assert load_calibration(board).sensors.to_json() == sensors.to_json()
+    # another board's calibration over this file is refused before the first picture is asked for (of
+    # camera 0, not there), and from picture files too: it was a warning to press Ctrl-C, which picture
+    # files gave no time for, and the sensors were lost (an audit, 2026-12-07)
+    picture_files = ("--empty", folder / "empty.png", "--start", folder / "start.png")
+    for sources in (("--empty", "0", "--start", "0"), picture_files):
+        assert run("calibrate", "--variant", "kalah", *sources, "-o", board) == 2
+        assert capsys.readouterr().err == (
+            f"pitwatch calibrate: error: {board} holds the pit sensors learned for a 2x5+outboxes board, which a "
+            f"2x6+stores board's calibration cannot keep: give -o another file, or delete {board} first to drop them "
+            "(pitwatch run learns a board's sensors again)\n")
+        assert load_calibration(board).sensors.to_json() == sensors.to_json()
 
 
 @pytest.mark.parametrize("flag", ["--empty", "--start"])
