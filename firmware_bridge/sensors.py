@@ -222,6 +222,13 @@ class SensorCalibration:
                 pits.append(pit)  # nonsense (a sensor fault): keep what we had
         return replace(self, pits=tuple(pits))
 
+    def covering(self, seeds: int) -> "SensorCalibration":
+        """This calibration with counts read up to ``seeds`` (at most ``MAX_COUNT``): learned from a
+        start of 36 seeds (Kalah-3), a store of 40 in a game of 48 was read as 36, status ok, and the
+        referee waited for seeds still in a hand for ever (an audit, 2026-12-07)."""
+        wanted = min(MAX_COUNT, seeds)
+        return self if wanted <= self.max_count else replace(self, max_count=wanted)
+
     def to_reading(self, raw: Sequence[int], time: float = 0.0) -> Reading:
         """The Reading for one raw frame; a pit whose value fits no count is reported unseen."""
         if len(raw) < len(self.labels):

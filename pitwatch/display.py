@@ -80,6 +80,7 @@ def game_state(game: Game, game_id: int | None, names: tuple[str, str],
         "variant": variant.name,
         "description": describe(variant),
         "options": dict(variant.options),
+        "seeds": variant.total_seeds,  # the most a pit can hold: the sensors read counts up to it
         "names": {"south": names[0], "north": names[1]},
         "layout": variant.layout.to_json(),
         "position": position,

@@ -256,8 +256,12 @@ class LearningSensors(SensorSource):
             self._hub.unsubscribe(subscription)
 
     def confirmed(self, state: dict[str, Any]) -> None:
-        """Learn from the board now if the dashboard ``state`` says the referee confirmed its position."""
+        """Learn from the board now if the dashboard ``state`` says the referee confirmed its position;
+        first, read counts up to all the seeds of its game (a new game of more seeds than the sensors
+        were learned with, Kalah after Kalah-3)."""
         verdict, game = state.get("verdict") or {}, state.get("game")
+        if game is not None and self.calibration is not None:
+            self.calibration = self.calibration.covering(game["seeds"])
         if (game is None or self.calibration is None or verdict.get("by") == "players"
                 or verdict.get("kind") not in ("move", "takeback", "unchanged")):
             return  # nothing judged from the board (a move entered by hand need not be on it yet)
@@ -313,7 +317,10 @@ def sensor_source(config: Config, labels: Sequence[str], fusion: Fusion, runtime
     players; it goes on learning from the positions the referee confirms (:class:`LearningSensors`)."""
     port = config["sensors"]["port"]
     store = SensorStore.of(config, labels)
-    source = LearningSensors(None if port == "auto" else port, labels, fusion, store.load(), runtime.hub, store.save)
+    learned = store.load()
+    seeds = runtime.session.game.variant.total_seeds
+    source = LearningSensors(None if port == "auto" else port, labels, fusion,
+                             learned.covering(seeds) if learned is not None else None, runtime.hub, store.save)
     source.on_values = runtime.session.set_sensor_values
     source.on_button = runtime.session.press
     source.start()

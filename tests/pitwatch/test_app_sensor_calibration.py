@@ -4,6 +4,7 @@ own file, and learned further by `pitwatch run` from every position the referee 
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 import errno
 import json
 import resource
@@ -236,6 +237,31 @@ def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the
             runtime.stop()
 
 
+def test_sensors_learned_with_fewer_seeds_read_every_seed_of_the_game_played(tmp_path, board_file):
+    """Sensors that read at most 3 seeds a pit (learned with fewer seeds, or edited) read Kalah's start
+    of 4 a house as 3, status ok, and the referee waited for seeds in a hand for ever (an audit,
+    2026-12-07): a run reads counts up to all the seeds of its game, and of a new game of more."""
+    save_sensors(board_file, replace(sensors(), max_count=3))
+    game = Game("kalah")
+    with EmulatedBoard() as board:
+        board.set_counts(game.position.pits)
+        cfg = config(tmp_path, f"camera.calibration={board_file}", f"sensors.port={board.port}",
+                     "session.settle_seconds=0.1")
+        runtime = Runtime(cfg)
+        runtime.start_session()
+        runtime.session.fixed_board = LABELS
+        runtime.sensors = sensor_source(cfg, LABELS, runtime.use_fusion({"sensors": 1.0}), runtime)
+        runtime.start()
+        try:
+            assert runtime.sensors.calibration.max_count == 48
+            assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged", 20), \
+                runtime.session.state()["verdict"]
+            runtime.sensors.confirmed({"game": {**runtime.session.state()["game"], "seeds": 72}})  # Kalah of 6 seeds a house
+            assert runtime.sensors.calibration.max_count == 72
+        finally:
+            runtime.stop()
+
+
 def test_a_save_that_fails_does_not_stop_learning_and_another_board_at_the_same_ply_is_learned(caplog):
     """The learner keeps what it learned when the file cannot be written (and saves it with the
     next position); after a takeback, a different move reaches the same ply with a board of its
@@ -253,7 +279,7 @@ def test_a_save_that_fails_does_not_stop_learning_and_another_board_at_the_same_
 
     def state(game):
         return {"verdict": {"kind": "move", "by": "referee"},
-                "game": {"id": 1, "moves": [m.text for m in game.moves],
+                "game": {"id": 1, "seeds": 48, "moves": [m.text for m in game.moves],
                          "position": {"pits": dict(zip(LABELS, game.position.pits))}}}
 
     played_c, played_d = Game("kalah"), Game("kalah")
