@@ -229,12 +229,22 @@ def _live_config(args: argparse.Namespace) -> cfg.Config:
     (The variant named on the command line, :func:`_given`, is the one to play even over a game in
     progress; the configuration file's is only that of a new game.)"""
     config = cfg.from_arguments(args)
-    if refused := refused_player(config["game"]):
+    game = config["game"]
+    try:
+        rules.variant(game["variant"], **game["options"])
+    except rules.RulesError as exc:  # named with where it was set, as doctor names it
+        key = "game.variant" if isinstance(exc, rules.UnknownVariant) else "game.options"
+        raise cfg.ConfigError(f"{_set_where(args, config, key)}: {exc}") from None
+    if refused := refused_player(game):
         seat, exc = refused
-        key = f"game.{seat}"
-        where = _given(args, key) or f"{config.source}: {key} = {config.get(key)!r}"
-        raise cfg.ConfigError(f"{where}: {exc}")
+        raise cfg.ConfigError(f"{_set_where(args, config, f'game.{seat}')}: {exc}")
     return config
+
+
+def _set_where(args: argparse.Namespace, config: cfg.Config, key: str) -> str:
+    """Where ``key``'s value was set, for an error that blames it: as the command line gave it, else
+    the configuration file with the key and value (``pitwatch.toml: game.south = ''``)."""
+    return _given(args, key) or f"{config.source}: {key} = {config.get(key)!r}"
 
 
 def _given(args: argparse.Namespace, key: str) -> str | None:

@@ -579,7 +579,16 @@ def test_the_demo_plays_the_variant_asked_for_and_names_a_misspelt_one(tmp_path,
     first, errors = first_line_of(["demo", "--variant", "oware", "--no-camera", "--port", "0", "--db", str(db)])
     assert first.startswith("pitwatch: new oware game 2 (0 moves)"), first + errors
     assert main(["demo", "--variant", "owere", "--port", "0", "--db", str(db)]) == 2
-    assert "pitwatch demo: unknown variant 'owere'; variants are kalah" in capsys.readouterr().err
+    assert "pitwatch demo: --variant 'owere': unknown variant 'owere'; variants are kalah" in capsys.readouterr().err
+    # from a configuration file, the file and the key are named (they were not: an audit, 2026-12-07)
+    (tmp_path / "club.toml").write_text('[game]\nvariant = "owere"\n')
+    (tmp_path / "houses.toml").write_text("[game]\noptions = { houses = 0 }\n")
+    assert main(["demo", "--config", str(tmp_path / "club.toml"), "--port", "0", "--db", str(db)]) == 2
+    assert (f"pitwatch demo: {tmp_path / 'club.toml'}: game.variant = 'owere': unknown variant 'owere'"
+            in capsys.readouterr().err)
+    assert main(["run", "--config", str(tmp_path / "houses.toml"), "--port", "0", "--db", str(db)]) == 2
+    assert capsys.readouterr().err == (f"pitwatch run: {tmp_path / 'houses.toml'}: game.options = {{'houses': 0}}: "
+                                       "kalah: option houses=0 is outside 1..8\n")
 
 
 def test_a_second_demo_on_the_same_database_is_refused_naming_the_first(tmp_path):
