@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from vision.picture_file import not_a_file
 from vision.picture_size import DEVICE_SIZE, parse_picture_size, picture_size_text
 
 
@@ -46,6 +47,7 @@ class Setting:
 
 DEFAULT_DATABASE = "~/.local/share/pitwatch/games.sqlite"
 MOST_FLOAT = sys.float_info.max
+MOST_CONFIG_BYTES = 1_000_000  # a configuration file is a few kB: a bigger one is no configuration (a video given by mistake)
 
 SCHEMA: dict[str, dict[str, Setting]] = {
     "game": {
@@ -161,8 +163,9 @@ def from_arguments(args: argparse.Namespace) -> Config:
 
 
 def default_path() -> Path:
-    """``$PITWATCH_CONFIG`` or ``~/.config/pitwatch/pitwatch.toml``."""
-    return Path(os.environ.get("PITWATCH_CONFIG", "~/.config/pitwatch/pitwatch.toml")).expanduser()
+    """``$PITWATCH_CONFIG`` or ``~/.config/pitwatch/pitwatch.toml``; set but empty, as unset (it named
+    the folder Pitwatch runs in, and every command failed reading it)."""
+    return Path(os.environ.get("PITWATCH_CONFIG") or "~/.config/pitwatch/pitwatch.toml").expanduser()
 
 
 def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, required: bool = False,
@@ -175,9 +178,13 @@ def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, requi
     values = {section: {key: s.default for key, s in keys.items()} for section, keys in SCHEMA.items()}
     source = "(defaults)"
     file = Path(path).expanduser() if path else default_path()
+    if file.is_symlink() and not file.exists():
+        raise ConfigError(f"{file}: a link to nothing (a link to a file that is gone, or links in a loop)")
     if file.exists():
+        if (kind := not_a_file(file)) is not None:  # a named pipe would wait for a writer, /dev/zero fill the memory
+            raise ConfigError(f"{file}: not a configuration file but {kind}")
         try:
-            data = tomllib.loads(file.read_text(encoding="utf-8-sig"))  # Notepad begins a file with a byte-order mark
+            data = tomllib.loads(_text_of(file))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{file}: not valid TOML: {exc}") from None
         except RecursionError:
@@ -187,6 +194,7 @@ def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, requi
         except OSError as exc:
             raise ConfigError(f"{file}: cannot read: {exc.strerror}") from None
         _merge(values, data, str(file))
+        _paths_beside(values, data, file.parent)
         source = str(file)
     elif required:
         raise ConfigError(f"{file}: no such configuration file")
@@ -200,6 +208,34 @@ def load(path: str | Path | None = None, overrides: Iterable[str] = (), *, requi
     config = Config(values, source)
     _check_consistency(config)
     return config
+
+
+def _text_of(file: Path) -> str:
+    """The configuration file's text (UTF-8; Notepad begins a file with a byte-order mark); a file
+    far larger than any configuration is refused unread."""
+    with open(file, "rb") as stream:
+        data = stream.read(MOST_CONFIG_BYTES + 1)
+    if len(data) > MOST_CONFIG_BYTES:
+        raise ConfigError(f"{file}: not a configuration file (more than {MOST_CONFIG_BYTES // 1000} kB; the documented "
+                          "one is under 5 kB)")
+    return data.decode("utf-8-sig")
+
+
+def _paths_beside(values: dict, data: dict, folder: Path) -> None:
+    """The file paths the configuration file gives (:data:`PATH_SETTINGS`), relative ones taken from
+    its ``folder``: taken from the folder Pitwatch was started in, a service started elsewhere
+    recorded into a new, empty database there, and the games seemed gone (an audit, 2026-12-07)."""
+    for section, key in PATH_SETTINGS:
+        value = data.get(section, {}).get(key)
+        if isinstance(value, str) and value.strip() and "\0" not in value and _relative(value):
+            values[section][key] = str(folder / value)
+
+
+def _relative(value: str) -> bool:
+    try:
+        return not Path(value).expanduser().is_absolute()
+    except RuntimeError:  # ~name of no user here: _check_consistency names it
+        return False
 
 
 def _override(values: dict, dotted: str, raw: str, where: str) -> None:

@@ -157,3 +157,50 @@ def test_flags_still_override_the_file_and_set(tmp_path):
                                       "--move-seconds", "0.5"])
     config = cfg.from_arguments(args)
     assert config["web"]["port"] == 9200 and config["demo"]["move_seconds"] == 0.5
+
+
+def test_relative_paths_in_a_file_are_taken_from_its_folder(tmp_path, monkeypatch):
+    """Taken from the folder Pitwatch started in, a service started elsewhere recorded into a new,
+    empty database there, and the games seemed gone (an audit, 2026-12-07). `--set` is typed where
+    Pitwatch runs, so its paths stay as given."""
+    club = tmp_path / "club"
+    club.mkdir()
+    path = write(club, '[recorder]\ndatabase = "games.sqlite"\n[camera]\ncalibration = "boards/kalah.json"\n'
+                       '[sensors]\ncalibration = "/srv/sensors.json"\n[demo]\ndatabase = "~/demo.sqlite"\n')
+    monkeypatch.chdir(tmp_path)
+    c = cfg.load(path, ["demo.database=here.sqlite"])
+    assert c.database_path() == club / "games.sqlite"
+    assert c["camera"]["calibration"] == str(club / "boards" / "kalah.json")
+    assert c["sensors"]["calibration"] == "/srv/sensors.json"  # absolute: as written
+    assert c["demo"]["database"] == "here.sqlite"  # --set: as typed
+
+
+def test_what_is_no_configuration_file_is_refused_unread(tmp_path, monkeypatch):
+    """A named pipe waited for a writer for ever, /dev/zero filled the memory (a MemoryError's
+    traceback), and links in a loop were called missing (an audit, 2026-12-07)."""
+    import os
+
+    os.mkfifo(tmp_path / "pipe.toml")
+    (tmp_path / "huge.toml").write_bytes(b"# " + b"x" * cfg.MOST_CONFIG_BYTES)
+    (tmp_path / "loop1.toml").symlink_to(tmp_path / "loop2.toml")
+    (tmp_path / "loop2.toml").symlink_to(tmp_path / "loop1.toml")
+    said = {}
+    for name in ("pipe.toml", "huge.toml", "loop1.toml"):
+        with pytest.raises(cfg.ConfigError) as refused:
+            cfg.load(tmp_path / name, required=True)
+        said[name] = str(refused.value)
+    assert said == {
+        "pipe.toml": f"{tmp_path / 'pipe.toml'}: not a configuration file but a named pipe",
+        "huge.toml": f"{tmp_path / 'huge.toml'}: not a configuration file (more than 1000 kB; the documented one is "
+                     "under 5 kB)",
+        "loop1.toml": f"{tmp_path / 'loop1.toml'}: a link to nothing (a link to a file that is gone, or links in a loop)"}
+    with pytest.raises(cfg.ConfigError, match="not a configuration file but a device"):
+        cfg.load("/dev/zero", required=True)
+
+
+def test_an_empty_pitwatch_config_is_as_if_unset(monkeypatch, tmp_path):
+    """It named the folder Pitwatch runs in, and every command failed: `.: cannot read: Is a directory`."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("PITWATCH_CONFIG", "")
+    assert cfg.default_path() == tmp_path / ".config" / "pitwatch" / "pitwatch.toml"
+    assert cfg.load().source == "(defaults)"
