@@ -88,6 +88,8 @@ MOST_FILE_BYTES = 50_000_000  # a calibration file is under 2 MB (its empty boar
 HOLLOWS_MOVED_MM = 20.0  # a hollow calibration found this far from where the markers put it is refused: the right
 # profile's were at most 11.4 mm, another 2-row board's 13-48 mm (those under 20 mm caught by their markers' shape);
 # a file whose hollow lies farther is refused too (a hand-edited one read A's seeds from a's hollow)
+HOLLOWS_OVERLAP_MM = 3.0  # two hollows whose ellipses reach this far into each other are refused: a board's
+# hollows are apart (a Kalah board's by about 10 mm), and seeds in the overlap were counted in both (an audit)
 READABLE_VERSIONS = (1, 2)  # version 1: before the seed counter (its "seed" field is ignored)
 ANY_PICTURE = (100_000, 100_000)  # the picture corners lie in, for a file that did not record it (before 2026-11-27)
 LEAST_BLUR_LIMIT_MM = 0.8  # no board's blur limit is set lower (calibration; a file's neither): sharper than that,
@@ -293,7 +295,33 @@ def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, Ho
             raise CalibrationError(f"{where}.axes: {list(axes)} px; a {profile.name} board's hollow at {px_per_mm} "
                                    f"px/mm has semi-axes of {low:.1f} to {high:.1f} px")
         fits[label] = HollowFit(centre, axes, _number(item.get("angle", 0.0), f"{where}.angle", -360, 360))
+    if (overlap := overlapping_hollows(fits, px_per_mm)) is not None:
+        first, second, depth = overlap
+        raise CalibrationError(f"hollows.{first} and hollows.{second}: their ellipses reach {depth:.0f} mm into each "
+                               f"other; a board's hollows lie apart (at most {HOLLOWS_OVERLAP_MM:.0f} mm is let pass)")
     return fits
+
+
+def overlapping_hollows(hollows: dict[str, HollowFit], px_per_mm: float) -> tuple[str, str, float] | None:
+    """The first two hollows whose ellipses reach more than ``HOLLOWS_OVERLAP_MM`` into each other,
+    and how far (mm), measured along the line between their centres; None if none do."""
+    labels = list(hollows)
+    for i, first in enumerate(labels):
+        for second in labels[i + 1:]:
+            a, b = hollows[first], hollows[second]
+            gap = math.dist(a.centre, b.centre)
+            towards = math.degrees(math.atan2(b.centre[1] - a.centre[1], b.centre[0] - a.centre[0]))
+            depth = (_radius_towards(a, towards) + _radius_towards(b, towards) - gap) / px_per_mm
+            if depth > HOLLOWS_OVERLAP_MM:
+                return first, second, depth
+    return None
+
+
+def _radius_towards(hollow: HollowFit, direction: float) -> float:
+    """How far ``hollow``'s ellipse reaches from its centre in ``direction`` (degrees), in px."""
+    psi = math.radians(direction - hollow.angle)
+    a, b = hollow.axes
+    return a * b / math.hypot(b * math.cos(psi), a * math.sin(psi))
 
 
 def _marker_places(data: Any, profile: BoardProfile) -> dict[int, np.ndarray] | None:

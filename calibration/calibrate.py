@@ -36,7 +36,7 @@ from vision.reader import NO_COLOUR, BoardReader, BoardView, is_colourless, loca
 from vision.rectify import DEFAULT_PX_PER_MM, rectified_size, warp_to_board
 from vision.seed_size import seed_area_mm2
 
-from .calibfile import HOLLOWS_MOVED_MM, LEAST_BLUR_LIMIT_MM, Calibration, CalibrationError
+from .calibfile import HOLLOWS_MOVED_MM, LEAST_BLUR_LIMIT_MM, Calibration, CalibrationError, overlapping_hollows
 from .profiles import PROFILE_LAYOUTS, BoardProfile, board_profile, start_counts
 
 START_BLURS_PX = tuple(float(sigma) for sigma in np.arange(1.5, 3.6, 0.25))  # blurs put on the start picture to
@@ -234,6 +234,10 @@ def calibrate_empty(name: str, empty: np.ndarray, corners: Sequence[float] | Non
     _refuse_glare(empty_board, profile, px_per_mm)
     hollows = find_hollows(empty_board, profile, px_per_mm)
     _refuse_moved_hollows(hollows, profile, px_per_mm)
+    if (overlap := overlapping_hollows(hollows, px_per_mm)) is not None:  # the file would be refused when read
+        raise CalibrationError(f"empty image: the hollows found for pits {overlap[0]} and {overlap[1]} reach "
+                               f"{overlap[2]:.0f} mm into each other: something on the board between them (a seed, a "
+                               "shadow) was taken for a rim; clear the board and light it evenly")
     variant = None if name in PROFILE_LAYOUTS else name
     return Calibration(profile.name, variant, px_per_mm, hollows, empty_board, probe.corners,
                        corners_picture=probe.corners_picture, markers=markers)

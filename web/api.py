@@ -87,9 +87,11 @@ def events() -> Response:
     40 s without an event for a lost link (a keepalive sent as a comment fires no event, and a
     hung Pitwatch was shown live)."""
     hub = services().session.hub
-    sub = hub.subscribe()
 
     def stream() -> Iterator[str]:
+        # subscribed in here, where the unsubscribe is sure to follow: a HEAD request never starts the
+        # stream, and a subscription made before it was never ended (every HEAD cost one, for good)
+        sub = hub.subscribe()
         try:
             yield f"retry: 1000\n\n{ALIVE}"
             while True:

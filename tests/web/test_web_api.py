@@ -90,6 +90,14 @@ def test_server_sent_events_start_with_the_current_state(client, session):
     assert session.hub.listeners == 0
 
 
+def test_a_head_request_for_the_events_costs_no_subscription(client, session):
+    """HEAD never starts the stream: a subscription made before it was never ended, and each of an
+    audit's 20,000 HEADs left one that every state was then put to (2026-12-07)."""
+    for _ in range(5):
+        assert client.head("/api/events").status_code == 200
+    assert session.hub.listeners == 0
+
+
 def test_server_sent_events_say_alive_when_nothing_changed(client, session, monkeypatch):
     """A keepalive sent as a comment fires no event: the page could not tell a hung Pitwatch."""
     monkeypatch.setattr(web_api, "KEEPALIVE_SECONDS", 0.05)
