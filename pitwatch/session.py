@@ -294,6 +294,8 @@ class Session:
         """The players enter a move themselves (correcting the referee or a misread board)."""
         with self._lock:
             game = self._require_game()
+            if game.is_over:  # drawn by agreement, the position itself still offers moves
+                raise SessionError(f"the game is already over ({game.result.reason}): start a new game")
             try:
                 move = game.variant.parse_move(game.position, text)
             except rules.RulesError as exc:
@@ -337,12 +339,17 @@ class Session:
             return self._by_players("round_set_up", f"{leader} takes hollows {', '.join(sorted(hollows))}",
                                     game.moves[-1], len(game.moves) - 1, observed=chosen)
 
-    def takeback(self) -> dict[str, Any]:
-        """Undo the last move (the players will put the seeds back)."""
+    def takeback(self, moves_shown: int | None = None) -> dict[str, Any]:
+        """Undo the last move (the players will put the seeds back); with ``moves_shown`` (how many
+        moves the players saw), only if there are still that many: two tabs pressing Take back at
+        once took back two moves (a dashboard audit, 2026-12-07)."""
         with self._lock:
             game = self._require_game()
             if not game.moves:
                 raise SessionError("there is no move to take back")
+            if moves_shown is not None and moves_shown != len(game.moves):
+                raise SessionError(f"the game has {len(game.moves)} moves now, not the {moves_shown} shown (a move was "
+                                   "played or taken back meanwhile): look at the board again")
             return self._by_players("takeback", f"{game.moves[-1].text} taken back", None, len(game.moves) - 1)
 
     def agree_draw(self) -> dict[str, Any]:
@@ -376,7 +383,10 @@ class Session:
             data.update(player=mover, players=[mover])
         view = VerdictView("takeback" if kind == "takeback" else "move", data, [move] if move else [], takeback_to,
                            observed=observed)
-        self._commit(view, None, None)
+        try:
+            self._commit(view, None, None)
+        except rules.RulesError as exc:  # rolled back already; the players are told why, not given a 500
+            raise SessionError(str(exc)) from None
         self._show()
         return view.json
 

@@ -166,8 +166,7 @@ def hollows() -> Response:
 
 @api.post("/takeback")
 def takeback() -> Response:
-    _body()
-    return _control(services().session.takeback)
+    return _control(services().session.takeback, _field(_body(), "moves_shown", int, default=None))
 
 
 @api.post("/draw")

@@ -108,6 +108,30 @@ def test_server_sent_events_say_alive_when_nothing_changed(client, session, monk
     response.close()
 
 
+def test_a_takeback_of_a_game_that_changed_since_it_was_shown_is_refused(client, csrf, session):
+    """Two tabs pressing Take back at once took back two moves (a dashboard audit, 2026-12-07)."""
+    for text in ("A", "a"):
+        assert post(client, "/api/move", {"move": text}, csrf).status_code == 200
+    assert post(client, "/api/takeback", {"moves_shown": 2}, csrf).status_code == 200
+    second = post(client, "/api/takeback", {"moves_shown": 2}, csrf)  # the other tab, which showed two moves too
+    assert second.status_code == 409 and second.get_json()["error"] == (
+        "the game has 1 moves now, not the 2 shown (a move was played or taken back meanwhile): look at the board again")
+    assert [m.text for m in session.game.moves] == ["A"]
+    assert post(client, "/api/takeback", {"moves_shown": "1"}, csrf).status_code == 400
+
+
+def test_a_move_entered_after_a_draw_by_agreement_is_refused_not_a_server_error(client, csrf, session):
+    """The position of a game drawn by agreement still offers moves: one entered by hand was a 500
+    with a traceback, and a wrong one was told the legal moves (a dashboard audit, 2026-12-07)."""
+    assert post(client, "/api/game", {"variant": "oware", "south": "Cy", "north": "Di"}, csrf).status_code == 200
+    assert post(client, "/api/draw", {}, csrf).status_code == 200
+    for text in ("A", "Z"):
+        refused = post(client, "/api/move", {"move": text}, csrf)
+        assert refused.status_code == 409, refused.get_json()
+        assert refused.get_json()["error"] == "the game is already over (agreement): start a new game"
+    assert session.game.moves == [] and session.game.result.reason == "agreement"
+
+
 def test_controls_change_the_game(client, csrf, session):
     assert post(client, "/api/move", {"move": "C"}, csrf).get_json()["ok"]
     assert post(client, "/api/correct", {"move": "D"}, csrf).status_code == 200

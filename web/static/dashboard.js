@@ -438,7 +438,8 @@
 
   // -- controls ------------------------------------------------------------------
   // (A refused control is told in the toast: Pitwatch.control.)
-  $("btn-takeback").addEventListener("click", () => Pitwatch.control("/api/takeback"));
+  // the moves the players see: refused if one was played or taken back since (two tabs pressing at once)
+  $("btn-takeback").addEventListener("click", () => Pitwatch.control("/api/takeback", { moves_shown: state.game.moves.length }));
   $("btn-next").addEventListener("click", () => Pitwatch.control("/api/next-game"));
   $("btn-draw").addEventListener("click", () => {
     if (confirm("Do both players agree a draw?")) Pitwatch.control("/api/draw");
