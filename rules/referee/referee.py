@@ -77,6 +77,20 @@ def _play_events(pos: Position, moves: Iterable[Move]) -> list[Event]:
     return out
 
 
+def _who_played(pos: Position, moves: Sequence[Move]) -> str:
+    """Who played which of ``moves`` from ``pos``, a mover named where the turn passes: "south played
+    C", "north played a, then south played B then C" (B earned South another turn). Only the first
+    mover was named: "north played a then B then C" (a dashboard audit, 2026-12-07)."""
+    turns: list[tuple[int, list[str]]] = []
+    for move in moves:
+        if turns and turns[-1][0] == pos.to_move:
+            turns[-1][1].append(move.text)
+        else:
+            turns.append((pos.to_move, [move.text]))
+        pos, _ = pos.variant.play(pos, move, check=False)
+    return ", then ".join(f"{PLAYER_NAMES[player]} played {' then '.join(texts)}" for player, texts in turns)
+
+
 def _forced_silent_pass(current: Position, successors: Sequence[tuple[Move, Position]]) -> bool:
     """The mover can only pass and passing changes nothing on the board: the pass *is* what
     an unchanged board shows, so it is committed (RULES.md: a pass is an explicit move)."""
@@ -441,7 +455,7 @@ class _Judgement:
         if best.kind == "move":
             events = tuple(self.events_of(best.moves[0]) if len(best.moves) == 1
                            else _play_events(self.current, best.moves))
-            reason = f"{PLAYER_NAMES[mover]} played {best.describe()}"
+            reason = _who_played(self.current, best.moves) + best.left_said
             if len(best.moves) == 1 and _forced_silent_pass(self.current, self.explorer.successors(self.current)):
                 reason = f"{PLAYER_NAMES[mover]} cannot move and passes"
             after = best.position

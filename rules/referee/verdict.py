@@ -77,13 +77,17 @@ class Explanation(NamedTuple):
 
     def describe(self) -> str:
         if self.kind == "move":
-            left = f", the four in {' and '.join(self.left)} left on the board" if self.left else ""
-            return " then ".join(self.texts) + left
+            return " then ".join(self.texts) + self.left_said
         if self.kind == "takeback":
             return f"take back {self.undo} move{'s' if self.undo > 1 else ''}"
         if self.kind == "in_progress":
             return f"{self.texts[-1]} being sown ({self.in_hand} in hand)"
         return "unchanged"
+
+    @property
+    def left_said(self) -> str:
+        """The fours a move's owner left on the board, in words to follow the moves ("" if none)."""
+        return f", the four in {' and '.join(self.left)} left on the board" if self.left else ""
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -58,6 +58,16 @@ def test_kalah_extra_turn_chain_seen_at_once() -> None:
     assert "south moves again" in single.notes
 
 
+@pytest.mark.parametrize("moves, said", [(("C", "F"), "south played C then F"),
+                                         (("C", "F", "a"), "south played C then F, then north played a"),
+                                         (("B", "c", "f"), "south played B, then north played c then f")])
+def test_moves_seen_at_once_name_each_mover(moves, said) -> None:
+    """Only the first mover was named: "south played B then c then f" (a dashboard audit, 2026-12-07)."""
+    verdict = judge([START], exact(after(KALAH, START, *moves)))
+    assert [m.text for m in verdict.moves] == list(moves)
+    assert verdict.reason == said
+
+
 def test_three_moves_at_once_with_captures() -> None:
     game = rules.Game(KALAH)
     for text in ("B", "a", "D", "e"):
