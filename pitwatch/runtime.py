@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from werkzeug.serving import make_server
+from werkzeug.serving import WSGIRequestHandler, make_server
 
 import rules
 from rules import Game, Reading, Variant
@@ -42,6 +42,16 @@ log = logging.getLogger(__name__)
 
 JUDGE_PERIOD = 0.02  # seconds between looks at the fused reading
 RECORD_RETRY_SECONDS = 1.0  # a still board whose verdict could not be recorded is judged again this often
+CONNECTION_SILENT_SECONDS = 60.0  # a dashboard connection that neither sends nor takes a byte this long is closed
+
+
+class _RequestHandler(WSGIRequestHandler):
+    """Werkzeug's request handler, with a socket timeout: without one, a connection that sent
+    nothing, a request left half-sent or a camera stream nobody read held a server thread and a
+    file for ever (an audit opened 400: 400 threads, on a dashboard served to the network).
+    Streams are not cut short: the events send a keepalive every 15 s, the camera its frames."""
+
+    timeout = CONNECTION_SILENT_SECONDS
 
 
 class Runtime:
@@ -184,7 +194,7 @@ class Runtime:
         if problem:
             print(f"pitwatch: port {port} is taken ({problem}); using a free one", flush=True)
             port = 0
-        self._server = make_server(web["host"], port, app, threaded=True)
+        self._server = make_server(web["host"], port, app, threaded=True, request_handler=_RequestHandler)
         port = self._server.server_port
         shown = ("127.0.0.1" if web["host"] in LOCAL_HOSTS
                  else socket.gethostname() if web["host"] in ("0.0.0.0", "::") else web["host"])

@@ -51,6 +51,33 @@ def test_served_to_the_network_every_control_needs_the_printed_token(runtime):
     assert [m.text for m in runtime.session.game.moves] == ["C"]
 
 
+def test_a_connection_that_says_nothing_is_closed_and_its_thread_freed(runtime, monkeypatch):
+    """Each one held a server thread for ever (a dashboard audit opened 400, 2026-12-07)."""
+    import socket
+    import threading
+    import time
+
+    from pitwatch import runtime as runtime_module
+
+    monkeypatch.setattr(runtime_module._RequestHandler, "timeout", 0.5)
+    port = int(runtime.serve().split(":")[2].split("/")[0])
+    before = threading.active_count()
+    silent = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(5)]
+    silent[0].sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1")  # a request left half-sent
+    try:
+        started = time.monotonic()
+        assert all(conn.recv(1024) == b"" for conn in silent)  # closed by the server
+        assert time.monotonic() - started < 4
+        deadline = time.monotonic() + 5
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert threading.active_count() <= before
+    finally:
+        for conn in silent:
+            conn.close()
+    assert urllib.request.urlopen(runtime.url.split("?")[0] + "api/state", timeout=5).status == 200
+
+
 def test_a_taken_port_is_a_clear_error(runtime, tmp_path):
     runtime.serve()
     port = runtime.url.split(":")[2].split("/")[0]
