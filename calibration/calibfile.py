@@ -170,11 +170,13 @@ class Calibration:
         if not isinstance(data, dict):
             raise CalibrationError("calibration: expected a JSON object")
         if data.get("format") != FORMAT:
-            raise CalibrationError(f"format: expected {FORMAT!r}, got {reprlib.repr(data.get('format'))}")
+            got = f"got {reprlib.repr(data['format'])}" if "format" in data else "the file has none"
+            raise CalibrationError(f"format: expected {FORMAT!r}, {got}")
         version = data.get("version")
         if type(version) is not int or version not in READABLE_VERSIONS:  # not true or 2.0, which equal 1 and 2
+            given = f"is version {reprlib.repr(version)}" if "version" in data else "gives no version"
             raise CalibrationError(f"version: this Pitwatch reads versions {', '.join(map(str, READABLE_VERSIONS))}, "
-                                   f"the file is version {reprlib.repr(version)}")
+                                   f"the file {given}")
         board = data.get("board")
         try:
             profile = board_profile(board) if isinstance(board, str) else None

@@ -296,8 +296,11 @@ class SensorCalibration:
 
 
 def _field(data: dict, key: str, where: str, expect: _Expect) -> Any:
-    """``data[key]``, checked; the error says where, which field, and what it must hold."""
-    return expect.check(data.get(key), f"{where}: '{key}'")
+    """``data[key]``, checked; the error says where, which field, and what it must hold (a field
+    left out is said to be missing, not to be ``None``)."""
+    if key not in data:
+        raise SensorCalibrationError(f"{where}: '{key}' is missing: it must be {expect.describe()}")
+    return expect.check(data[key], f"{where}: '{key}'")
 
 
 def _pit(entry: dict, where: str) -> PitCalibration:

@@ -49,7 +49,7 @@ def top(field: str, value: Any) -> Callable[[dict], None]:
     (top("max_count", 10 ** 9), "'max_count' must be an integer from 1 to 255, not 1000000000"),
     (top("max_count", 48.5), "'max_count' must be an integer from 1 to 255, not 48.5"),
     (top("max_count", True), "'max_count' must be an integer from 1 to 255, not True"),
-    (lambda data: data.pop("max_count"), "'max_count' must be an integer from 1 to 255, not None"),
+    (lambda data: data.pop("max_count"), "'max_count' is missing: it must be an integer from 1 to 255"),
     (top("spread", -0.1), "'spread' must be a number from 0 to 1, not -0.1"),
     (top("spread", math.nan), "'spread' must be a number from 0 to 1, not nan"),
     (top("spread", "wide"), "'spread' must be a number from 0 to 1, not 'wide'"),
@@ -61,7 +61,7 @@ def top(field: str, value: Any) -> Callable[[dict], None]:
     (pit("noise", 0), "pit A: 'noise' must be a number from 1 to 1023, not 0"),
     (pit("noise", math.inf), "pit A: 'noise' must be a number from 1 to 1023, not inf"),
     (pit("evidence", -1), "pit A: 'evidence' must be a number from 0 to 1e+12, not -1"),
-    (lambda data: data["pits"][0].pop("evidence"), "pit A: 'evidence' must be a number from 0 to 1e+12, not None"),
+    (lambda data: data["pits"][0].pop("evidence"), "pit A: 'evidence' is missing: it must be a number from 0 to 1e+12"),
     # the next learning overflowed (OverflowError in the sensors' thread), or made every gain inf
     (pit("evidence", 10 ** 400), "pit A: 'evidence' must be a number from 0 to 1e+12, not 1000"),
     (pit("evidence", 1e308), "pit A: 'evidence' must be a number from 0 to 1e+12, not 1e+308"),

@@ -422,7 +422,7 @@ def test_calibrate_refuses_to_write_over_its_own_picture_before_any_picture_is_t
 
 @pytest.mark.parametrize("name, contents, fault", [
     ("game.jpg", None, "not a calibration file (not JSON text)"),
-    ("players.json", b'{"players": ["Ann", "Bob"]}', "format: expected 'pitwatch-calibration', got None"),
+    ("players.json", b'{"players": ["Ann", "Bob"]}', "format: expected 'pitwatch-calibration', the file has none"),
 ])
 def test_calibrate_writes_over_no_file_but_a_calibration(pictures, tmp_path, capsys, name, contents, fault):
     """A file that is there and is not a calibration (a photo, someone's notes) is named and left
