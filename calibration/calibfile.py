@@ -61,6 +61,7 @@ import json
 import math
 import os
 import reprlib
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -458,7 +459,8 @@ def write_whole(path: str | Path, data: str | bytes) -> None:
     there and leaves no temporary one. A link's file is written (the link stays). A device or a
     pipe standing at ``path`` (a printer, /dev/full) has no file to leave half-written: it is
     written as it is. A failure is an OSError naming ``path``, the file the user asked for, not
-    the temporary one (``sheet.png: cannot write: No space left on device``)."""
+    the temporary one (``sheet.png: cannot write: No space left on device``). The file replaced keeps
+    its permissions; a hard link to it keeps the old content, as with any file replaced whole."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     target = Path(os.path.realpath(path))  # Path.resolve raises on a link loop, not an OSError
     tmp = target.with_name(target.name + ".tmp")
@@ -470,6 +472,8 @@ def write_whole(path: str | Path, data: str | bytes) -> None:
             out.write(raw)
             out.flush()
             os.fsync(out.fileno())
+        if target.exists():  # the file replaced keeps its permissions (a calibration kept private stayed 0644)
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
         tmp.replace(target)
     except BaseException as error:  # a full disk, or Ctrl-C in the middle: the old file stays, no temporary one
         with contextlib.suppress(OSError):  # the error to tell is the write's

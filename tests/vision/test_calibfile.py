@@ -212,6 +212,15 @@ def test_a_file_that_cannot_be_written_is_named_and_leaves_nothing_behind(tmp_pa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board.json"]  # no board.json.tmp left
 
 
+def test_a_file_written_again_keeps_its_permissions(tmp_path, kalah_setup):
+    """Replaced through a temporary file, a calibration kept private (0600) became 0644 (an audit, 2026-12-07)."""
+    path = tmp_path / "board.json"
+    save_calibration(kalah_setup[1], path)
+    path.chmod(0o600)
+    save_calibration(kalah_setup[1], path)
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
 def test_ctrl_c_in_the_middle_of_a_write_keeps_the_old_file_and_leaves_no_temporary_one(tmp_path, kalah_setup,
                                                                                         monkeypatch):
     kept = tmp_path / "board.json"
