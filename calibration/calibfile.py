@@ -493,6 +493,8 @@ def _read_json(path: str | Path, what: str = "calibration file",
     """The JSON in the file at ``path``; ``error`` names the file, and the line where the JSON breaks.
     A named pipe or a device is refused before it is read (one would wait for a writer for ever,
     /dev/zero fill the memory), and a file is read up to ``MOST_FILE_BYTES`` (a video given by mistake)."""
+    if not str(path).strip():  # Path("") is the folder Pitwatch runs in
+        raise error(f"{str(path)!r}: a blank name names no {what}")
     if (kind := not_a_file(Path(path))) is not None:
         raise error(f"{path}: not a {what} but {kind}")
     try:

@@ -158,6 +158,7 @@ def test_what_is_no_file_is_refused_unread(tmp_path, monkeypatch):
     assert outcome == [f"{pipe}: not a calibration file but a named pipe"]
     assert _refusal(Path("/dev/zero")) == "/dev/zero: not a calibration file but a device"
     assert _refusal(tmp_path) == f"{tmp_path}: not a calibration file but a folder"
+    assert _refusal("") == "'': a blank name names no calibration file"  # was the folder Pitwatch runs in
     big = tmp_path / "video.json"
     big.write_bytes(b"{" + b" " * 2_000)
     monkeypatch.setattr(calibfile, "MOST_FILE_BYTES", 1_000)
