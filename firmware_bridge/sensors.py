@@ -66,6 +66,7 @@ class _Expect:
         return value
 
 
+FIELDS = ("format", "version", "max_count", "spread", "pits")  # the file's fields, every one of them
 # Every field of the file, as fit() and learn() produce them.
 MAX_COUNT_FIELD = _Expect(1, MAX_COUNT, integer=True)
 SPREAD = _Expect(0.0, 1.0)  # seed-to-seed variation, relative to the gain
@@ -282,6 +283,9 @@ class SensorCalibration:
         version = data.get("version")
         if type(version) is not int or version != VERSION:  # not true or 1.0, which equal 1
             raise SensorCalibrationError(f"{where}: version {reprlib.repr(version)} is not supported (expected {VERSION})")
+        if unknown := [str(key) for key in data if key not in FIELDS]:  # a typo ("spred") was dropped unsaid
+            raise SensorCalibrationError(f"{where}: {reprlib.repr(', '.join(unknown))}: no field of a sensor "
+                                         f"calibration (its fields are {', '.join(FIELDS)})")
         max_count = _field(data, "max_count", where, MAX_COUNT_FIELD)
         spread = _field(data, "spread", where, SPREAD)
         entries = data.get("pits")

@@ -50,6 +50,8 @@ def top(field: str, value: Any) -> Callable[[dict], None]:
     (top("max_count", 48.5), "'max_count' must be an integer from 1 to 255, not 48.5"),
     (top("max_count", True), "'max_count' must be an integer from 1 to 255, not True"),
     (lambda data: data.pop("max_count"), "'max_count' is missing: it must be an integer from 1 to 255"),
+    (lambda data: data.update(spred=data.pop("spread")), "'spred': no field of a sensor calibration (its fields are "
+                                                         "format, version, max_count, spread, pits)"),
     (top("spread", -0.1), "'spread' must be a number from 0 to 1, not -0.1"),
     (top("spread", math.nan), "'spread' must be a number from 0 to 1, not nan"),
     (top("spread", "wide"), "'spread' must be a number from 0 to 1, not 'wide'"),

@@ -130,6 +130,8 @@ def _broken(saved, change):
      "markers.0: its corners do not go round a square clockwise"),  # crossing itself: S read one off
     (lambda d: d["markers"].update({"1": d["markers"]["0"]}), "markers.1: it lies on markers.0"),
     (lambda d: d.pop("version"), "version: this Pitwatch reads versions 1, 2, the file gives no version"),  # not "None"
+    (lambda d: d.update(corner=d.pop("corners")), "corner: no field of a calibration file (its fields are format, "
+                                                   "version, board,"),  # a typo was dropped unsaid
     # an audit's (2026-12-07): A and B moved 13 mm towards each other, each inside the 20 mm let pass: B read 3 of 4
     (lambda d: [d["hollows"][label]["centre"].__setitem__(0, d["hollows"][label]["centre"][0] + shift)
                 for label, shift in (("A", 20), ("B", -20))],
