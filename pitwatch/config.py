@@ -68,7 +68,7 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     },
     "sensors": {
         "port": Setting("auto", "serial port of the microcontroller, \"auto\" to find it, \"\" for none"),
-        "calibration": Setting("", "pit sensor calibration file (learned on first start if missing)"),
+        "calibration": Setting("", "pit sensor calibration file (learned on first start if missing; \"\": sensors.json beside recorder.database)"),
     },
     "session": {
         "settle_seconds": Setting(0.25, "how long the fused reading must stay the same before the referee judges it",
