@@ -93,7 +93,8 @@ HOLLOWS_OVERLAP_MM = 3.0  # two hollows whose ellipses reach this far into each 
 # hollows are apart (a Kalah board's by about 10 mm), and seeds in the overlap were counted in both (an audit)
 READABLE_VERSIONS = (1, 2)  # version 1: before the seed counter (its "seed" field is ignored)
 FIELDS = ("format", "version", "board", "variant", "px_per_mm", "corners", "corners_picture", "hollows", "markers",
-          "counter", "empty", "sensors", "seed")  # every field a calibration file has ("seed": version 1's, ignored)
+          "counter", "empty", "sensors")  # every field a calibration file has
+VERSION_1_FIELDS = ("seed",)  # what a version 1 file has besides: read, and ignored
 ANY_PICTURE = (100_000, 100_000)  # the picture corners lie in, for a file that did not record it (before 2026-11-27)
 LEAST_BLUR_LIMIT_MM = 0.8  # no board's blur limit is set lower (calibration; a file's neither): sharper than that,
 # pits of 0-9 are read exactly 99.9 % of the time over the focus benchmark's set-ups, dark beans among them
@@ -180,9 +181,10 @@ class Calibration:
             given = f"is version {reprlib.repr(version)}" if "version" in data else "gives no version"
             raise CalibrationError(f"version: this Pitwatch reads versions {', '.join(map(str, READABLE_VERSIONS))}, "
                                    f"the file {given}")
-        if unknown := [str(key) for key in data if key not in FIELDS]:  # a typo ("corner") was dropped unsaid
+        # a field of no calibration (a typo, "corner") was dropped without a word
+        if unknown := [str(key) for key in data if key not in FIELDS + VERSION_1_FIELDS]:
             raise CalibrationError(f"{cut_short(', '.join(unknown))}: no field of a calibration file (its fields are "
-                                   f"{', '.join(FIELDS[:-1])})")
+                                   f"{', '.join(FIELDS)})")
         board = data.get("board")
         try:
             profile = board_profile(board) if isinstance(board, str) else None

@@ -66,7 +66,6 @@ class _Expect:
         return value
 
 
-FIELDS = ("format", "version", "max_count", "spread", "pits")  # the file's fields, every one of them
 # Every field of the file, as fit() and learn() produce them.
 MAX_COUNT_FIELD = _Expect(1, MAX_COUNT, integer=True)
 SPREAD = _Expect(0.0, 1.0)  # seed-to-seed variation, relative to the gain
@@ -76,6 +75,7 @@ NOISE = _Expect(MIN_NOISE, ADC_MAX)
 MOST_EVIDENCE = 1e12  # a gain's evidence stops growing here (a billion moves' frames): a file's may not be more, as
 EVIDENCE = _Expect(0.0, MOST_EVIDENCE)  # one of 10**400 overflowed the next learning and 1e308 made every gain inf
 RAW = _Expect(0, ADC_MAX, integer=True)
+FIELDS = ("format", "version", "max_count", "spread", "pits")  # the file's fields, every one of them
 
 
 def _check_labels(labels: Sequence[Any], where: str) -> tuple[str, ...]:

@@ -47,7 +47,7 @@ class Setting:
 
 DEFAULT_DATABASE = "~/.local/share/pitwatch/games.sqlite"
 MOST_FLOAT = sys.float_info.max
-MOST_CONFIG_BYTES = 1_000_000  # a configuration file is a few kB: a bigger one is no configuration (a video given by mistake)
+MOST_CONFIG_BYTES = 1_000_000  # a configuration file is a few kB: a bigger one is none (a video given by mistake)
 
 SCHEMA: dict[str, dict[str, Setting]] = {
     "game": {
@@ -68,7 +68,8 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     },
     "sensors": {
         "port": Setting("auto", "serial port of the microcontroller, \"auto\" to find it, \"\" for none"),
-        "calibration": Setting("", "pit sensor calibration file (learned on first start if missing; \"\": sensors.json beside recorder.database)"),
+        "calibration": Setting("", "pit sensor calibration file (learned on first start if missing; "
+                                   "\"\": sensors.json beside recorder.database)"),
     },
     "session": {
         "settle_seconds": Setting(0.25, "how long the fused reading must stay the same before the referee judges it",

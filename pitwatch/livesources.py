@@ -182,9 +182,9 @@ class SensorStore:
                 return None, None  # an older file, of another board: this board's go to its own board file
             # learning this board would overwrite that one's sensors
             if not variants_on(calibration.labels):
-                raise ConfigError(f"{self.own_file} holds sensors of the pits {', '.join(calibration.labels)}, which no "
-                                  "variant's board has (edited by hand?): put the labels right, or delete it to "
-                                  "learn the sensors again")
+                raise ConfigError(f"{self.own_file} holds sensors of the pits {', '.join(calibration.labels)}, "
+                                  "which no variant's board has (edited by hand?): put the labels right, or delete "
+                                  "it to learn the sensors again")
             raise ConfigError(f"{self.own_file} holds the sensors learned on a {board_name(calibration.labels)} "
                               f"board, but the game is played on a {board_name(self.labels)} board: play a variant "
                               f"of that board (--variant: {', '.join(variants_on(calibration.labels))}), or keep this "
@@ -196,8 +196,8 @@ class SensorStore:
         empty and lay out the board, where a folder that cannot be made was found only by the save,
         and what they taught was lost (an audit, 2026-12-07)."""
         if self.board_file is None and (problem := folder_problem(self.own_file)):
-            raise ConfigError(f"sensors.calibration = {str(self.own_file)!r}: the sensors learned could not be kept there, "
-                              f"{problem}: choose another file")
+            raise ConfigError(f"sensors.calibration = {str(self.own_file)!r}: the sensors learned could not be kept "
+                              f"there, {problem}: choose another file")
 
     def save(self, calibration: SensorCalibration) -> Path:
         """Keep ``calibration``; returns the file it went to (the sensors' own file in folders made for it,

@@ -348,8 +348,9 @@ class Session:
             if not game.moves:
                 raise SessionError("there is no move to take back")
             if moves_shown is not None and moves_shown != len(game.moves):
-                raise SessionError(f"the game has {len(game.moves)} moves now, not the {moves_shown} shown (a move was "
-                                   "played or taken back meanwhile): look at the board again")
+                raise SessionError(f"the game has {len(game.moves)} move{'' if len(game.moves) == 1 else 's'} now, not "
+                                   f"the {moves_shown} shown (a move was played or taken back meanwhile): look at "
+                                   "the board again")
             return self._by_players("takeback", f"{game.moves[-1].text} taken back", None, len(game.moves) - 1)
 
     def agree_draw(self) -> dict[str, Any]:

@@ -251,7 +251,8 @@ class Variant:
         try:
             captured = tuple(count_from_json(captured_json[name], f"captured {name}") for name in PLAYER_NAMES)
         except (KeyError, TypeError, ValueError):
-            raise BadPosition(f"{self.name}: captured must be {{'south': n, 'north': n}}, not {reprlib.repr(captured_json)}") from None
+            raise BadPosition(f"{self.name}: captured must be {{'south': n, 'north': n}}, "
+                              f"not {reprlib.repr(captured_json)}") from None
         try:
             result = Result.from_json(data["result"]) if data.get("result") else None
         except (KeyError, TypeError, ValueError, AttributeError):  # AttributeError: a result that is no object

@@ -312,7 +312,8 @@ class NamNam(Variant):
             try:
                 rounds.append((count_from_json(entry["south"], "south"), count_from_json(entry["north"], "north")))
             except (KeyError, TypeError, ValueError):
-                raise BadPosition(f"{self.name}: rounds[{k}] must be {{'south': n, 'north': n}}, not {reprlib.repr(entry)}") from None
+                raise BadPosition(f"{self.name}: rounds[{k}] must be {{'south': n, 'north': n}}, "
+                                  f"not {reprlib.repr(entry)}") from None
         rnd = data.get("round", len(rounds) + 1)
         if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
             raise BadPosition(f"{self.name}: round must be a round number of 1 or more, not {rnd!r}")

@@ -115,7 +115,7 @@ def test_a_takeback_of_a_game_that_changed_since_it_was_shown_is_refused(client,
     assert post(client, "/api/takeback", {"moves_shown": 2}, csrf).status_code == 200
     second = post(client, "/api/takeback", {"moves_shown": 2}, csrf)  # the other tab, which showed two moves too
     assert second.status_code == 409 and second.get_json()["error"] == (
-        "the game has 1 moves now, not the 2 shown (a move was played or taken back meanwhile): look at the board again")
+        "the game has 1 move now, not the 2 shown (a move was played or taken back meanwhile): look at the board again")
     assert [m.text for m in session.game.moves] == ["A"]
     assert post(client, "/api/takeback", {"moves_shown": "1"}, csrf).status_code == 400
 
