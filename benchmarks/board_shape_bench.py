@@ -7,8 +7,9 @@ stuck up to ``--off`` mm off their places, photographed empty in a hard shot (le
 lamps, noise: ``random_shot(hard=True)``). Each empty picture is calibrated (``calibrate_empty``)
 as its own profile and as every profile of another size. Printed, for the right profile: how many
 set-ups calibrated, the largest stretch of their markers (across over deep, ``marker_sides``; 1 is
-square) and the farthest any hollow was found from the profile's place (``farthest_hollow``), with
-the limits calibration refuses beyond (``SQUARE_WITHIN``, ``HOLLOWS_MOVED_MM``) and the refusals by
+square), the farthest any hollow was found from the profile's place (``farthest_hollow``) and how far two
+hollows reach into each other (``deepest_overlap``, below 0 how far apart they stay), with
+the limits calibration refuses beyond (``SQUARE_WITHIN``, ``HOLLOWS_MOVED_MM``, ``HOLLOWS_OVERLAP_MM``) and the refusals by
 their reason; for the other profiles: the refusals by reason, and how many calibrated (each one a
 board of another shape taken for the variant's). Profiles of the same size (2x6+stores and 2x8)
 are not told apart by shape: the start position tells them apart.
@@ -27,7 +28,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calibration.calibfile import CalibrationError  # noqa: E402
+from calibration.calibfile import HOLLOWS_OVERLAP_MM, CalibrationError, deepest_overlap  # noqa: E402
 from calibration.calibrate import HOLLOWS_MOVED_MM, calibrate_empty, farthest_hollow  # noqa: E402
 from calibration.profiles import PROFILE_LAYOUTS, board_profile  # noqa: E402
 from vision.markers import SQUARE_WITHIN, marker_sides  # noqa: E402
@@ -37,7 +38,9 @@ from vision.render import random_scene, random_shot, render  # noqa: E402
 def refusal(error: CalibrationError) -> str:
     """Which check refused a calibration, in a word."""
     text = str(error)
-    return "markers' shape" if "markers come out" in text else "hollows moved" if "hollow lies" in text else "other"
+    if "markers come out" in text:
+        return "markers' shape"
+    return "hollows moved" if "hollow lies" in text else "hollows overlap" if "into each other" in text else "other"
 
 
 def main() -> None:
@@ -46,7 +49,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--off", type=float, default=4.0, help="mm each marker is stuck off its place, at most")
     args = parser.parse_args()
-    stretches, moves = [], []
+    stretches, moves, overlaps = [], [], []
     right_refused: Counter[str] = Counter()
     other_refused: Counter[str] = Counter()
     other_accepted: list[str] = []
@@ -65,6 +68,7 @@ def main() -> None:
                 across, deep = marker_sides(own.markers)
                 stretches.append(abs(math.log(across / deep)))
                 moves.append(farthest_hollow(own.hollows, own.profile, own.px_per_mm)[1])
+                overlaps.append(deepest_overlap(own.hollows, own.px_per_mm)[2])
             for other in PROFILE_LAYOUTS:
                 if board_profile(other).size == size:
                     continue
@@ -80,7 +84,8 @@ def main() -> None:
     if stretches:
         print(f"  markers at most {math.exp(max(stretches)) - 1:.1%} off square (refused beyond "
               f"{math.exp(SQUARE_WITHIN) - 1:.0%}); hollows at most {max(moves):.1f} mm off (refused beyond "
-              f"{HOLLOWS_MOVED_MM:g} mm)")
+              f"{HOLLOWS_MOVED_MM:g} mm); two hollows at most {max(overlaps):.1f} mm into each other (below 0: "
+              f"apart; refused beyond {HOLLOWS_OVERLAP_MM:g} mm)")
     print(f"other profiles: refused {dict(other_refused)}; calibrated {len(other_accepted)}"
           + (f": {', '.join(other_accepted)}" if other_accepted else ""))
 

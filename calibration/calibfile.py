@@ -313,18 +313,26 @@ def _hollows(data: Any, profile: BoardProfile, px_per_mm: float) -> dict[str, Ho
 
 
 def overlapping_hollows(hollows: dict[str, HollowFit], px_per_mm: float) -> tuple[str, str, float] | None:
-    """The first two hollows whose ellipses reach more than ``HOLLOWS_OVERLAP_MM`` into each other,
-    and how far (mm), measured along the line between their centres; None if none do."""
+    """The two hollows whose ellipses reach farthest into each other, and how far (mm), if more than
+    ``HOLLOWS_OVERLAP_MM``; None if none do."""
+    deepest = deepest_overlap(hollows, px_per_mm)
+    return deepest if deepest[2] > HOLLOWS_OVERLAP_MM else None
+
+
+def deepest_overlap(hollows: dict[str, HollowFit], px_per_mm: float) -> tuple[str, str, float]:
+    """The two hollows whose ellipses reach farthest into each other, and how far (mm, below 0: how
+    far apart they stay), measured along the line between their centres (``board_shape_bench.py``
+    prints it for calibrations of hard shots)."""
     labels = list(hollows)
-    for i, first in enumerate(labels):
-        for second in labels[i + 1:]:
-            a, b = hollows[first], hollows[second]
-            gap = math.dist(a.centre, b.centre)
-            towards = math.degrees(math.atan2(b.centre[1] - a.centre[1], b.centre[0] - a.centre[0]))
-            depth = (_radius_towards(a, towards) + _radius_towards(b, towards) - gap) / px_per_mm
-            if depth > HOLLOWS_OVERLAP_MM:
-                return first, second, depth
-    return None
+    pairs = [(first, second) for i, first in enumerate(labels) for second in labels[i + 1:]]
+    return max(((first, second, _reach(hollows[first], hollows[second]) / px_per_mm) for first, second in pairs),
+               key=lambda pair: pair[2])
+
+
+def _reach(a: HollowFit, b: HollowFit) -> float:
+    """How far (px) ellipses ``a`` and ``b`` reach into each other along the line between their centres."""
+    towards = math.degrees(math.atan2(b.centre[1] - a.centre[1], b.centre[0] - a.centre[0]))
+    return _radius_towards(a, towards) + _radius_towards(b, towards) - math.dist(a.centre, b.centre)
 
 
 def _radius_towards(hollow: HollowFit, direction: float) -> float:

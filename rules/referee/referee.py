@@ -82,12 +82,13 @@ def _who_played(pos: Position, moves: Sequence[Move]) -> str:
     C", "north played a, then south played B then C" (B earned South another turn). Only the first
     mover was named: "north played a then B then C" (a dashboard audit, 2026-12-07)."""
     turns: list[tuple[int, list[str]]] = []
-    for move in moves:
+    for k, move in enumerate(moves):
+        if k:  # the position this move was played in (a single move costs no replay)
+            pos, _ = pos.variant.play(pos, moves[k - 1], check=False)
         if turns and turns[-1][0] == pos.to_move:
             turns[-1][1].append(move.text)
         else:
             turns.append((pos.to_move, [move.text]))
-        pos, _ = pos.variant.play(pos, move, check=False)
     return ", then ".join(f"{PLAYER_NAMES[player]} played {' then '.join(texts)}" for player, texts in turns)
 
 

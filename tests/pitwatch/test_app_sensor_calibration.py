@@ -203,12 +203,10 @@ def test_sensors_are_kept_in_folders_made_for_them_and_one_that_cannot_be_is_sai
 READ_EVERY = 0.02  # s between reads of the board file while waiting: each read decodes its pictures
 
 
-def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the_board_file(tmp_path, board_file):
-    """The stores start empty, so fitting gives them the other pits' median gain; the first move that
-    puts seeds in one, confirmed by the referee, teaches that store its own and it is saved."""
-    save_sensors(board_file, sensors())
-    assert load_calibration(board_file).sensors.pits[6].evidence == 0  # S: borrowed
-    game = Game("kalah")
+@contextlib.contextmanager
+def running_on_sensors(tmp_path, board_file, game: Game):
+    """A run refereeing ``game``'s board from an emulated microcontroller, the sensors' calibration in
+    ``board_file``: yields the runtime and the board, whose pits hold ``game``'s position."""
     with EmulatedBoard() as board:
         board.set_counts(game.position.pits)
         cfg = config(tmp_path, f"camera.calibration={board_file}", f"sensors.port={board.port}",
@@ -219,22 +217,32 @@ def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the
         runtime.sensors = sensor_source(cfg, LABELS, runtime.use_fusion({"sensors": 1.0}), runtime)
         runtime.start()
         try:
-            assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged", 20), \
-                runtime.session.state()["verdict"]
-            assert wait_until(lambda: load_calibration(board_file).sensors.pits[0].evidence > 48, 20, READ_EVERY)  # the start
-            game.play("C")  # sows into D, E, F and the store S
-            board.set_counts(game.position.pits)
-            assert wait_until(lambda: len(runtime.session.game.moves) == 1, 20), runtime.session.state()["verdict"]
-            assert wait_until(lambda: load_calibration(board_file).sensors.pits[6].evidence > 0, 20, READ_EVERY)
-            learned = load_calibration(board_file).sensors
-            assert learned.pits[6].gain != sensors().pits[6].gain
-            # Fitted from 3 frames of the start (evidence 3 x 4^2 = 48); then 5 frames of each confirmed
-            # position, once per position however often the dashboard state is published: A held 4
-            # seeds in both (+80 twice), C in the first only, the store S 1 seed in the second.
-            assert [learned.pits[i].evidence for i in (0, 2, 6)] == [48 + 2 * 80, 48 + 80, 5]
-            assert runtime.sensors.calibration.to_json() == learned.to_json()
+            yield runtime, board
         finally:
             runtime.stop()
+
+
+def test_run_learns_the_stores_gain_from_confirmed_positions_and_keeps_it_in_the_board_file(tmp_path, board_file):
+    """The stores start empty, so fitting gives them the other pits' median gain; the first move that
+    puts seeds in one, confirmed by the referee, teaches that store its own and it is saved."""
+    save_sensors(board_file, sensors())
+    assert load_calibration(board_file).sensors.pits[6].evidence == 0  # S: borrowed
+    game = Game("kalah")
+    with running_on_sensors(tmp_path, board_file, game) as (runtime, board):
+        assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged", 20), \
+            runtime.session.state()["verdict"]
+        assert wait_until(lambda: load_calibration(board_file).sensors.pits[0].evidence > 48, 20, READ_EVERY)  # the start
+        game.play("C")  # sows into D, E, F and the store S
+        board.set_counts(game.position.pits)
+        assert wait_until(lambda: len(runtime.session.game.moves) == 1, 20), runtime.session.state()["verdict"]
+        assert wait_until(lambda: load_calibration(board_file).sensors.pits[6].evidence > 0, 20, READ_EVERY)
+        learned = load_calibration(board_file).sensors
+        assert learned.pits[6].gain != sensors().pits[6].gain
+        # Fitted from 3 frames of the start (evidence 3 x 4^2 = 48); then 5 frames of each confirmed
+        # position, once per position however often the dashboard state is published: A held 4
+        # seeds in both (+80 twice), C in the first only, the store S 1 seed in the second.
+        assert [learned.pits[i].evidence for i in (0, 2, 6)] == [48 + 2 * 80, 48 + 80, 5]
+        assert runtime.sensors.calibration.to_json() == learned.to_json()
 
 
 def test_sensors_learned_with_fewer_seeds_read_every_seed_of_the_game_played(tmp_path, board_file):
@@ -243,23 +251,12 @@ def test_sensors_learned_with_fewer_seeds_read_every_seed_of_the_game_played(tmp
     2026-12-07): a run reads counts up to all the seeds of its game, and of a new game of more."""
     save_sensors(board_file, replace(sensors(), max_count=3))
     game = Game("kalah")
-    with EmulatedBoard() as board:
-        board.set_counts(game.position.pits)
-        cfg = config(tmp_path, f"camera.calibration={board_file}", f"sensors.port={board.port}",
-                     "session.settle_seconds=0.1")
-        runtime = Runtime(cfg)
-        runtime.start_session()
-        runtime.session.fixed_board = LABELS
-        runtime.sensors = sensor_source(cfg, LABELS, runtime.use_fusion({"sensors": 1.0}), runtime)
-        runtime.start()
-        try:
-            assert runtime.sensors.calibration.max_count == 48
-            assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged", 20), \
-                runtime.session.state()["verdict"]
-            runtime.sensors.confirmed({"game": {**runtime.session.state()["game"], "seeds": 72}})  # Kalah of 6 seeds a house
-            assert runtime.sensors.calibration.max_count == 72
-        finally:
-            runtime.stop()
+    with running_on_sensors(tmp_path, board_file, game) as (runtime, _):
+        assert runtime.sensors.calibration.max_count == 48
+        assert wait_until(lambda: runtime.session.state()["verdict"]["kind"] == "unchanged", 20), \
+            runtime.session.state()["verdict"]
+        runtime.sensors.confirmed({"game": {**runtime.session.state()["game"], "seeds": 72}})  # Kalah of 6 seeds a house
+        assert runtime.sensors.calibration.max_count == 72
 
 
 def test_a_save_that_fails_does_not_stop_learning_and_another_board_at_the_same_ply_is_learned(caplog):
